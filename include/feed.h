@@ -1,0 +1,343 @@
+/*
+ * feed.h - libfeed, a data loader that keeps GPUs busy.
+ *
+ * libfeed reads samples (JPEG images), decodes and augments them in a pool of
+ * worker *processes*, writes the results straight into a ring of shared (and,
+ * with CUDA, pinned) host buffers, and hands out batches in order: in host
+ * memory, or copied to device memory on a CUDA stream of its own.
+ *
+ * This header is the manual. Everything here is callable from C, C++ and
+ * ctypes/cffi: fixed-width integers, no varargs, no required macros, no CUDA
+ * types (streams and events are passed as void *).
+ *
+ * A minimal loop:
+ *
+ *     feed_options o;
+ *     feed_options_init(&o, sizeof o);
+ *     feed_options_parse(&o, "source=/data/train,batch_size=256,workers=8,augment=train",
+ *                        err, sizeof err);
+ *     feed_loader *ld;
+ *     if (feed_loader_create(&ld, &o, err, sizeof err) != FEED_OK) { puts(err); return 1; }
+ *     feed_batch b = { .struct_size = sizeof b };
+ *     while (feed_loader_next(ld, &b, -1) == FEED_OK) {   // one epoch
+ *         train_step(b.data, b.labels, b.count);
+ *         feed_batch_release(ld, &b, NULL);
+ *     }
+ *     feed_loader_destroy(ld);
+ *
+ * Threads: a loader may be used from one thread at a time (the caller's
+ * training thread). Distinct loaders are independent.
+ */
+#ifndef FEED_H
+#define FEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- version ------------------------------------------------------------ */
+
+#define FEED_VERSION_MAJOR 0
+#define FEED_VERSION_MINOR 1
+#define FEED_VERSION_PATCH 0
+/* MAJOR*10000 + MINOR*100 + PATCH, as returned by feed_version(). */
+#define FEED_VERSION_NUMBER \
+    (FEED_VERSION_MAJOR * 10000 + FEED_VERSION_MINOR * 100 + FEED_VERSION_PATCH)
+
+#if defined(FEED_BUILDING_LIBRARY) && defined(__GNUC__)
+#define FEED_API __attribute__((visibility("default")))
+#else
+#define FEED_API
+#endif
+
+/* The version of the library linked at run time (FEED_VERSION_NUMBER of the
+ * build). Compare with the header's to detect a mismatch. */
+FEED_API uint32_t feed_version(void);
+/* The same as "MAJOR.MINOR.PATCH"; a static string. */
+FEED_API const char *feed_version_string(void);
+
+/* ---- status codes --------------------------------------------------------- */
+
+/*
+ * The one list of status codes. Numbers are stable and never reused.
+ * FEED_OK is 0; every error is positive. feed_strerror() gives the message,
+ * feed_status_name() the name ("FEED_E_IO").
+ */
+#define FEED_STATUS_LIST(X)                                                        \
+    X(FEED_OK, 0, "success")                                                       \
+    X(FEED_END_OF_EPOCH, 1, "end of epoch: call next again for the next epoch")    \
+    X(FEED_END_OF_DATA, 2, "all requested epochs have been delivered")             \
+    X(FEED_E_INVALID, 3, "invalid argument or option")                             \
+    X(FEED_E_NOMEM, 4, "out of memory")                                            \
+    X(FEED_E_IO, 5, "I/O error")                                                   \
+    X(FEED_E_DATASET, 6, "dataset error (missing, empty or malformed)")            \
+    X(FEED_E_DECODE, 7, "bad sample (corrupt, truncated or unsupported image)")    \
+    X(FEED_E_TOO_LARGE, 8, "sample over the size limits")                          \
+    X(FEED_E_TIMEOUT, 9, "timed out")                                              \
+    X(FEED_E_WORKER, 10, "worker process failure")                                 \
+    X(FEED_E_RESOURCE, 11, "system resource limit (shared memory, fds, memlock, processes)") \
+    X(FEED_E_DEVICE, 12, "device (CUDA) error")                                    \
+    X(FEED_E_UNSUPPORTED, 13, "not supported in this build or on this machine")    \
+    X(FEED_E_BUSY, 14, "too many batches held: release one before asking for the next") \
+    X(FEED_E_INTERNAL, 15, "internal error (a bug: please report it)")             \
+    X(FEED_E_INTERRUPTED, 16, "interrupted by a signal")
+
+typedef enum feed_status {
+#define FEED_X_ENUM(name, num, msg) name = num,
+    FEED_STATUS_LIST(FEED_X_ENUM)
+#undef FEED_X_ENUM
+    FEED_STATUS_COUNT_
+} feed_status;
+
+/* A static message for a status; "unknown status" for other numbers. */
+FEED_API const char *feed_strerror(int status);
+/* A static name for a status ("FEED_E_IO"); "FEED_UNKNOWN" for other numbers. */
+FEED_API const char *feed_status_name(int status);
+
+/* ---- options ------------------------------------------------------------- */
+
+enum {
+    FEED_DTYPE_UINT8 = 0,    /* raw pixels, 0..255 */
+    FEED_DTYPE_FLOAT32 = 1,  /* (x/255 - mean) / std */
+    FEED_DTYPE_FLOAT16 = 2,  /* the same, IEEE half, round to nearest even */
+    FEED_DTYPE_BFLOAT16 = 3  /* the same, bfloat16, round to nearest even */
+};
+enum { FEED_LAYOUT_HWC = 0, FEED_LAYOUT_CHW = 1 };
+enum {
+    FEED_AUGMENT_NONE = 0, /* resize the whole image to height x width */
+    FEED_AUGMENT_VAL = 1,  /* resize shorter side to resize_shorter, center crop */
+    FEED_AUGMENT_TRAIN = 2 /* RandomResizedCrop + flip (+ rotate, jitter, grey) */
+};
+enum {
+    FEED_BAD_REPLACE = 0, /* substitute a deterministic other sample, flag it, report it */
+    FEED_BAD_FAIL = 1     /* feed_loader_next() returns the sample's error */
+};
+enum { FEED_READER_AUTO = 0, FEED_READER_URING = 1, FEED_READER_PREAD = 2 };
+
+#define FEED_PATH_MAX 4096
+
+/*
+ * Loader options. Fill with feed_options_init() (which sets every default),
+ * then change fields directly or with feed_options_set()/feed_options_parse()
+ * using the "key" names given in brackets. Unknown bytes past the caller's
+ * struct_size take their defaults, so old callers keep working.
+ */
+typedef struct feed_options {
+    uint32_t struct_size;   /* sizeof(feed_options) as the caller knows it */
+    uint32_t version;       /* FEED_VERSION_NUMBER the caller was built with */
+
+    /* dataset */
+    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
+    char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
+                                      to source (or to the list's folder if source is empty) */
+
+    /* batching and order */
+    uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */
+    uint32_t shuffle;     /* [shuffle] 1: a new permutation each epoch (default 1) */
+    uint32_t drop_last;   /* [drop_last] 1: drop a short last batch (default 0) */
+    uint64_t seed;        /* [seed] root of every random choice (default 0) */
+    uint32_t epochs;      /* [epochs] 0 = unlimited; else END_OF_DATA after this many */
+    uint32_t start_epoch; /* [start_epoch] first epoch number (default 0) */
+    uint32_t rank;        /* [rank] this process's rank (default 0) */
+    uint32_t world_size;  /* [world_size] number of ranks (default 1) */
+
+    /* pipeline */
+    uint32_t workers;       /* [workers] worker processes (default 2) */
+    uint32_t prefetch;      /* [prefetch] batch slots in the ring (default 4, >= 2) */
+    uint32_t height, width; /* [height] [width] output size (default 224 x 224) */
+    uint32_t augment;       /* [augment] none|val|train (default val) */
+    uint32_t resize_shorter;/* [resize_shorter] val: shorter side before crop (default 256) */
+    float scale_min, scale_max; /* [scale_min] [scale_max] RandomResizedCrop area (0.08, 1) */
+    float ratio_min, ratio_max; /* [ratio_min] [ratio_max] aspect range (3/4, 4/3) */
+    float flip_p;           /* [flip_p] horizontal flip probability (train default 0.5) */
+    float rotate_deg;       /* [rotate_deg] random rotation in [-d, d] degrees (default 0) */
+    uint32_t fill;          /* [fill] 0xRRGGBB fill for rotation corners (default 0) */
+    float brightness, contrast, saturation, hue; /* [brightness] ... colour jitter (0 = off) */
+    float grayscale_p;      /* [grayscale_p] probability of greyscale (default 0) */
+    uint32_t exif;          /* [exif] 1: apply EXIF orientation (default 1) */
+    uint32_t roi_decode;    /* [roi_decode] 1: decode only the crop, DCT-scaled (default 1) */
+
+    /* output */
+    uint32_t dtype;         /* [dtype] uint8|float32|float16|bfloat16 (default uint8) */
+    uint32_t layout;        /* [layout] hwc|chw (default hwc for uint8, chw otherwise) */
+    float mean[3];          /* [mean] "r:g:b" on 0..1 scale (ImageNet's by default) */
+    float std[3];           /* [std] "r:g:b" */
+    char device[32];        /* [device] "auto" | "host" | "cuda" | "cuda:N" (default auto) */
+    uint32_t device_prefetch; /* [device_prefetch] device buffers (default 3) */
+    uint32_t sync;          /* [sync] 1: next() blocks until data is ready on device */
+
+    /* robustness */
+    uint32_t bad_policy;        /* [bad_policy] replace|fail (default replace) */
+    uint32_t max_retries;       /* [max_retries] crashes/hangs before a sample is bad (2) */
+    uint32_t sample_timeout_ms; /* [sample_timeout_ms] a worker stuck this long is killed
+                                   (default 30000; 0 = never) */
+    uint64_t max_pixels;        /* [max_pixels] width*height limit (default 100M) */
+    uint64_t max_file_bytes;    /* [max_file_bytes] file size limit (default 256 MiB) */
+    uint32_t reader;            /* [reader] auto|uring|pread (default auto) */
+    char worker_path[FEED_PATH_MAX]; /* [worker_path] feed-worker executable
+                                        (default: found next to libfeed, or $FEED_WORKER) */
+} feed_options;
+
+/* Sets every field to its default. struct_size must be sizeof(feed_options)
+ * as the caller knows it. Returns FEED_E_INVALID if opts is NULL or the
+ * size is smaller than the fields of version 0.1. */
+FEED_API feed_status feed_options_init(feed_options *opts, size_t struct_size);
+
+/* Sets one option by its key name (see brackets above) from text:
+ * numbers, "true"/"false", enum names ("train", "float16", "chw", ...),
+ * "r:g:b" for mean/std. On error returns FEED_E_INVALID and writes a message
+ * naming the key into err (if err != NULL). */
+FEED_API feed_status feed_options_set(feed_options *opts, const char *key, const char *value,
+                                      char *err, size_t errlen);
+
+/* Parses "key=value,key=value,..." with feed_options_set(). */
+FEED_API feed_status feed_options_parse(feed_options *opts, const char *text, char *err,
+                                        size_t errlen);
+
+/* ---- the loader ------------------------------------------------------------ */
+
+typedef struct feed_loader feed_loader;
+
+/*
+ * Creates a loader: validates the options, indexes the dataset, creates the
+ * shared arena, starts the workers (and the CUDA copier), and begins filling
+ * the ring. On failure returns a status, sets *out to NULL and writes a
+ * message saying what is wrong and what to change into err (if not NULL).
+ * Nothing is left behind on failure.
+ */
+FEED_API feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err,
+                                        size_t errlen);
+
+/* Stops the workers (and reaps them), frees the arena and everything else.
+ * Safe at any moment, including mid-epoch and with batches still held.
+ * Accepts NULL. */
+FEED_API void feed_loader_destroy(feed_loader *loader);
+
+/* Per-sample flags in feed_batch.flags. */
+enum { FEED_SAMPLE_REPLACED = 1u, FEED_SAMPLE_FLIPPED = 2u };
+
+/*
+ * One batch. The caller sets struct_size; feed_loader_next() fills the rest.
+ * Everything it points to stays valid until feed_batch_release() of this
+ * batch (or destroy).
+ */
+typedef struct feed_batch {
+    uint32_t struct_size;
+    uint32_t count;          /* samples in this batch (the last may be short) */
+    uint64_t epoch;          /* epoch number */
+    uint64_t index;          /* batch number within the epoch */
+    uint32_t height, width, channels; /* per sample */
+    uint32_t dtype, layout;  /* FEED_DTYPE_*, FEED_LAYOUT_* */
+    int32_t device;          /* -1: host memory; >= 0: CUDA device ordinal */
+    void *data;              /* count samples, contiguous, sample_bytes apart */
+    uint64_t sample_bytes;   /* bytes of one sample */
+    const int32_t *labels;   /* host, count labels */
+    void *labels_device;     /* device copy of labels (int32), NULL on host */
+    const uint64_t *sample_ids; /* host, dataset index of each sample (after replacement) */
+    const uint8_t *flags;    /* host, FEED_SAMPLE_* per sample */
+    uint32_t bad;            /* samples replaced in this batch */
+    uint32_t reserved0;
+    void *ready_event;       /* cudaEvent_t that completes when data is ready; NULL on host */
+    uint64_t handle;         /* internal: identifies the batch to release */
+} feed_batch;
+
+/*
+ * Returns the next batch in order. timeout_ms: < 0 waits for ever, 0 polls,
+ * > 0 waits at most that long (FEED_E_TIMEOUT when it expires; call again).
+ * Returns FEED_END_OF_EPOCH once after each epoch's last batch (no batch is
+ * returned then) and FEED_END_OF_DATA after `epochs` epochs.
+ * With bad_policy=fail, a bad sample makes it return FEED_E_DECODE (or the
+ * sample's status) with the detail in feed_loader_last_error(); calling next
+ * again delivers that batch with the sample replaced.
+ * At most prefetch-1 batches may be held unreleased (else FEED_E_BUSY).
+ */
+FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, int64_t timeout_ms);
+
+/*
+ * Gives a batch back. On CUDA, stream (a cudaStream_t, NULL for the legacy
+ * default stream) is the stream that last used the batch's device memory:
+ * an event is recorded on it and the buffer is reused only after it fires.
+ * On the host, stream is ignored. Releasing twice is an error.
+ */
+FEED_API feed_status feed_batch_release(feed_loader *loader, feed_batch *batch, void *stream);
+
+/* Makes stream (cudaStream_t) wait on-device for the batch's ready event.
+ * No-op on the host backend. */
+FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batch, void *stream);
+
+/* Samples of this rank per epoch, and batches per epoch. */
+FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
+FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
+/* Classes found (ImageFolder) or 1 + the largest label (file list). */
+FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
+/* Name of class i (ImageFolder folder name), or NULL. */
+FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);
+
+/*
+ * Position of the next batch next() will return: (epoch, batch index).
+ * Saving it and passing it to feed_loader_seek() in a new loader with the same
+ * options resumes exactly: the same batches, bitwise.
+ */
+FEED_API feed_status feed_loader_position(const feed_loader *loader, uint64_t *epoch,
+                                          uint64_t *batch);
+/* Restarts delivery at (epoch, batch). All held batches must be released.
+ * feed_loader_seek(l, e, 0) is set_epoch(e). */
+FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint64_t batch);
+
+/* The detail of the last error of this loader ("train/cat/x.jpg: Premature end
+ * of JPEG file"), or "" if none. Valid until the next call on the loader. */
+FEED_API const char *feed_loader_last_error(const feed_loader *loader);
+
+/* A report of one bad sample. */
+typedef struct feed_bad_sample {
+    uint64_t sample_id;  /* dataset index */
+    uint64_t epoch;
+    uint64_t batch;      /* batch index in the epoch */
+    int32_t status;      /* FEED_E_DECODE, FEED_E_IO, FEED_E_TOO_LARGE, FEED_E_WORKER... */
+    int32_t sys_errno;   /* errno for I/O errors, else 0 */
+    char path[FEED_PATH_MAX];
+    char message[256];   /* decoder message or strerror */
+} feed_bad_sample;
+
+/* Number of bad-sample reports kept (every bad sample met, deduplicated by
+ * (sample_id, epoch)). */
+FEED_API uint64_t feed_loader_bad_count(const feed_loader *loader);
+/* Copies report i (0 = oldest) into out. */
+FEED_API feed_status feed_loader_bad_sample(const feed_loader *loader, uint64_t i,
+                                            feed_bad_sample *out);
+
+/* ---- statistics ---------------------------------------------------------------- */
+
+typedef struct feed_stats {
+    uint32_t struct_size;
+    uint32_t workers;           /* worker processes configured */
+    uint64_t batches_delivered;
+    uint64_t samples_delivered;
+    uint64_t samples_bad;        /* bad samples met (replaced or failed) */
+    uint64_t worker_restarts;    /* workers replaced after a crash or hang */
+    uint64_t worker_hangs;       /* of those, killed for exceeding sample_timeout_ms */
+    uint64_t samples_redone;     /* samples claimed by a dead worker and done again */
+    /* sums over all samples, nanoseconds, measured in the workers */
+    uint64_t read_ns, decode_ns, augment_ns, convert_ns;
+    uint64_t read_bytes;
+    /* consumer side */
+    uint64_t next_wait_ns;       /* total time spent blocked in next() */
+    uint64_t copy_ns;            /* device backend: host->device copy time (events) */
+    uint64_t h2d_bytes;
+    uint32_t ring_slots;         /* prefetch */
+    uint32_t ring_ready;         /* slots filled and waiting now */
+    char backend[16];            /* "host" or "cuda:N" */
+    char reader[16];             /* "io_uring", "pread" or "mixed" */
+    char pinned[16];             /* "registered", "bounce", "none" */
+} feed_stats;
+
+/* Fills stats (set stats->struct_size first). */
+FEED_API feed_status feed_loader_stats(const feed_loader *loader, feed_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* FEED_H */

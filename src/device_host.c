@@ -1,0 +1,95 @@
+/*
+ * device_host.c - the host backend: a batch is the READY host slot itself.
+ * Zero copies: the caller reads pixels where the workers wrote them, and the
+ * slot goes back to the workers at release.
+ */
+#include <string.h>
+
+#include "device.h"
+#include "internal.h"
+
+typedef struct host_dev {
+    feed__device_config cfg;
+} host_dev;
+
+static feed_status host_open(const feed__device_config *cfg, void **state, char *err, size_t errlen)
+{
+    host_dev *d = feed__calloc(1, sizeof *d);
+    if (!d)
+        return feed__err(FEED_E_NOMEM, err, errlen, "host backend: out of memory");
+    d->cfg = *cfg;
+    *state = d;
+    return FEED_OK;
+}
+
+static feed_status host_start(void *state, uint64_t seq)
+{
+    return FEED_OK;
+}
+
+static void host_stop(void *state)
+{
+}
+
+static feed_status host_next(void *state, uint64_t seq, int64_t timeout_ms, feed_batch *b)
+{
+    host_dev *d = state;
+    feed__slot_view v;
+    feed_status st = d->cfg.wait_ready(d->cfg.ring, seq, timeout_ms, &v);
+    if (st != FEED_OK)
+        return st;
+    b->count = v.count;
+    b->epoch = v.epoch;
+    b->index = v.index;
+    b->height = d->cfg.height;
+    b->width = d->cfg.width;
+    b->channels = d->cfg.channels;
+    b->dtype = d->cfg.host_dtype;
+    b->layout = d->cfg.host_layout;
+    b->device = -1;
+    b->data = v.pixels;
+    b->sample_bytes = d->cfg.host_sample_bytes;
+    b->labels = v.labels;
+    b->labels_device = NULL;
+    b->sample_ids = v.sample_ids;
+    b->flags = v.flags;
+    b->bad = v.bad;
+    b->ready_event = NULL;
+    b->handle = seq;
+    return FEED_OK;
+}
+
+static feed_status host_release(void *state, const feed_batch *b, void *stream)
+{
+    host_dev *d = state;
+    d->cfg.release_slot(d->cfg.ring, b->handle);
+    return FEED_OK;
+}
+
+static feed_status host_wait(void *state, const feed_batch *b, void *stream)
+{
+    return FEED_OK;
+}
+
+static void host_stats(void *state, feed_stats *st)
+{
+    strcpy(st->backend, "host");
+    strcpy(st->pinned, "none");
+}
+
+static void host_close(void *state)
+{
+    feed__free(state);
+}
+
+const feed__device_ops feed__device_host = {
+    .name = "host",
+    .open = host_open,
+    .start = host_start,
+    .stop = host_stop,
+    .next = host_next,
+    .release = host_release,
+    .wait = host_wait,
+    .stats = host_stats,
+    .close = host_close,
+};

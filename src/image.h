@@ -1,0 +1,67 @@
+/*
+ * image.h - the per-sample pixel pipeline: JPEG bytes in, uint8 HWC RGB out.
+ *
+ * Pure stages, no shared state: jpeg.c (the only file that includes
+ * libjpeg-turbo headers) decodes, augment.c crops, resizes, flips, rotates and
+ * jitters. A worker owns one feed__image_ctx and calls feed__image_process()
+ * once per sample; the ctx keeps the decoder and scratch buffers between
+ * calls so the steady state does no allocation.
+ *
+ * Randomness: every random choice is drawn from rng.h streams keyed by
+ * (seed, epoch, sample_id, purpose), so a sample's output depends on nothing
+ * but those and the bytes.
+ */
+#ifndef FEED_IMAGE_H
+#define FEED_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The fixed transform of a loader (copied into the arena for the workers). */
+typedef struct feed__xform {
+    uint32_t out_h, out_w;      /* output size */
+    uint32_t mode;              /* FEED_AUGMENT_NONE / VAL / TRAIN */
+    uint32_t resize_shorter;    /* VAL: shorter side before the center crop */
+    float scale_min, scale_max; /* TRAIN: RandomResizedCrop area fraction range */
+    float ratio_min, ratio_max; /* TRAIN: aspect ratio (w/h) range, sampled in log space */
+    float flip_p;               /* TRAIN: horizontal flip probability */
+    float rotate_deg;           /* TRAIN: rotation angle uniform in [-d, d] */
+    uint8_t fill[3];            /* rotation fill (RGB) */
+    uint8_t pad0;
+    float brightness, contrast, saturation, hue; /* TRAIN: colour jitter (0 = off) */
+    float grayscale_p;          /* TRAIN: probability of converting to greyscale */
+    uint32_t exif;              /* apply EXIF orientation */
+    uint32_t roi_decode;        /* decode only the crop region, DCT-scaled when possible */
+    uint32_t pad1;
+    uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
+} feed__xform;
+
+/* What happened to one sample (for flags and stats). */
+typedef struct feed__image_info {
+    uint32_t src_w, src_h;     /* decoded image size (after EXIF orientation) */
+    uint32_t flipped;          /* 1 if horizontally flipped */
+    uint32_t pad;
+    uint64_t decode_ns;        /* time in the JPEG decoder */
+    uint64_t augment_ns;       /* time in crop/resize/flip/rotate/jitter */
+} feed__image_info;
+
+typedef struct feed__image_ctx feed__image_ctx;
+
+/* Returns NULL on out of memory. */
+feed__image_ctx *feed__image_ctx_create(void);
+void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
+
+/*
+ * Decodes the JPEG in data[0..len) and applies x for sample (seed, epoch,
+ * sample_id). Writes exactly out_h*out_w*3 bytes, RGB, row-major HWC, to out.
+ * Greyscale and CMYK/YCCK input comes out as RGB.
+ * Returns 0 (FEED_OK) or a feed_status: FEED_E_DECODE for corrupt, truncated,
+ * empty or non-JPEG data, FEED_E_TOO_LARGE over max_pixels, FEED_E_NOMEM.
+ * On error writes a short message (the decoder's text) into msg and leaves
+ * out unspecified. Never aborts or longjmps out.
+ */
+int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
+                        size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
+                        uint8_t *out, feed__image_info *info, char *msg, size_t msglen);
+
+#endif /* FEED_IMAGE_H */

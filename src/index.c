@@ -1,0 +1,428 @@
+/*
+ * index.c - build the dataset index (ImageFolder tree or "path label" list)
+ * into one compact allocation, then share it read-only through a memfd.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "index.h"
+#include "internal.h"
+
+typedef struct builder {
+    feed__index_entry *ents;
+    uint64_t n, cap;
+    char *pool;
+    uint64_t pool_len, pool_cap;
+    uint64_t *classes;
+    uint32_t nclasses, classes_cap;
+} builder;
+
+static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
+{
+    if (b->pool_len + len + 1 > b->pool_cap) {
+        uint64_t cap = b->pool_cap ? b->pool_cap : 4096;
+        while (cap < b->pool_len + len + 1)
+            cap *= 2;
+        char *p = feed__realloc(b->pool, cap);
+        if (!p)
+            return -1;
+        b->pool = p, b->pool_cap = cap;
+    }
+    memcpy(b->pool + b->pool_len, s, len);
+    b->pool[b->pool_len + len] = 0;
+    *off = b->pool_len;
+    b->pool_len += len + 1;
+    return 0;
+}
+
+static int add_entry(builder *b, const char *path, size_t len, int32_t label)
+{
+    if (b->n == b->cap) {
+        uint64_t cap = b->cap ? b->cap * 2 : 1024;
+        feed__index_entry *e = feed__realloc(b->ents, cap * sizeof *e);
+        if (!e)
+            return -1;
+        b->ents = e, b->cap = cap;
+    }
+    feed__index_entry *e = &b->ents[b->n];
+    if (pool_add(b, path, len, &e->path_off))
+        return -1;
+    e->label = label;
+    e->path_len = (uint32_t)len;
+    b->n++;
+    return 0;
+}
+
+static int add_class(builder *b, const char *name)
+{
+    if (b->nclasses == b->classes_cap) {
+        uint32_t cap = b->classes_cap ? b->classes_cap * 2 : 64;
+        uint64_t *c = feed__realloc(b->classes, cap * sizeof *c);
+        if (!c)
+            return -1;
+        b->classes = c, b->classes_cap = cap;
+    }
+    return pool_add(b, name, strlen(name), &b->classes[b->nclasses++]);
+}
+
+static void builder_free(builder *b)
+{
+    feed__free(b->ents);
+    feed__free(b->pool);
+    feed__free(b->classes);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int is_image_name(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".jpe"));
+}
+
+/* Sorted names in dir (skipping dot files). */
+static feed_status list_dir(int dirfd, const char *shown, char ***names_out, size_t *n_out,
+                            char *err, size_t errlen)
+{
+    int fd = dup(dirfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        int e = errno;
+        if (fd >= 0)
+            close(fd);
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot read directory %s: %s", shown,
+                         strerror(e));
+    }
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    feed_status st = FEED_OK;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            char **p = feed__realloc(names, cap * sizeof *p);
+            if (!p) {
+                st = FEED_E_NOMEM;
+                break;
+            }
+            names = p;
+        }
+        if (!(names[n] = strdup(de->d_name))) {
+            st = FEED_E_NOMEM;
+            break;
+        }
+        n++;
+    }
+    closedir(d);
+    if (st != FEED_OK) {
+        for (size_t i = 0; i < n; i++)
+            free(names[i]);
+        feed__free(names);
+        return feed__err(st, err, errlen, "dataset: out of memory listing %s", shown);
+    }
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    *names_out = names;
+    *n_out = n;
+    return FEED_OK;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    feed__free(names);
+}
+
+/* Adds every image under rel (a path relative to the root), recursively. */
+static feed_status walk_class(builder *b, int rootfd, const char *rel, int32_t label, int depth,
+                              char *err, size_t errlen)
+{
+    if (depth > 32)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: too deeply nested", rel);
+    int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open %s: %s", rel,
+                         strerror(errno));
+    char **names;
+    size_t n;
+    feed_status st = list_dir(fd, rel, &names, &n, err, errlen);
+    if (st != FEED_OK) {
+        close(fd);
+        return st;
+    }
+    char path[PATH_MAX];
+    for (size_t i = 0; i < n && st == FEED_OK; i++) {
+        int len = snprintf(path, sizeof path, "%s/%s", rel, names[i]);
+        if (len < 0 || (size_t)len >= sizeof path) {
+            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: path too long under %s", rel);
+            break;
+        }
+        struct stat sb;
+        if (fstatat(fd, names[i], &sb, 0) != 0)
+            continue; /* a dangling link: not a sample */
+        if (S_ISDIR(sb.st_mode))
+            st = walk_class(b, rootfd, path, label, depth + 1, err, errlen);
+        else if (S_ISREG(sb.st_mode) && is_image_name(names[i]) && add_entry(b, path, (size_t)len, label))
+            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    }
+    free_names(names, n);
+    close(fd);
+    return st;
+}
+
+static feed_status build_folder(builder *b, int rootfd, const char *root, char *err, size_t errlen)
+{
+    char **names;
+    size_t n;
+    feed_status st = list_dir(rootfd, root, &names, &n, err, errlen);
+    if (st != FEED_OK)
+        return st;
+    for (size_t i = 0; i < n && st == FEED_OK; i++) {
+        struct stat sb;
+        if (fstatat(rootfd, names[i], &sb, 0) != 0 || !S_ISDIR(sb.st_mode))
+            continue;
+        if (add_class(b, names[i]))
+            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+        else
+            st = walk_class(b, rootfd, names[i], (int32_t)(b->nclasses - 1), 0, err, errlen);
+    }
+    free_names(names, n);
+    if (st == FEED_OK && b->nclasses == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: %s has no class folders (expected ROOT/<class>/<image>.jpg)", root);
+    return st;
+}
+
+static feed_status build_list(builder *b, const char *list, char *err, size_t errlen)
+{
+    FILE *f = fopen(list, "re");
+    if (!f)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
+                         strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    uint64_t lineno = 0;
+    int32_t maxlabel = -1;
+    feed_status st = FEED_OK;
+    while (st == FEED_OK && (len = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        while (len > 0 && isspace((unsigned char)line[len - 1]))
+            line[--len] = 0;
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        if (!*s || *s == '#')
+            continue;
+        char *sp = s + strlen(s);
+        while (sp > s && !isspace((unsigned char)sp[-1]))
+            sp--;
+        if (sp == s) {
+            st = feed__err(FEED_E_DATASET, err, errlen,
+                           "dataset: %s:%llu: expected 'path label', got '%.200s'", list,
+                           (unsigned long long)lineno, s);
+            break;
+        }
+        char *end;
+        errno = 0;
+        long lab = strtol(sp, &end, 10);
+        if (errno || *end || lab < 0 || lab > INT32_MAX) {
+            st = feed__err(FEED_E_DATASET, err, errlen,
+                           "dataset: %s:%llu: label '%.60s' is not a non-negative integer", list,
+                           (unsigned long long)lineno, sp);
+            break;
+        }
+        char *pe = sp;
+        while (pe > s && isspace((unsigned char)pe[-1]))
+            pe--;
+        *pe = 0;
+        if (add_entry(b, s, (size_t)(pe - s), (int32_t)lab))
+            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+        if (lab > maxlabel)
+            maxlabel = (int32_t)lab;
+    }
+    if (st == FEED_OK && ferror(f))
+        st = feed__err(FEED_E_DATASET, err, errlen, "dataset: error reading %s: %s", list,
+                       strerror(errno));
+    free(line);
+    fclose(f);
+    b->nclasses = (uint32_t)(maxlabel + 1);
+    return st;
+}
+
+feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
+                              size_t errlen)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->fd = -1;
+    builder b = {0};
+    char root[PATH_MAX];
+    const char *list = file_list && *file_list ? file_list : NULL;
+    feed_status st;
+    struct stat sb;
+
+    if (source && *source) {
+        if (stat(source, &sb) != 0)
+            return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", source, strerror(errno));
+        if (!S_ISDIR(sb.st_mode)) {
+            if (list)
+                return feed__err(FEED_E_DATASET, err, errlen,
+                                 "dataset: source %s is not a directory", source);
+            list = source;
+        }
+    }
+    if (list && access(list, R_OK) != 0)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
+                         strerror(errno));
+    /* The directory paths are relative to. */
+    const char *base = source && *source && S_ISDIR(sb.st_mode) ? source : NULL;
+    char listdir[PATH_MAX];
+    if (!base) {
+        snprintf(listdir, sizeof listdir, "%s", list);
+        char *slash = strrchr(listdir, '/');
+        if (slash)
+            slash == listdir ? (void)(slash[1] = 0) : (void)(*slash = 0);
+        else
+            strcpy(listdir, ".");
+        base = listdir;
+    }
+    if (!realpath(base, root))
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", base, strerror(errno));
+    if (strlen(root) >= FEED_PATH_MAX)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
+
+    if (list) {
+        st = build_list(&b, list, err, errlen);
+    } else {
+        int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+            return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", root, strerror(errno));
+        st = build_folder(&b, rootfd, root, err, errlen);
+        close(rootfd);
+    }
+    if (st == FEED_OK && b.n == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s has no samples (*.jpg, *.jpeg)",
+                       list ? list : root);
+    if (st != FEED_OK) {
+        builder_free(&b);
+        return st;
+    }
+
+    uint64_t entries_off = FEED_ALIGN_UP(sizeof(feed__index_hdr), 64);
+    uint64_t classes_off = FEED_ALIGN_UP(entries_off + b.n * sizeof(feed__index_entry), 64);
+    uint64_t pool_off = FEED_ALIGN_UP(classes_off + (uint64_t)b.nclasses * sizeof(uint64_t), 64);
+    uint64_t total = FEED_ALIGN_UP(pool_off + b.pool_len, 4096);
+    feed__index_hdr *h = feed__calloc(1, total);
+    if (!h) {
+        builder_free(&b);
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory (%llu bytes of index)",
+                         (unsigned long long)total);
+    }
+    h->magic = FEED_INDEX_MAGIC;
+    h->version = FEED_INDEX_VERSION;
+    h->count = b.n;
+    h->nclasses = b.nclasses;
+    h->total_bytes = total;
+    h->entries_off = entries_off;
+    h->classes_off = classes_off;
+    h->pool_off = pool_off;
+    h->pool_bytes = b.pool_len;
+    strcpy(h->root, root);
+    memcpy((char *)h + entries_off, b.ents, b.n * sizeof(feed__index_entry));
+    if (!list) {
+        memcpy((char *)h + classes_off, b.classes, b.nclasses * sizeof(uint64_t));
+        h->named_classes = 1;
+    }
+    memcpy((char *)h + pool_off, b.pool, b.pool_len);
+    builder_free(&b);
+    ix->hdr = h;
+    return FEED_OK;
+}
+
+feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
+{
+    uint64_t total = ix->hdr->total_bytes;
+    int fd = memfd_create("libfeed-index", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd < 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: memfd_create: %s", strerror(errno));
+    int e = 0;
+    if (ftruncate(fd, (off_t)total) != 0)
+        e = errno;
+    void *p = e ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (!e && p == MAP_FAILED)
+        e = errno;
+    if (e) {
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "index: cannot map %llu bytes of shared memory: %s",
+                         (unsigned long long)total, strerror(e));
+    }
+    memcpy(p, ix->hdr, total);
+    munmap(p, total);
+    /* Read-only for everyone from now on: a worker bug cannot corrupt it. */
+    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+    p = mmap(NULL, total, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        e = errno;
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: mmap: %s", strerror(e));
+    }
+    feed__free(ix->hdr);
+    ix->hdr = p;
+    ix->fd = fd;
+    ix->owned_map = 1;
+    return FEED_OK;
+}
+
+feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->fd = -1;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < sizeof(feed__index_hdr))
+        return feed__err(FEED_E_INTERNAL, err, errlen, "index: bad shared index fd");
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: mmap: %s", strerror(errno));
+    feed__index_hdr *h = p;
+    if (h->magic != FEED_INDEX_MAGIC || h->version != FEED_INDEX_VERSION ||
+        h->total_bytes != (uint64_t)sb.st_size) {
+        munmap(p, (size_t)sb.st_size);
+        return feed__err(FEED_E_INTERNAL, err, errlen, "index: layout mismatch (version skew?)");
+    }
+    ix->hdr = h;
+    ix->owned_map = 1;
+    return FEED_OK;
+}
+
+void feed__index_free(feed__index *ix)
+{
+    if (!ix)
+        return;
+    if (ix->hdr) {
+        if (ix->owned_map)
+            munmap(ix->hdr, ix->hdr->total_bytes);
+        else
+            feed__free(ix->hdr);
+    }
+    if (ix->fd >= 0)
+        close(ix->fd);
+    ix->hdr = NULL;
+    ix->fd = -1;
+}

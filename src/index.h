@@ -1,0 +1,73 @@
+/*
+ * index.h - the dataset index: one compact table of (path, label), built once
+ * by the parent and shared read-only with the workers through a memfd.
+ *
+ * Layout (one allocation, position independent, offsets from the header):
+ *   feed__index_hdr | entries[count] | class name offsets[nclasses] | string pool
+ * Paths in the pool are relative to hdr->root (absolute ones are kept as is).
+ */
+#ifndef FEED_INDEX_H
+#define FEED_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feed.h"
+
+#define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
+#define FEED_INDEX_VERSION 1u
+
+typedef struct feed__index_entry {
+    uint64_t path_off; /* into the pool */
+    int32_t label;
+    uint32_t path_len;
+} feed__index_entry;
+
+typedef struct feed__index_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nclasses;
+    uint32_t named_classes; /* 1: ImageFolder (class names in the pool) */
+    uint32_t pad;
+    uint64_t count;
+    uint64_t total_bytes;
+    uint64_t entries_off, classes_off, pool_off, pool_bytes;
+    char root[FEED_PATH_MAX]; /* absolute directory the paths are relative to */
+} feed__index_hdr;
+
+typedef struct feed__index {
+    feed__index_hdr *hdr; /* the whole index starts here */
+    int fd;               /* memfd holding it (-1 if not shared yet) */
+    int owned_map;        /* 1: hdr is an mmap of fd; 0: malloc'd */
+} feed__index;
+
+/* Builds the index: an ImageFolder tree when source is a directory and
+ * file_list is empty; else a "path label" list (file_list, or source when it is
+ * a file). Errors name the path and, for lists, the line. */
+feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list,
+                              char *err, size_t errlen);
+/* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers. */
+feed_status feed__index_share(feed__index *ix, char *err, size_t errlen);
+/* Maps a shared index read-only from fd and checks its header (workers). */
+feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen);
+void feed__index_free(feed__index *ix);
+
+static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
+{
+    return (const feed__index_entry *)((const char *)h + h->entries_off);
+}
+static inline const char *feed__index_path(const feed__index_hdr *h, uint64_t i)
+{
+    return (const char *)h + h->pool_off + feed__index_entries(h)[i].path_off;
+}
+static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
+{
+    return feed__index_entries(h)[i].label;
+}
+static inline const char *feed__index_class(const feed__index_hdr *h, uint32_t c)
+{
+    const uint64_t *offs = (const uint64_t *)((const char *)h + h->classes_off);
+    return (const char *)h + h->pool_off + offs[c];
+}
+
+#endif

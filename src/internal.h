@@ -1,0 +1,38 @@
+/*
+ * internal.h - small helpers shared by the library's files (not installed).
+ */
+#ifndef FEED_INTERNAL_H
+#define FEED_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "feed.h"
+
+#define FEED_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FEED_ALIGN_UP(x, a) (((x) + ((a)-1)) & ~((uint64_t)(a)-1))
+
+/* snprintf into err (if not NULL) and return st: `return feed__err(st, err, len, "...")`. */
+feed_status feed__err(feed_status st, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static inline uint64_t feed__now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Test hook: a malloc that can be told to fail after N calls (see
+ * feed__alloc_fail_after). All library allocations on create paths go through
+ * these so the fault test can walk every failure point. */
+void *feed__malloc(size_t n);
+void *feed__calloc(size_t n, size_t size);
+void *feed__realloc(void *p, size_t n);
+void feed__free(void *p);
+/* Next n allocations succeed, then every one fails (n < 0: never fail). Tests only. */
+void feed__alloc_fail_after(long n);
+
+#endif /* FEED_INTERNAL_H */

@@ -1,0 +1,411 @@
+/*
+ * jpeg.c - region + DCT-scaled JPEG decoding on libjpeg-turbo's libjpeg API.
+ *
+ * Why the libjpeg API and not TurboJPEG: TurboJPEG 2.x cannot decode a region
+ * without a lossless-crop transform (a second full entropy pass), while
+ * jpeg_crop_scanline()/jpeg_skip_scanlines() let us inverse-transform only the
+ * iMCU columns and rows of the crop and stop reading after its last row.
+ *
+ * Exactness of the region: jpeg_crop_scanline() starts the region on an iMCU
+ * column boundary and treats it as an image edge, so the fancy (triangle)
+ * chroma upsampler replicates the edge chroma sample there instead of using
+ * its real neighbour: the first and last pixel or two differ from a full
+ * decode. We widen the requested columns by FEED_JPEG_MARGIN scaled pixels on
+ * each side (inside the image) and hand back a pointer past the margin, so the
+ * region the caller asked for is bit-identical to a full decode at the same
+ * scale (tests/test_jpeg.c checks this for 4:4:4, 4:2:2, 4:2:0, grey, CMYK,
+ * progressive and restart-marker files). jpeg_skip_scanlines() keeps the
+ * upsampler's context rows itself, so rows need no margin.
+ *
+ * Errors: libjpeg reports fatal errors through error_exit and corrupt data
+ * through warnings (emit_message level -1) after which it goes on with grey
+ * fill. Both longjmp to the single setjmp in feed__jpeg_decode(), except for a
+ * few harmless warnings (extraneous bytes before a marker, unknown JFIF
+ * revision, bad ICC or thumbnail metadata) that do not change the pixels.
+ *
+ * CMYK/YCCK: libjpeg hands out the stored CMYK values (YCCK converted to CMYK).
+ * Files with an Adobe APP14 marker (nearly all CMYK JPEGs: Photoshop, and
+ * libjpeg itself writes one) store inverted CMYK, 255 meaning no ink, so
+ * R = C*K/255, G = M*K/255, B = Y*K/255. Without an Adobe marker we take the
+ * values as plain ink amounts: R = (255-C)*(255-K)/255. This is PIL's
+ * conversion ("CMYK;I" for Adobe files) without colour management.
+ */
+#include "jpeg.h"
+
+#include <setjmp.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jerror.h>
+#include <jpeglib.h>
+
+#include "feed.h"
+
+/* Extra scaled pixels decoded on each side of the requested columns. Two are
+ * enough for 2x chroma subsampling; 8 keeps 4x (4:1:1) exact too. */
+#define FEED_JPEG_MARGIN 8u
+
+struct feed__jpeg_err {
+    struct jpeg_error_mgr pub;
+    jmp_buf jb;
+    int status;
+    char msg[JMSG_LENGTH_MAX];
+};
+
+struct feed__jpeg {
+    struct jpeg_decompress_struct cinfo;
+    struct feed__jpeg_err err;
+    uint8_t *buf;
+    size_t buf_cap;
+    JSAMPROW *rows;
+    size_t rows_cap;
+};
+
+static void feed__jpeg_fail(j_common_ptr ci)
+{
+    struct feed__jpeg_err *e = (struct feed__jpeg_err *)ci->err;
+    e->status = e->pub.msg_code == JERR_OUT_OF_MEMORY ? FEED_E_NOMEM : FEED_E_DECODE;
+    (*e->pub.format_message)(ci, e->msg);
+    longjmp(e->jb, 1);
+}
+
+static void feed__jpeg_emit(j_common_ptr ci, int level)
+{
+    if (level >= 0)
+        return; /* trace messages */
+    switch (ci->err->msg_code) {
+    case JWRN_EXTRANEOUS_DATA:
+    case JWRN_JFIF_MAJOR:
+    case JWRN_BOGUS_ICC:
+    case JWRN_ADOBE_XFORM:
+        ci->err->num_warnings++;
+        return;
+    default:
+        feed__jpeg_fail(ci);
+    }
+}
+
+static void feed__jpeg_output(j_common_ptr ci)
+{
+    (void)ci; /* never print */
+}
+
+static int feed__jpeg_init(feed__jpeg *j)
+{
+    if (setjmp(j->err.jb)) /* jpeg_create_decompress fails only on out of memory */
+        return -1;
+    jpeg_create_decompress(&j->cinfo);
+    return 0;
+}
+
+feed__jpeg *feed__jpeg_create(void)
+{
+    feed__jpeg *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    j->cinfo.err = jpeg_std_error(&j->err.pub);
+    j->err.pub.error_exit = feed__jpeg_fail;
+    j->err.pub.emit_message = feed__jpeg_emit;
+    j->err.pub.output_message = feed__jpeg_output;
+    if (feed__jpeg_init(j)) {
+        jpeg_destroy_decompress(&j->cinfo);
+        free(j);
+        return NULL;
+    }
+    return j;
+}
+
+void feed__jpeg_destroy(feed__jpeg *j)
+{
+    if (!j)
+        return;
+    jpeg_destroy_decompress(&j->cinfo);
+    free(j->buf);
+    free(j->rows);
+    free(j);
+}
+
+/* ---- marker scan: EXIF orientation and the first SOS ---------------------- */
+
+static uint32_t rd16(const uint8_t *p, int le)
+{
+    return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 : (uint32_t)p[0] << 8 | p[1];
+}
+
+static uint32_t rd32(const uint8_t *p, int le)
+{
+    return le ? rd16(p, 1) | rd16(p + 2, 1) << 16 : rd16(p, 0) << 16 | rd16(p + 2, 0);
+}
+
+/* Orientation from an APP1 payload (after the length), or 0. */
+static uint32_t feed__exif_parse(const uint8_t *s, size_t n)
+{
+    if (n < 14 || memcmp(s, "Exif\0\0", 6) != 0)
+        return 0;
+    const uint8_t *t = s + 6;
+    size_t tn = n - 6;
+    int le;
+    if (t[0] == 'I' && t[1] == 'I')
+        le = 1;
+    else if (t[0] == 'M' && t[1] == 'M')
+        le = 0;
+    else
+        return 0;
+    if (rd16(t + 2, le) != 42)
+        return 0;
+    uint32_t ifd = rd32(t + 4, le);
+    if (ifd < 8 || ifd > tn - 2)
+        return 0;
+    uint32_t count = rd16(t + ifd, le);
+    for (uint32_t i = 0; i < count; i++) {
+        size_t e = (size_t)ifd + 2 + (size_t)12 * i;
+        if (e + 12 > tn)
+            break;
+        if (rd16(t + e, le) != 0x0112)
+            continue;
+        uint32_t type = rd16(t + e + 2, le), cnt = rd32(t + e + 4, le);
+        if (type != 3 || cnt < 1)
+            return 0;
+        uint32_t v = rd16(t + e + 8, le);
+        return v >= 1 && v <= 8 ? v : 0;
+    }
+    return 0;
+}
+
+/* Walks the marker segments before the first SOS. Returns the offset of the
+ * SOS marker (or of where the walk stopped) and the EXIF orientation (1..8). */
+static size_t feed__jpeg_scan(const uint8_t *d, size_t len, uint32_t *orientation)
+{
+    *orientation = 1;
+    if (len < 4 || d[0] != 0xFF || d[1] != 0xD8)
+        return 0;
+    size_t pos = 2;
+    int have_exif = 0;
+    while (pos + 4 <= len) {
+        if (d[pos] != 0xFF)
+            break;
+        uint8_t m = d[pos + 1];
+        if (m == 0xFF) { /* fill byte */
+            pos++;
+            continue;
+        }
+        if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+            pos += 2;
+            continue;
+        }
+        if (m == 0xDA || m == 0xD9)
+            break;
+        size_t seg = rd16(d + pos + 2, 0);
+        if (seg < 2)
+            break;
+        if (m == 0xE1 && !have_exif) {
+            size_t avail = len - (pos + 4);
+            size_t n = seg - 2 < avail ? seg - 2 : avail;
+            uint32_t o = feed__exif_parse(d + pos + 4, n);
+            if (o) {
+                *orientation = o;
+                have_exif = 1;
+            }
+        }
+        pos += 2 + seg;
+    }
+    return pos;
+}
+
+uint32_t feed__jpeg_exif_orientation(const uint8_t *data, size_t len)
+{
+    uint32_t o;
+    if (!data)
+        return 1;
+    feed__jpeg_scan(data, len, &o);
+    return o;
+}
+
+/* 1 if an EOI marker (FF D9) lies at or after offset from. */
+static int feed__jpeg_has_eoi(const uint8_t *d, size_t len, size_t from)
+{
+    size_t n = len;
+    while (n > from + 1) {
+        const uint8_t *p = memrchr(d + from + 1, 0xD9, n - from - 1);
+        if (!p)
+            return 0;
+        if (p[-1] == 0xFF)
+            return 1;
+        n = (size_t)(p - d);
+    }
+    return 0;
+}
+
+/* ---- decoding ------------------------------------------------------------------ */
+
+static inline uint8_t div255(uint32_t v)
+{
+    v += 128;
+    return (uint8_t)((v + (v >> 8)) >> 8);
+}
+
+static void feed__cmyk_to_rgbx(uint8_t *p, uint32_t n, int inverted)
+{
+    for (uint32_t i = 0; i < n; i++, p += 4) {
+        uint32_t c = p[0], m = p[1], y = p[2], k = p[3];
+        if (!inverted) {
+            c = 255 - c;
+            m = 255 - m;
+            y = 255 - y;
+            k = 255 - k;
+        }
+        p[0] = div255(c * k);
+        p[1] = div255(m * k);
+        p[2] = div255(y * k);
+        p[3] = 255;
+    }
+}
+
+/* The arguments of one decode, kept apart so nothing changes across setjmp. */
+typedef struct feed__jpeg_call {
+    const uint8_t *data;
+    size_t len;
+    feed__jpeg_plan_fn plan;
+    void *arg;
+    feed__jpeg_image *img;
+} feed__jpeg_call;
+
+static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
+{
+    const uint8_t *data = c->data;
+    size_t len = c->len;
+    feed__jpeg_image *img = c->img;
+    char *msg = j->err.msg;
+    size_t msglen = sizeof j->err.msg;
+    struct jpeg_decompress_struct *ci = &j->cinfo;
+    feed__jpeg_info info;
+    memset(&info, 0, sizeof info);
+
+    size_t sos = feed__jpeg_scan(data, len, &info.orientation);
+    jpeg_mem_src(ci, data, (unsigned long)len);
+    if (jpeg_read_header(ci, TRUE) != JPEG_HEADER_OK) {
+        snprintf(msg, msglen, "JPEG stream holds tables only, no image");
+        return FEED_E_DECODE;
+    }
+    if (!feed__jpeg_has_eoi(data, len, sos)) {
+        snprintf(msg, msglen, "Premature end of JPEG file (no EOI marker)");
+        return FEED_E_DECODE;
+    }
+    info.width = ci->image_width;
+    info.height = ci->image_height;
+    info.components = (uint32_t)ci->num_components;
+    info.progressive = ci->progressive_mode ? 1 : 0;
+    int cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
+    info.cmyk_inverted = cmyk && ci->saw_Adobe_marker;
+
+    feed__jpeg_region r;
+    memset(&r, 0, sizeof r);
+    int rc = c->plan(c->arg, &info, &r, msg, msglen);
+    if (rc)
+        return rc;
+    uint32_t sw = feed__jpeg_scaled(info.width, r.scale);
+    uint32_t sh = feed__jpeg_scaled(info.height, r.scale);
+    if (r.scale < 1 || r.scale > 8 || r.x0 >= r.x1 || r.y0 >= r.y1 || r.x1 > sw || r.y1 > sh) {
+        snprintf(msg, msglen, "internal: bad decode region");
+        return FEED_E_INTERNAL;
+    }
+
+    ci->scale_num = r.scale;
+    ci->scale_denom = 8;
+    ci->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBX;
+    ci->dct_method = JDCT_ISLOW;
+    ci->do_fancy_upsampling = TRUE;
+    jpeg_start_decompress(ci);
+    if (ci->output_width != sw || ci->output_height != sh || ci->output_components != 4) {
+        snprintf(msg, msglen, "internal: unexpected scaled size");
+        return FEED_E_INTERNAL;
+    }
+
+    JDIMENSION xoff = 0, cw = sw;
+    uint32_t cx0 = r.x0 > FEED_JPEG_MARGIN ? r.x0 - FEED_JPEG_MARGIN : 0;
+    uint32_t cx1 = sw - r.x1 > FEED_JPEG_MARGIN ? r.x1 + FEED_JPEG_MARGIN : sw;
+    if (cx0 > 0 || cx1 < sw) {
+        xoff = cx0;
+        cw = cx1 - cx0;
+        jpeg_crop_scanline(ci, &xoff, &cw);
+    }
+    if (xoff > r.x0 || xoff + cw < r.x1) {
+        snprintf(msg, msglen, "internal: crop does not cover the region");
+        return FEED_E_INTERNAL;
+    }
+
+    uint32_t h = r.y1 - r.y0;
+    size_t stride = (size_t)cw * 4;
+    size_t need = stride * h;
+    if (need > j->buf_cap) {
+        uint8_t *nb = realloc(j->buf, need);
+        if (!nb) {
+            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", need);
+            return FEED_E_NOMEM;
+        }
+        j->buf = nb;
+        j->buf_cap = need;
+    }
+    if (h > j->rows_cap) {
+        JSAMPROW *nr = realloc(j->rows, (size_t)h * sizeof *nr);
+        if (!nr) {
+            snprintf(msg, msglen, "out of memory");
+            return FEED_E_NOMEM;
+        }
+        j->rows = nr;
+        j->rows_cap = h;
+    }
+    for (uint32_t y = 0; y < h; y++)
+        j->rows[y] = j->buf + stride * y;
+
+    if (r.y0 > 0 && jpeg_skip_scanlines(ci, r.y0) != r.y0) {
+        snprintf(msg, msglen, "Premature end of JPEG file");
+        return FEED_E_DECODE;
+    }
+    while (ci->output_scanline < r.y1) {
+        uint32_t at = ci->output_scanline - r.y0;
+        JDIMENSION got = jpeg_read_scanlines(ci, j->rows + at, r.y1 - ci->output_scanline);
+        if (got == 0) {
+            snprintf(msg, msglen, "Premature end of JPEG file");
+            return FEED_E_DECODE;
+        }
+    }
+    if (cmyk) {
+        for (uint32_t y = 0; y < h; y++)
+            feed__cmyk_to_rgbx(j->rows[y], cw, info.cmyk_inverted);
+    }
+    img->pixels = j->buf + (size_t)(r.x0 - xoff) * 4;
+    img->stride = stride;
+    img->w = r.x1 - r.x0;
+    img->h = h;
+    img->scaled_w = sw;
+    img->scaled_h = sh;
+    return 0;
+}
+
+/* The one setjmp boundary: everything that can reach error_exit runs below it,
+ * in feed__jpeg_body(); nothing this function reads is changed after setjmp. */
+static int feed__jpeg_guarded(feed__jpeg *j, const feed__jpeg_call *c)
+{
+    if (setjmp(j->err.jb)) {
+        jpeg_abort_decompress(&j->cinfo);
+        return j->err.status ? j->err.status : FEED_E_DECODE;
+    }
+    int rc = feed__jpeg_body(j, c);
+    jpeg_abort_decompress(&j->cinfo);
+    return rc;
+}
+
+int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
+                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
+{
+    static const uint8_t empty[1];
+    feed__jpeg_call c = {data ? data : empty, data ? len : 0, plan, arg, img};
+    j->err.status = 0;
+    j->err.msg[0] = '\0';
+    int rc = feed__jpeg_guarded(j, &c);
+    if (msg && msglen)
+        snprintf(msg, msglen, "%s", rc ? j->err.msg : "");
+    return rc;
+}

@@ -1,0 +1,75 @@
+/*
+ * jpeg.h - JPEG decoding for the image pipeline (internal).
+ *
+ * jpeg.c is the only file that includes libjpeg-turbo's headers. It decodes
+ * a rectangle of a JPEG, optionally DCT-scaled by M/8, into 4-byte RGBX
+ * pixels (greyscale and CMYK/YCCK converted to RGB), and parses the EXIF
+ * orientation tag. libjpeg's error_exit (and its corrupt-data warnings) are
+ * caught at the one setjmp in feed__jpeg_decode() and turned into a status.
+ */
+#ifndef FEED_JPEG_H
+#define FEED_JPEG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct feed__jpeg feed__jpeg;
+
+/* Header facts handed to the plan callback. */
+typedef struct feed__jpeg_info {
+    uint32_t width, height; /* as stored (before EXIF orientation) */
+    uint32_t components;    /* 1 grey, 3 YCbCr/RGB, 4 CMYK/YCCK */
+    uint32_t orientation;   /* EXIF orientation 1..8 (1 when absent or invalid) */
+    uint32_t progressive;   /* 1 for progressive (or arithmetic multi-scan) files */
+    uint32_t cmyk_inverted; /* 4-component file with an Adobe marker (inverted CMYK) */
+} feed__jpeg_info;
+
+/* What to decode, chosen by the plan callback from the header. */
+typedef struct feed__jpeg_region {
+    uint32_t scale;  /* M in M/8, 1..8; 1, 2, 3, 4 and 8 are the fast ones */
+    uint32_t x0, y0; /* first pixel, in scaled pixels of the stored image */
+    uint32_t x1, y1; /* one past the last; x1 <= scaled width, y1 <= scaled height */
+} feed__jpeg_region;
+
+/* Called once the header is read, before any pixel is decoded. Fills *region
+ * and returns 0, or returns a feed_status (with a message in msg) to stop. */
+typedef int (*feed__jpeg_plan_fn)(void *arg, const feed__jpeg_info *info,
+                                  feed__jpeg_region *region, char *msg, size_t msglen);
+
+/* The decoded region: RGBX, 4 bytes a pixel, pixel (region.x0, region.y0)
+ * first. Owned by the decoder, valid until its next decode. */
+typedef struct feed__jpeg_image {
+    const uint8_t *pixels;
+    size_t stride;               /* bytes from one row to the next */
+    uint32_t w, h;               /* region size */
+    uint32_t scaled_w, scaled_h; /* the whole image at this scale */
+} feed__jpeg_image;
+
+/* Returns NULL on out of memory. */
+feed__jpeg *feed__jpeg_create(void);
+void feed__jpeg_destroy(feed__jpeg *j); /* accepts NULL */
+
+/* Size of a dimension after DCT scaling by M/8 (libjpeg rounds up). */
+static inline uint32_t feed__jpeg_scaled(uint32_t dim, uint32_t m)
+{
+    return (uint32_t)(((uint64_t)dim * m + 7) / 8);
+}
+
+/*
+ * Reads the header of data[0..len), calls plan, and decodes the region it
+ * asks for. Only the rows down to region.y1 are entropy-decoded (skipped rows
+ * above it are entropy-decoded but not transformed) and only the iMCU columns
+ * around [x0, x1) are inverse-transformed; the result equals a full decode at
+ * the same scale, cropped. Returns 0, FEED_E_DECODE (corrupt, truncated, empty,
+ * not a JPEG: libjpeg's message in msg), FEED_E_NOMEM, or the plan's status.
+ * Data must end with an EOI marker somewhere: a truncated file is an error
+ * even when the damage lies below the region.
+ */
+int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
+                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen);
+
+/* EXIF orientation (1..8) from the APP1 "Exif" segment of a JPEG, or 1 when
+ * there is none or it is malformed. Bounds-checked: data is untrusted. */
+uint32_t feed__jpeg_exif_orientation(const uint8_t *data, size_t len);
+
+#endif /* FEED_JPEG_H */

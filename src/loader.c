@@ -1,0 +1,690 @@
+/*
+ * loader.c - feed_loader_*: wires the index, sampler, arena, ring, worker
+ * pool and device backend together. The only file that knows them all.
+ *
+ * Positions: the loader numbers batches with a sequence number seq that only
+ * grows (across epochs and seeks). Batch seq lives in ring slot seq % nslots.
+ * After a start or a seek to (epoch0, index0) at seq0, batch seq is
+ * (epoch0, index0) + (seq - seq0) batches, carried over epoch boundaries, so
+ * the ring keeps filling across an epoch's end without a stall.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "convert.h"
+#include "loader_test.h"
+#include "device.h"
+#include "index.h"
+#include "internal.h"
+#include "options.h"
+#include "pool.h"
+#include "ring.h"
+#include "rng.h"
+#include "sampler.h"
+#include "shm.h"
+
+struct feed_loader {
+    feed_options o;
+    feed__index ix;
+    feed__sampler sampler;
+    feed__arena arena;
+    feed__pool pool;
+    int pool_started;
+    const feed__device_ops *dev;
+    void *dev_state;
+    int dev_started;
+    uint32_t host_dtype, host_layout;
+
+    pthread_mutex_t mu;  /* ring assignment and the bad list: the copier thread uses them too */
+    uint64_t seq0, epoch0, index0;
+    uint64_t end_seq;    /* first seq past the last epoch (UINT64_MAX: unlimited) */
+    uint64_t next_seq;   /* next batch next() returns */
+    uint64_t eoe_seq;    /* END_OF_EPOCH was returned before this seq */
+    uint64_t *ids;       /* scratch, batch_size */
+    uint32_t held;       /* batches with the caller */
+    uint32_t max_held;
+
+    /* bad_policy=fail: the batch whose error was returned, given on the next call */
+    int stashed;
+    feed_batch stash;
+
+    /* bad samples */
+    feed_bad_sample *bad;
+    uint64_t nbad, capbad;
+    uint64_t *badset; /* open-addressing set of (epoch, id) keys, 0 = empty */
+    uint64_t badset_cap, badset_n;
+    uint64_t samples_bad;
+
+    uint64_t batches_delivered, samples_delivered, next_wait_ns;
+    char last_error[1024];
+};
+
+static size_t dtype_size(uint32_t dt)
+{
+    return dt == FEED_DTYPE_UINT8 ? 1 : dt == FEED_DTYPE_FLOAT32 ? 4 : 2;
+}
+
+static void set_error(feed_loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_error(feed_loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(L->last_error, sizeof L->last_error, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- positions ------------------------------------------------------------- */
+
+static void seq_position(const feed_loader *L, uint64_t seq, uint64_t *epoch, uint64_t *index)
+{
+    uint64_t nb = L->sampler.nbatches;
+    uint64_t pos = L->index0 + (seq - L->seq0);
+    *epoch = L->epoch0 + pos / nb;
+    *index = pos % nb;
+}
+
+static void set_base(feed_loader *L, uint64_t seq, uint64_t epoch, uint64_t index)
+{
+    L->seq0 = seq;
+    L->epoch0 = epoch;
+    L->index0 = index;
+    L->next_seq = seq;
+    L->eoe_seq = seq;
+    L->end_seq = UINT64_MAX;
+    if (L->o.epochs) {
+        uint64_t last = (uint64_t)L->o.start_epoch + L->o.epochs; /* first epoch not delivered */
+        uint64_t nb = L->sampler.nbatches;
+        L->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - index;
+    }
+}
+
+/* ---- the host ring, as the device backend sees it ----------------------------- */
+
+/* Binds seq to its slot (nothing past the end). L->mu held. */
+static void assign_locked(feed_loader *L, uint64_t seq)
+{
+    feed__arena_hdr *h = L->arena.hdr;
+    uint32_t slot = (uint32_t)(seq % h->nslots);
+    if (seq >= L->end_seq)
+        return;
+    uint64_t epoch, index;
+    seq_position(L, seq, &epoch, &index);
+    uint32_t count = feed__sampler_batch(&L->sampler, epoch, index, L->ids);
+    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids) != 0) {
+        /* A worker still writes into the slot (only after a seek's drain):
+         * wait for it to finish or die. */
+        uint32_t seen = atomic_load(&h->done_seq);
+        if (feed__ring_drain(h, slot) == 0)
+            continue;
+        if (feed__pool_fatal(&L->pool, NULL, 0) != FEED_OK)
+            return;
+        feed__futex_wait(&h->done_seq, seen, 100000000ll);
+    }
+}
+
+static void ring_release_slot(void *ring, uint64_t seq)
+{
+    feed_loader *L = ring;
+    pthread_mutex_lock(&L->mu);
+    assign_locked(L, seq + L->arena.hdr->nslots);
+    pthread_mutex_unlock(&L->mu);
+}
+
+static int badset_add(feed_loader *L, uint64_t key)
+{
+    key |= 1; /* never 0 */
+    if ((L->badset_n + 1) * 2 > L->badset_cap) {
+        uint64_t cap = L->badset_cap ? L->badset_cap * 2 : 256;
+        uint64_t *n = feed__calloc(cap, sizeof *n);
+        if (!n)
+            return 1; /* cannot dedupe: record it anyway */
+        for (uint64_t i = 0; i < L->badset_cap; i++)
+            if (L->badset[i]) {
+                uint64_t j = feed__mix64(L->badset[i]) & (cap - 1);
+                while (n[j])
+                    j = (j + 1) & (cap - 1);
+                n[j] = L->badset[i];
+            }
+        feed__free(L->badset);
+        L->badset = n;
+        L->badset_cap = cap;
+    }
+    uint64_t j = feed__mix64(key) & (L->badset_cap - 1);
+    while (L->badset[j]) {
+        if (L->badset[j] == key)
+            return 0;
+        j = (j + 1) & (L->badset_cap - 1);
+    }
+    L->badset[j] = key;
+    L->badset_n++;
+    return 1;
+}
+
+/* Records the bad samples of a READY slot. L->mu held. */
+static void harvest_bad(feed_loader *L, uint32_t slot)
+{
+    feed__arena_hdr *h = L->arena.hdr;
+    feed__slot_hdr *s = feed__slot(h, slot);
+    const uint8_t *flags = feed__slot_flags(h, slot);
+    const feed__sample_rec *recs = feed__slot_recs(h, slot);
+    for (uint32_t t = 0; t < s->count; t++) {
+        if (!(flags[t] & FEED_SAMPLE_REPLACED))
+            continue;
+        const feed__sample_rec *r = &recs[t];
+        L->samples_bad++;
+        uint64_t key = feed__mix64(r->sample_id ^ feed__mix64(s->epoch + 1));
+        if (!badset_add(L, key))
+            continue;
+        if (L->nbad == L->capbad) {
+            uint64_t cap = L->capbad ? L->capbad * 2 : 16;
+            feed_bad_sample *n = feed__realloc(L->bad, cap * sizeof *n);
+            if (!n)
+                continue;
+            L->bad = n;
+            L->capbad = cap;
+        }
+        feed_bad_sample *b = &L->bad[L->nbad++];
+        memset(b, 0, sizeof *b);
+        b->sample_id = r->sample_id;
+        b->epoch = s->epoch;
+        b->batch = s->index;
+        b->status = r->status ? r->status : FEED_E_DECODE;
+        b->sys_errno = r->sys_errno;
+        const char *rel = feed__index_path(L->ix.hdr, r->sample_id);
+        if (rel[0] == '/')
+            snprintf(b->path, sizeof b->path, "%s", rel);
+        else
+            snprintf(b->path, sizeof b->path, "%.2000s/%.2000s", L->ix.hdr->root, rel);
+        snprintf(b->message, sizeof b->message, "%.200s", r->message);
+    }
+}
+
+static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms, feed__slot_view *v)
+{
+    feed_loader *L = ring;
+    feed__arena_hdr *h = L->arena.hdr;
+    uint32_t slot = (uint32_t)(seq % h->nslots);
+    uint64_t start = feed__now_ns();
+    uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000ull;
+    for (;;) {
+        uint32_t seen = atomic_load(&h->done_seq);
+        if (feed__ring_ready(h, slot, seq))
+            break;
+        char msg[512];
+        feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
+        if (st != FEED_OK) {
+            pthread_mutex_lock(&L->mu);
+            set_error(L, "%s", msg);
+            pthread_mutex_unlock(&L->mu);
+            return st;
+        }
+        uint64_t now = feed__now_ns();
+        if (now >= deadline)
+            return FEED_E_TIMEOUT;
+        atomic_store(&h->consumer_waiting, 1);
+        if (atomic_load(&h->done_seq) == seen) {
+            int64_t left = deadline == UINT64_MAX ? -1 : (int64_t)(deadline - now);
+            feed__futex_wait(&h->done_seq, seen, left);
+        }
+        atomic_store(&h->consumer_waiting, 0);
+    }
+    feed__slot_hdr *s = feed__slot(h, slot);
+    pthread_mutex_lock(&L->mu);
+    harvest_bad(L, slot);
+    pthread_mutex_unlock(&L->mu);
+    v->seq = seq;
+    v->epoch = s->epoch;
+    v->index = s->index;
+    v->count = s->count;
+    v->bad = 0;
+    const uint8_t *flags = feed__slot_flags(h, slot);
+    for (uint32_t t = 0; t < s->count; t++)
+        v->bad += (flags[t] & FEED_SAMPLE_REPLACED) != 0;
+    v->pixels = feed__slot_pixels(h, slot);
+    v->labels = feed__slot_labels(h, slot);
+    v->sample_ids = feed__slot_ids(h, slot);
+    v->flags = feed__slot_flags(h, slot);
+    return FEED_OK;
+}
+
+/* ---- create / destroy ------------------------------------------------------------ */
+
+static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size_t errlen)
+{
+    const char *d = L->o.device;
+    const feed__device_ops *cuda = feed__device_cuda();
+    if (!strcasecmp(d, "host") || !strcasecmp(d, "cpu")) {
+        L->dev = &feed__device_host;
+        *ordinal = -1;
+        return FEED_OK;
+    }
+    if (!strcasecmp(d, "auto")) {
+        if (cuda && feed__device_cuda_count() > 0) {
+            L->dev = cuda;
+            *ordinal = 0;
+        } else {
+            L->dev = &feed__device_host;
+            *ordinal = -1;
+        }
+        return FEED_OK;
+    }
+    if (!strncasecmp(d, "cuda", 4)) {
+        long n = 0;
+        if (d[4] == ':') {
+            char *end;
+            n = strtol(d + 5, &end, 10);
+            if (*end || end == d + 5 || n < 0)
+                return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected cuda:N", d);
+        } else if (d[4]) {
+            return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s' unknown", d);
+        }
+        if (!cuda)
+            return feed__err(FEED_E_UNSUPPORTED, err, errlen,
+                             "device=%s: this libfeed was built without CUDA (use device=host or auto)", d);
+        int count = feed__device_cuda_count();
+        if (n >= count)
+            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible", d, count,
+                             count == 1 ? "" : "s");
+        L->dev = cuda;
+        *ordinal = (int32_t)n;
+        return FEED_OK;
+    }
+    return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected auto, host, cuda or cuda:N",
+                     d);
+}
+
+feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!out)
+        return feed__err(FEED_E_INVALID, err, errlen, "feed_loader_create: out is NULL");
+    *out = NULL;
+    feed_loader *L = feed__calloc(1, sizeof *L);
+    if (!L)
+        return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+    pthread_mutex_init(&L->mu, NULL);
+    L->ix.fd = -1;
+    L->arena.fd = -1;
+    feed_status st;
+    char worker[FEED_PATH_MAX];
+    int32_t ordinal = -1;
+
+    if ((st = feed__options_copy(&L->o, opts, err, errlen)) != FEED_OK ||
+        (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
+        (st = pick_device(L, &ordinal, err, errlen)) != FEED_OK ||
+        (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
+        (st = feed__index_build(&L->ix, L->o.source, L->o.file_list, err, errlen)) != FEED_OK ||
+        (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK ||
+        (st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
+                                 L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
+            FEED_OK)
+        goto fail;
+    if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids))) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+
+    /* On the GPU the workers write uint8 HWC and the device converts; on the
+     * host they write the final dtype and layout. */
+    int on_host = L->dev == &feed__device_host;
+    L->host_dtype = on_host ? L->o.dtype : FEED_DTYPE_UINT8;
+    L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
+    uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
+    feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes};
+    if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK)
+        goto fail;
+    feed__arena_hdr *h = L->arena.hdr;
+    h->channels = 3;
+    h->out_dtype = L->host_dtype;
+    h->out_layout = L->host_layout;
+    feed__convert_params(L->o.mean, L->o.std, h->conv_scale, h->conv_bias);
+    h->seed = L->o.seed;
+    h->bad_policy = L->o.bad_policy;
+    h->max_retries = L->o.max_retries;
+    h->reader = L->o.reader;
+    h->max_file_bytes = L->o.max_file_bytes;
+    h->dataset_size = L->ix.hdr->count;
+    feed__xform *x = &h->xform;
+    x->out_h = L->o.height;
+    x->out_w = L->o.width;
+    x->mode = L->o.augment;
+    x->resize_shorter = L->o.resize_shorter;
+    x->scale_min = L->o.scale_min, x->scale_max = L->o.scale_max;
+    x->ratio_min = L->o.ratio_min, x->ratio_max = L->o.ratio_max;
+    x->flip_p = L->o.augment == FEED_AUGMENT_TRAIN ? L->o.flip_p : 0;
+    x->rotate_deg = L->o.rotate_deg;
+    x->fill[0] = (uint8_t)(L->o.fill >> 16), x->fill[1] = (uint8_t)(L->o.fill >> 8);
+    x->fill[2] = (uint8_t)L->o.fill;
+    x->brightness = L->o.brightness, x->contrast = L->o.contrast;
+    x->saturation = L->o.saturation, x->hue = L->o.hue;
+    x->grayscale_p = L->o.grayscale_p;
+    x->exif = L->o.exif;
+    x->roi_decode = L->o.roi_decode;
+    x->max_pixels = L->o.max_pixels;
+
+    feed__device_config dc = {
+        .batch_size = L->o.batch_size,
+        .height = L->o.height,
+        .width = L->o.width,
+        .channels = 3,
+        .host_dtype = L->host_dtype,
+        .host_layout = L->host_layout,
+        .host_sample_bytes = sample_bytes,
+        .dtype = L->o.dtype,
+        .layout = L->o.layout,
+        .depth = L->o.device_prefetch,
+        .ordinal = ordinal,
+        .sync = L->o.sync,
+        .arena = L->arena.hdr,
+        .arena_bytes = L->arena.bytes,
+        .ring = L,
+        .wait_ready = ring_wait_ready,
+        .release_slot = ring_release_slot,
+    };
+    memcpy(dc.mean, L->o.mean, sizeof dc.mean);
+    memcpy(dc.std, L->o.std, sizeof dc.std);
+    if ((st = L->dev->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
+        goto fail;
+    L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
+
+    set_base(L, 0, L->o.start_epoch, 0);
+    for (uint32_t i = 0; i < L->o.prefetch; i++)
+        assign_locked(L, i);
+    if ((st = feed__pool_start(&L->pool, h, L->arena.fd, L->ix.fd, L->o.workers, worker,
+                               L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
+        goto fail;
+    L->pool_started = 1;
+    if ((st = L->dev->start(L->dev_state, L->next_seq)) != FEED_OK) {
+        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev->name);
+        goto fail;
+    }
+    L->dev_started = 1;
+    *out = L;
+    return FEED_OK;
+fail:
+    feed_loader_destroy(L);
+    return st;
+}
+
+void feed_loader_destroy(feed_loader *L)
+{
+    if (!L)
+        return;
+    if (L->dev_started)
+        L->dev->stop(L->dev_state);
+    if (L->pool_started)
+        feed__pool_stop(&L->pool);
+    if (L->dev && L->dev_state)
+        L->dev->close(L->dev_state);
+    feed__arena_close(&L->arena);
+    feed__index_free(&L->ix);
+    feed__sampler_free(&L->sampler);
+    feed__free(L->ids);
+    feed__free(L->bad);
+    feed__free(L->badset);
+    pthread_mutex_destroy(&L->mu);
+    feed__free(L);
+}
+
+/* ---- delivery ------------------------------------------------------------------ */
+
+static void report_first_bad(feed_loader *L, const feed_batch *b)
+{
+    pthread_mutex_lock(&L->mu);
+    for (uint64_t i = L->nbad; i-- > 0;) {
+        const feed_bad_sample *s = &L->bad[i];
+        if (s->epoch == b->epoch && s->batch == b->index) {
+            set_error(L, "%s: %s (sample %llu, epoch %llu, batch %llu)", s->path, s->message,
+                      (unsigned long long)s->sample_id, (unsigned long long)s->epoch,
+                      (unsigned long long)s->batch);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&L->mu);
+}
+
+feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
+{
+    if (!L || !b || b->struct_size < sizeof(feed_batch))
+        return FEED_E_INVALID;
+    if (L->stashed) {
+        *b = L->stash;
+        L->stashed = 0;
+        return FEED_OK;
+    }
+    if (L->next_seq != L->eoe_seq) {
+        uint64_t e, i;
+        seq_position(L, L->next_seq, &e, &i);
+        if (i == 0 || L->next_seq == L->end_seq) {
+            L->eoe_seq = L->next_seq;
+            return FEED_END_OF_EPOCH;
+        }
+    }
+    if (L->next_seq >= L->end_seq)
+        return FEED_END_OF_DATA;
+    if (L->held >= L->max_held) {
+        set_error(L, "%u batches are held and not released (at most %u)", L->held, L->max_held);
+        return FEED_E_BUSY;
+    }
+    uint64_t t0 = feed__now_ns();
+    uint32_t size = b->struct_size;
+    memset(b, 0, sizeof *b);
+    b->struct_size = size;
+    feed_status st = L->dev->next(L->dev_state, L->next_seq, timeout_ms, b);
+    L->next_wait_ns += feed__now_ns() - t0;
+    if (st != FEED_OK)
+        return st;
+    L->next_seq++;
+    L->held++;
+    L->batches_delivered++;
+    L->samples_delivered += b->count;
+    if (b->bad) {
+        report_first_bad(L, b);
+        if (L->o.bad_policy == FEED_BAD_FAIL) {
+            L->stash = *b;
+            L->stashed = 1;
+            return FEED_E_DECODE;
+        }
+    }
+    return FEED_OK;
+}
+
+feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
+{
+    if (!L || !b || !L->held || b->handle >= L->next_seq) {
+        if (L)
+            set_error(L, "feed_batch_release: not a batch this loader has given out");
+        return FEED_E_INVALID;
+    }
+    feed_status st = L->dev->release(L->dev_state, b, stream);
+    L->held--;
+    b->handle = UINT64_MAX;
+    return st;
+}
+
+feed_status feed_batch_wait(feed_loader *L, const feed_batch *b, void *stream)
+{
+    if (!L || !b)
+        return FEED_E_INVALID;
+    return L->dev->wait(L->dev_state, b, stream);
+}
+
+/* ---- position ------------------------------------------------------------------- */
+
+uint64_t feed_loader_samples_per_epoch(const feed_loader *L)
+{
+    if (!L)
+        return 0;
+    uint64_t n = L->sampler.per_rank;
+    if (L->o.drop_last)
+        n = L->sampler.nbatches * L->o.batch_size;
+    return n;
+}
+
+uint64_t feed_loader_batches_per_epoch(const feed_loader *L)
+{
+    return L ? L->sampler.nbatches : 0;
+}
+
+uint32_t feed_loader_num_classes(const feed_loader *L)
+{
+    return L ? L->ix.hdr->nclasses : 0;
+}
+
+const char *feed_loader_class_name(const feed_loader *L, uint32_t i)
+{
+    if (!L || i >= L->ix.hdr->nclasses || !L->ix.hdr->named_classes)
+        return NULL; /* file lists have numbers, not names */
+    return feed__index_class(L->ix.hdr, i);
+}
+
+feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t *batch)
+{
+    if (!L || !epoch || !batch)
+        return FEED_E_INVALID;
+    uint64_t seq = L->stashed ? L->stash.handle : L->next_seq;
+    seq_position(L, seq, epoch, batch);
+    return FEED_OK;
+}
+
+feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
+{
+    if (!L)
+        return FEED_E_INVALID;
+    if (batch >= L->sampler.nbatches) {
+        set_error(L, "seek: batch %llu is past the %llu batches of an epoch", (unsigned long long)batch,
+                  (unsigned long long)L->sampler.nbatches);
+        return FEED_E_INVALID;
+    }
+    if (L->held) {
+        set_error(L, "seek: release the %u held batch%s first", L->held, L->held == 1 ? "" : "es");
+        return FEED_E_BUSY;
+    }
+    uint64_t ce, cb;
+    feed_loader_position(L, &ce, &cb);
+    if (ce == epoch && cb == batch && !L->stashed)
+        return FEED_OK; /* already there: keep what the ring has */
+    L->stashed = 0;
+    L->dev->stop(L->dev_state);
+    L->dev_started = 0;
+    feed__arena_hdr *h = L->arena.hdr;
+    /* Take every slot out of circulation; wait for samples in flight. */
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        for (;;) {
+            uint32_t seen = atomic_load(&h->done_seq);
+            if (feed__ring_drain(h, i) == 0)
+                break;
+            char msg[512];
+            feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
+            if (st != FEED_OK) {
+                set_error(L, "%s", msg);
+                return st;
+            }
+            feed__futex_wait(&h->done_seq, seen, 100000000ll);
+        }
+    }
+    uint64_t seq = L->next_seq + h->nslots; /* fresh numbers: no stale slot matches */
+    pthread_mutex_lock(&L->mu);
+    set_base(L, seq, epoch, batch);
+    for (uint32_t i = 0; i < h->nslots; i++)
+        assign_locked(L, seq + i);
+    pthread_mutex_unlock(&L->mu);
+    feed_status st = L->dev->start(L->dev_state, seq);
+    if (st == FEED_OK)
+        L->dev_started = 1;
+    return st;
+}
+
+/* ---- errors and stats ------------------------------------------------------------- */
+
+const char *feed_loader_last_error(const feed_loader *L)
+{
+    return L ? L->last_error : "";
+}
+
+uint64_t feed_loader_bad_count(const feed_loader *L)
+{
+    if (!L)
+        return 0;
+    pthread_mutex_lock((pthread_mutex_t *)&L->mu);
+    uint64_t n = L->nbad;
+    pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
+    return n;
+}
+
+feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sample *out)
+{
+    if (!L || !out)
+        return FEED_E_INVALID;
+    feed_status st = FEED_E_INVALID;
+    pthread_mutex_lock((pthread_mutex_t *)&L->mu);
+    if (i < L->nbad) {
+        *out = L->bad[i];
+        st = FEED_OK;
+    }
+    pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
+    return st;
+}
+
+feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
+{
+    if (!L || !s || s->struct_size < sizeof(feed_stats))
+        return FEED_E_INVALID;
+    feed_loader *M = (feed_loader *)L;
+    feed__arena_hdr *h = L->arena.hdr;
+    memset(s, 0, sizeof *s);
+    s->struct_size = sizeof *s;
+    s->workers = L->o.workers;
+    s->batches_delivered = L->batches_delivered;
+    s->samples_delivered = L->samples_delivered;
+    s->next_wait_ns = L->next_wait_ns;
+    s->ring_slots = h->nslots;
+    s->ring_ready = feed__ring_ready_count(h);
+
+    feed__pool *p = &M->pool;
+    pthread_mutex_lock(&p->mu);
+    s->worker_restarts = p->restarts;
+    s->worker_hangs = p->hangs;
+    s->samples_redone = p->redone;
+    s->read_ns = p->acc_read_ns, s->decode_ns = p->acc_decode_ns;
+    s->augment_ns = p->acc_augment_ns, s->convert_ns = p->acc_convert_ns;
+    s->read_bytes = p->acc_read_bytes;
+    pthread_mutex_unlock(&p->mu);
+    int kinds = 0;
+    for (uint32_t i = 0; i < L->o.workers; i++) {
+        feed__worker_rec *r = &h->workers[i];
+        s->read_ns += atomic_load_explicit(&r->read_ns, memory_order_relaxed);
+        s->decode_ns += atomic_load_explicit(&r->decode_ns, memory_order_relaxed);
+        s->augment_ns += atomic_load_explicit(&r->augment_ns, memory_order_relaxed);
+        s->convert_ns += atomic_load_explicit(&r->convert_ns, memory_order_relaxed);
+        s->read_bytes += atomic_load_explicit(&r->read_bytes, memory_order_relaxed);
+        if (atomic_load(&r->state) == FEED_WREC_RUNNING)
+            kinds |= 1 << (atomic_load(&r->reader_kind) ? 1 : 0);
+    }
+    strcpy(s->reader, kinds == 3 ? "mixed" : kinds == 2 ? "io_uring" : kinds == 1 ? "pread" : "none");
+    pthread_mutex_lock(&M->mu);
+    s->samples_bad = L->samples_bad;
+    pthread_mutex_unlock(&M->mu);
+    L->dev->stats(L->dev_state, s);
+    return FEED_OK;
+}
+
+/* ---- test hooks (not exported) ----------------------------------------------------- */
+
+
+pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i)
+{
+    return feed__pool_pid(&L->pool, i);
+}
+
+
+const feed__xform *feed__loader_xform(feed_loader *L)
+{
+    return &L->arena.hdr->xform;
+}

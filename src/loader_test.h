@@ -1,0 +1,15 @@
+/* loader_test.h - internal hooks the tests use (not exported from libfeed.so). */
+#ifndef FEED_LOADER_TEST_H
+#define FEED_LOADER_TEST_H
+
+#include <sys/types.h>
+
+#include "feed.h"
+#include "image.h"
+
+/* pid of worker i now (0 if none). */
+pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i);
+/* The transform the workers apply. */
+const feed__xform *feed__loader_xform(feed_loader *L);
+
+#endif

@@ -1,0 +1,369 @@
+/*
+ * options.c - defaults, "key=value" parsing and validation of feed_options.
+ *
+ * One table names every option once: its key, type, field and (for enums)
+ * the accepted words. feed_options_set() parses from it; the Python binding
+ * and the command-line tools use text keys only, so they never depend on the
+ * struct layout.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+#include "options.h"
+
+enum opt_type { T_U32, T_U64, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
+
+typedef struct opt_def {
+    const char *key;
+    enum opt_type type;
+    size_t offset;
+    size_t size;                 /* T_STR: buffer size */
+    const char *const *words;    /* T_ENUM: NULL-terminated, index = value */
+} opt_def;
+
+static const char *const augment_words[] = {"none", "val", "train", NULL};
+static const char *const dtype_words[] = {"uint8", "float32", "float16", "bfloat16", NULL};
+static const char *const layout_words[] = {"hwc", "chw", NULL};
+static const char *const policy_words[] = {"replace", "fail", NULL};
+static const char *const reader_words[] = {"auto", "uring", "pread", NULL};
+
+#define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
+#define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
+
+static const opt_def defs[] = {
+    OPT("source", T_STR, source),
+    OPT("file_list", T_STR, file_list),
+    OPT("batch_size", T_U32, batch_size),
+    OPT("shuffle", T_BOOL, shuffle),
+    OPT("drop_last", T_BOOL, drop_last),
+    OPT("seed", T_U64, seed),
+    OPT("epochs", T_U32, epochs),
+    OPT("start_epoch", T_U32, start_epoch),
+    OPT("rank", T_U32, rank),
+    OPT("world_size", T_U32, world_size),
+    OPT("workers", T_U32, workers),
+    OPT("prefetch", T_U32, prefetch),
+    OPT("height", T_U32, height),
+    OPT("width", T_U32, width),
+    OPTE("augment", augment, augment_words),
+    OPT("resize_shorter", T_U32, resize_shorter),
+    OPT("scale_min", T_F32, scale_min),
+    OPT("scale_max", T_F32, scale_max),
+    OPT("ratio_min", T_F32, ratio_min),
+    OPT("ratio_max", T_F32, ratio_max),
+    OPT("flip_p", T_F32, flip_p),
+    OPT("rotate_deg", T_F32, rotate_deg),
+    OPT("fill", T_HEX, fill),
+    OPT("brightness", T_F32, brightness),
+    OPT("contrast", T_F32, contrast),
+    OPT("saturation", T_F32, saturation),
+    OPT("hue", T_F32, hue),
+    OPT("grayscale_p", T_F32, grayscale_p),
+    OPT("exif", T_BOOL, exif),
+    OPT("roi_decode", T_BOOL, roi_decode),
+    OPTE("dtype", dtype, dtype_words),
+    OPTE("layout", layout, layout_words),
+    OPT("mean", T_RGB, mean),
+    OPT("std", T_RGB, std),
+    OPT("device", T_STR, device),
+    OPT("device_prefetch", T_U32, device_prefetch),
+    OPT("sync", T_BOOL, sync),
+    OPTE("bad_policy", bad_policy, policy_words),
+    OPT("max_retries", T_U32, max_retries),
+    OPT("sample_timeout_ms", T_U32, sample_timeout_ms),
+    OPT("max_pixels", T_U64, max_pixels),
+    OPT("max_file_bytes", T_U64, max_file_bytes),
+    OPTE("reader", reader, reader_words),
+    OPT("worker_path", T_STR, worker_path),
+};
+
+/* The fields of the first released layout; a smaller struct_size is refused. */
+#define FEED_OPTIONS_MIN_SIZE (offsetof(feed_options, worker_path) + FEED_PATH_MAX)
+
+static void set_defaults(feed_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->version = FEED_VERSION_NUMBER;
+    o->batch_size = 32;
+    o->shuffle = 1;
+    o->world_size = 1;
+    o->workers = 2;
+    o->prefetch = 4;
+    o->height = 224;
+    o->width = 224;
+    o->augment = FEED_AUGMENT_VAL;
+    o->resize_shorter = 256;
+    o->scale_min = 0.08f;
+    o->scale_max = 1.0f;
+    o->ratio_min = 3.0f / 4.0f;
+    o->ratio_max = 4.0f / 3.0f;
+    o->flip_p = 0.5f;
+    o->exif = 1;
+    o->roi_decode = 1;
+    o->dtype = FEED_DTYPE_UINT8;
+    o->layout = FEED_OPT_LAYOUT_DEFAULT;
+    o->mean[0] = 0.485f, o->mean[1] = 0.456f, o->mean[2] = 0.406f;
+    o->std[0] = 0.229f, o->std[1] = 0.224f, o->std[2] = 0.225f;
+    strcpy(o->device, "auto");
+    o->device_prefetch = 3;
+    o->bad_policy = FEED_BAD_REPLACE;
+    o->max_retries = 2;
+    o->sample_timeout_ms = 30000;
+    o->max_pixels = 100u * 1000u * 1000u;
+    o->max_file_bytes = 256u << 20;
+    o->reader = FEED_READER_AUTO;
+}
+
+feed_status feed_options_init(feed_options *opts, size_t struct_size)
+{
+    if (!opts || struct_size < FEED_OPTIONS_MIN_SIZE)
+        return FEED_E_INVALID;
+    feed_options d;
+    set_defaults(&d);
+    d.struct_size = (uint32_t)(struct_size < sizeof d ? struct_size : sizeof d);
+    memcpy(opts, &d, d.struct_size);
+    return FEED_OK;
+}
+
+feed_status feed__options_copy(feed_options *dst, const feed_options *src, char *err, size_t errlen)
+{
+    set_defaults(dst);
+    if (!src)
+        return feed__err(FEED_E_INVALID, err, errlen, "options: NULL (use feed_options_init)");
+    if (src->struct_size < FEED_OPTIONS_MIN_SIZE)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "options: struct_size %u is too small; call feed_options_init(&o, sizeof o)",
+                         src->struct_size);
+    size_t n = src->struct_size < sizeof *dst ? src->struct_size : sizeof *dst;
+    memcpy(dst, src, n);
+    dst->struct_size = sizeof *dst;
+    return FEED_OK;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+    errno = 0;
+    if (*s == '-' || !*s)
+        return -1;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_f32(const char *s, float *out)
+{
+    char *end;
+    errno = 0;
+    if (!*s)
+        return -1;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v))
+        return -1;
+    *out = (float)v;
+    return 0;
+}
+
+static int parse_bool(const char *s, uint32_t *out)
+{
+    static const char *const yes[] = {"1", "true", "yes", "on"};
+    static const char *const no[] = {"0", "false", "no", "off"};
+    for (size_t i = 0; i < 4; i++) {
+        if (!strcasecmp(s, yes[i]))
+            return *out = 1, 0;
+        if (!strcasecmp(s, no[i]))
+            return *out = 0, 0;
+    }
+    return -1;
+}
+
+feed_status feed_options_set(feed_options *o, const char *key, const char *value, char *err,
+                             size_t errlen)
+{
+    if (!o || !key || !value)
+        return feed__err(FEED_E_INVALID, err, errlen, "options: NULL argument");
+    const opt_def *d = NULL;
+    for (size_t i = 0; i < FEED_ARRAY_SIZE(defs); i++)
+        if (!strcmp(defs[i].key, key))
+            d = &defs[i];
+    if (!d)
+        return feed__err(FEED_E_INVALID, err, errlen, "options: unknown key '%s'", key);
+    if (d->offset + d->size > o->struct_size)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "options: '%s' is past this caller's struct_size", key);
+    char *field = (char *)o + d->offset;
+    uint64_t u;
+    uint32_t b;
+    float f;
+    switch (d->type) {
+    case T_U32:
+        if (parse_u64(value, &u) || u > UINT32_MAX)
+            goto bad;
+        *(uint32_t *)field = (uint32_t)u;
+        break;
+    case T_U64:
+        if (parse_u64(value, &u))
+            goto bad;
+        *(uint64_t *)field = u;
+        break;
+    case T_F32:
+        if (parse_f32(value, &f))
+            goto bad;
+        *(float *)field = f;
+        break;
+    case T_BOOL:
+        if (parse_bool(value, &b))
+            goto bad;
+        *(uint32_t *)field = b;
+        break;
+    case T_STR:
+        if (strlen(value) >= d->size)
+            return feed__err(FEED_E_INVALID, err, errlen, "options: '%s' is too long (max %zu)",
+                             key, d->size - 1);
+        strcpy(field, value);
+        break;
+    case T_ENUM:
+        for (uint32_t i = 0; d->words[i]; i++)
+            if (!strcasecmp(value, d->words[i])) {
+                *(uint32_t *)field = i;
+                return FEED_OK;
+            }
+        goto bad;
+    case T_RGB: {
+        float v[3];
+        char buf[128];
+        if (strlen(value) >= sizeof buf)
+            goto bad;
+        strcpy(buf, value);
+        char *save = NULL, *tok = strtok_r(buf, ":/ ", &save);
+        int n = 0;
+        for (; tok && n < 3; tok = strtok_r(NULL, ":/ ", &save))
+            if (parse_f32(tok, &v[n++]))
+                goto bad;
+        if (n != 3 || tok)
+            goto bad;
+        memcpy(field, v, sizeof v);
+        break;
+    }
+    case T_HEX: {
+        const char *s = value[0] == '#' ? value + 1 : value;
+        char *end;
+        errno = 0;
+        unsigned long v = strtoul(s, &end, 16);
+        if (errno || *end || !*s || v > 0xffffff)
+            goto bad;
+        *(uint32_t *)field = (uint32_t)v;
+        break;
+    }
+    }
+    return FEED_OK;
+bad:
+    if (d->type == T_ENUM) {
+        char words[128] = "";
+        for (uint32_t i = 0; d->words[i]; i++) {
+            strncat(words, i ? "|" : "", sizeof words - strlen(words) - 1);
+            strncat(words, d->words[i], sizeof words - strlen(words) - 1);
+        }
+        return feed__err(FEED_E_INVALID, err, errlen, "options: %s='%s': expected one of %s", key,
+                         value, words);
+    }
+    static const char *const what[] = {"an unsigned 32-bit integer", "an unsigned integer",
+                                       "a number", "true/false", "text", "", "three numbers r:g:b",
+                                       "a hex colour RRGGBB"};
+    return feed__err(FEED_E_INVALID, err, errlen, "options: %s='%s': expected %s", key, value,
+                     what[d->type]);
+}
+
+feed_status feed_options_parse(feed_options *o, const char *text, char *err, size_t errlen)
+{
+    if (!o || !text)
+        return feed__err(FEED_E_INVALID, err, errlen, "options: NULL argument");
+    size_t n = strlen(text);
+    char *buf = feed__malloc(n + 1);
+    if (!buf)
+        return feed__err(FEED_E_NOMEM, err, errlen, "options: out of memory");
+    memcpy(buf, text, n + 1);
+    feed_status st = FEED_OK;
+    char *save = NULL;
+    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+        while (*item == ' ')
+            item++;
+        if (!*item)
+            continue;
+        char *eq = strchr(item, '=');
+        if (!eq) {
+            st = feed__err(FEED_E_INVALID, err, errlen, "options: '%s' is not key=value", item);
+            break;
+        }
+        *eq = 0;
+        if ((st = feed_options_set(o, item, eq + 1, err, errlen)) != FEED_OK)
+            break;
+    }
+    feed__free(buf);
+    return st;
+}
+
+feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
+{
+#define REQUIRE(cond, ...) \
+    do {                   \
+        if (!(cond))       \
+            return feed__err(FEED_E_INVALID, err, errlen, "options: " __VA_ARGS__); \
+    } while (0)
+    REQUIRE(o->source[0] || o->file_list[0], "source is empty: give an ImageFolder root or a file_list");
+    REQUIRE(o->batch_size >= 1 && o->batch_size <= FEED_MAX_BATCH,
+            "batch_size=%u must be in 1..%u", o->batch_size, FEED_MAX_BATCH);
+    REQUIRE(o->workers >= 1 && o->workers <= FEED_MAX_WORKERS, "workers=%u must be in 1..%u",
+            o->workers, FEED_MAX_WORKERS);
+    REQUIRE(o->prefetch >= 2 && o->prefetch <= 1024, "prefetch=%u must be in 2..1024", o->prefetch);
+    REQUIRE(o->height >= 1 && o->width >= 1 && o->height <= 8192 && o->width <= 8192,
+            "height=%u width=%u must be in 1..8192", o->height, o->width);
+    REQUIRE(o->world_size >= 1, "world_size must be >= 1");
+    REQUIRE(o->rank < o->world_size, "rank=%u must be < world_size=%u", o->rank, o->world_size);
+    REQUIRE(o->augment <= FEED_AUGMENT_TRAIN, "augment=%u unknown", o->augment);
+    REQUIRE(o->augment != FEED_AUGMENT_VAL ||
+                (o->resize_shorter >= o->height && o->resize_shorter >= o->width) ||
+                o->resize_shorter == 0,
+            "resize_shorter=%u is smaller than the crop %ux%u", o->resize_shorter, o->height,
+            o->width);
+    REQUIRE(o->scale_min > 0 && o->scale_min <= o->scale_max && o->scale_max <= 1.0f,
+            "need 0 < scale_min <= scale_max <= 1 (got %g, %g)", o->scale_min, o->scale_max);
+    REQUIRE(o->ratio_min > 0 && o->ratio_min <= o->ratio_max,
+            "need 0 < ratio_min <= ratio_max (got %g, %g)", o->ratio_min, o->ratio_max);
+    REQUIRE(o->flip_p >= 0 && o->flip_p <= 1, "flip_p=%g must be in [0, 1]", o->flip_p);
+    REQUIRE(o->grayscale_p >= 0 && o->grayscale_p <= 1, "grayscale_p=%g must be in [0, 1]",
+            o->grayscale_p);
+    REQUIRE(o->rotate_deg >= 0 && o->rotate_deg <= 180, "rotate_deg=%g must be in [0, 180]",
+            o->rotate_deg);
+    REQUIRE(o->brightness >= 0 && o->contrast >= 0 && o->saturation >= 0,
+            "brightness/contrast/saturation must be >= 0");
+    REQUIRE(o->hue >= 0 && o->hue <= 0.5f, "hue=%g must be in [0, 0.5]", o->hue);
+    REQUIRE(o->fill <= 0xffffff, "fill must be 0xRRGGBB");
+    REQUIRE(o->dtype <= FEED_DTYPE_BFLOAT16, "dtype=%u unknown", o->dtype);
+    if (o->layout == FEED_OPT_LAYOUT_DEFAULT)
+        o->layout = o->dtype == FEED_DTYPE_UINT8 ? FEED_LAYOUT_HWC : FEED_LAYOUT_CHW;
+    REQUIRE(o->layout <= FEED_LAYOUT_CHW, "layout=%u unknown", o->layout);
+    for (int c = 0; c < 3; c++)
+        REQUIRE(o->std[c] > 0 && isfinite(o->mean[c]), "std must be > 0 and mean finite");
+    REQUIRE(o->device_prefetch >= 1 && o->device_prefetch <= 64,
+            "device_prefetch=%u must be in 1..64", o->device_prefetch);
+    REQUIRE(o->bad_policy <= FEED_BAD_FAIL, "bad_policy=%u unknown", o->bad_policy);
+    REQUIRE(o->max_retries <= 100, "max_retries=%u must be <= 100", o->max_retries);
+    REQUIRE(o->max_pixels >= 1, "max_pixels must be >= 1");
+    REQUIRE(o->max_file_bytes >= 1, "max_file_bytes must be >= 1");
+    REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown", o->reader);
+    REQUIRE(memchr(o->source, 0, sizeof o->source) && memchr(o->file_list, 0, sizeof o->file_list) &&
+                memchr(o->device, 0, sizeof o->device) &&
+                memchr(o->worker_path, 0, sizeof o->worker_path),
+            "a text option is not NUL-terminated");
+#undef REQUIRE
+    return FEED_OK;
+}

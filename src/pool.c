@@ -1,0 +1,413 @@
+/* pool.c - spawn, supervise, respawn and shut down the worker processes. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "pool.h"
+#include "ring.h"
+
+extern char **environ;
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+/* Deaths in a row without a single sample completed before the pool gives
+ * up: a broken install or a poisoned environment, not a bad sample (those
+ * are quarantined after max_retries). */
+#define FEED_BARREN_DEATH_LIMIT 32u
+#define FEED_START_FAILURE_LIMIT 3u
+
+static int try_path(char *out, size_t outlen, const char *path)
+{
+    if (!path || !*path || access(path, X_OK) != 0)
+        return 0;
+    if (!realpath(path, out)) {
+        if (strlen(path) >= outlen)
+            return 0;
+        strcpy(out, path);
+    }
+    return 1;
+}
+
+feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t outlen, char *err,
+                                   size_t errlen)
+{
+    if (explicit_path && *explicit_path) {
+        if (try_path(out, outlen, explicit_path))
+            return FEED_OK;
+        return feed__err(FEED_E_RESOURCE, err, errlen, "worker_path %s is not an executable file: %s",
+                         explicit_path, strerror(errno));
+    }
+    if (try_path(out, outlen, getenv("FEED_WORKER")))
+        return FEED_OK;
+    Dl_info info;
+    char dir[PATH_MAX] = "";
+    if (dladdr((void *)feed__pool_find_worker, &info) && info.dli_fname) {
+        char tmp[PATH_MAX];
+        if (realpath(info.dli_fname, tmp)) {
+            char *slash = strrchr(tmp, '/');
+            if (slash) {
+                *slash = 0;
+                snprintf(dir, sizeof dir, "%s", tmp);
+            }
+        }
+    }
+    static const char *const rel[] = {"/feed-worker", "/../bin/feed-worker",
+                                      "/../libexec/libfeed/feed-worker"};
+    char cand[PATH_MAX + 64];
+    for (size_t i = 0; dir[0] && i < FEED_ARRAY_SIZE(rel); i++) {
+        snprintf(cand, sizeof cand, "%s%s", dir, rel[i]);
+        if (try_path(out, outlen, cand))
+            return FEED_OK;
+    }
+    if (try_path(out, outlen, FEED_LIBEXECDIR "/feed-worker"))
+        return FEED_OK;
+    return feed__err(FEED_E_RESOURCE, err, errlen,
+                     "cannot find the feed-worker executable (looked next to %s and in %s); set "
+                     "worker_path or FEED_WORKER",
+                     dir[0] ? dir : "the library", FEED_LIBEXECDIR);
+}
+
+static void describe_exit(int status, char *buf, size_t len)
+{
+    if (WIFSIGNALED(status))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else
+        snprintf(buf, len, "ended (status 0x%x)", status);
+}
+
+/* Spawns worker i. Called on the supervisor thread with p->mu held. */
+static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
+{
+    feed__worker_rec *rec = &p->h->workers[i];
+    atomic_store(&rec->state, FEED_WREC_STARTING);
+    atomic_store(&rec->busy_since_ns, 0);
+    char idbuf[16], ppbuf[24];
+    snprintf(idbuf, sizeof idbuf, "%u", i);
+    snprintf(ppbuf, sizeof ppbuf, "%ld", (long)p->parent);
+    char *argv[] = {p->worker_path, "--id", idbuf, "--parent", ppbuf, NULL};
+
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p->arena_fd, 3);
+    posix_spawn_file_actions_adddup2(&fa, p->index_fd, 4);
+    posix_spawnattr_init(&at);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    /* Own process group: a terminal's Ctrl-C goes to the host, which then
+     * destroys the loader; workers do not die half-way on their own. */
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+    pid_t pid;
+    int e = posix_spawn(&pid, p->worker_path, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    if (e != 0) {
+        snprintf(msg, msglen, "cannot start worker %.300s: %s%s", p->worker_path, strerror(e),
+                 e == EAGAIN ? " (process limit: raise ulimit -u)" : "");
+        atomic_store(&rec->state, FEED_WREC_EMPTY);
+        return -1;
+    }
+    rec->pid = pid;
+    p->pids[i] = pid;
+    p->hung[i] = 0;
+    p->ever_ran[i] = 0;
+    p->pidfds[i] = -1;
+    if (p->use_pidfd) {
+        int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+        if (fd >= 0) {
+            struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+            epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev);
+            p->pidfds[i] = fd;
+        }
+    }
+    return 0;
+}
+
+static void set_fatal(feed__pool *p, feed_status st, const char *msg)
+{
+    if (p->fatal == FEED_OK) {
+        p->fatal = st;
+        snprintf(p->fatal_msg, sizeof p->fatal_msg, "%s", msg);
+    }
+}
+
+/* Worker i has ended with status: account for it, hand its samples back,
+ * replace it. Supervisor thread, p->mu held. */
+static void handle_death(feed__pool *p, uint32_t i, int status)
+{
+    feed__arena_hdr *h = p->h;
+    feed__worker_rec *rec = &h->workers[i];
+    int ran = atomic_load(&rec->state) == FEED_WREC_RUNNING || p->ever_ran[i];
+    if (p->pidfds[i] >= 0) {
+        epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->pidfds[i], NULL);
+        close(p->pidfds[i]);
+        p->pidfds[i] = -1;
+    }
+    p->pids[i] = 0;
+    rec->pid = 0;
+    /* Keep the dead worker's counters. */
+    p->acc_read_ns += atomic_exchange(&rec->read_ns, 0);
+    p->acc_decode_ns += atomic_exchange(&rec->decode_ns, 0);
+    p->acc_augment_ns += atomic_exchange(&rec->augment_ns, 0);
+    p->acc_convert_ns += atomic_exchange(&rec->convert_ns, 0);
+    p->acc_read_bytes += atomic_exchange(&rec->read_bytes, 0);
+    p->acc_samples += atomic_exchange(&rec->samples_done, 0);
+    atomic_store(&rec->state, FEED_WREC_EMPTY);
+    if (p->stopping)
+        return;
+
+    p->redone += feed__ring_reclaim(h, i);
+    p->restarts++;
+    if (p->hung[i])
+        p->hangs++;
+
+    char how[128], msg[700];
+    describe_exit(status, how, sizeof how);
+    uint32_t done = atomic_load(&h->done_seq);
+    p->barren_deaths = done == p->last_done_seq ? p->barren_deaths + 1 : 1;
+    p->last_done_seq = done;
+    p->start_failures = ran ? 0 : p->start_failures + 1;
+    if (p->start_failures >= FEED_START_FAILURE_LIMIT) {
+        snprintf(msg, sizeof msg, "workers fail to start: %.250s %s (%u times in a row); see its stderr",
+                 p->worker_path, how, p->start_failures);
+        set_fatal(p, FEED_E_WORKER, msg);
+    } else if (p->barren_deaths >= FEED_BARREN_DEATH_LIMIT) {
+        snprintf(msg, sizeof msg, "workers keep dying without finishing a sample (%u in a row, last %s)",
+                 p->barren_deaths, how);
+        set_fatal(p, FEED_E_WORKER, msg);
+    } else if (spawn_worker(p, i, msg, sizeof msg) != 0) {
+        set_fatal(p, FEED_E_RESOURCE, msg);
+    }
+    feed__futex_bump(&h->done_seq); /* the consumer re-checks (and sees a fatal error) */
+    pthread_cond_broadcast(&p->cv);
+}
+
+static void reap(feed__pool *p, uint32_t i, int block)
+{
+    pid_t pid = p->pids[i];
+    if (!pid)
+        return;
+    int status = 0;
+    pid_t r = waitpid(pid, &status, block ? 0 : WNOHANG);
+    if (r == 0)
+        return;
+    if (r < 0 && errno != ECHILD)
+        return;
+    if (r < 0) /* someone else reaped it (SIGCHLD ignored): it is gone all the same */
+        status = 0;
+    handle_death(p, i, status);
+}
+
+static void check_hangs(feed__pool *p)
+{
+    if (!p->timeout_ms)
+        return;
+    uint64_t now = feed__now_ns(), limit = (uint64_t)p->timeout_ms * 1000000ull;
+    for (uint32_t i = 0; i < p->n; i++) {
+        if (!p->pids[i] || p->hung[i])
+            continue;
+        uint64_t since = atomic_load_explicit(&p->h->workers[i].busy_since_ns, memory_order_relaxed);
+        if (since && now > since && now - since > limit) {
+            p->hung[i] = 1;
+            kill(p->pids[i], SIGKILL);
+        }
+    }
+}
+
+static void *supervisor(void *arg)
+{
+    feed__pool *p = arg;
+    char msg[400];
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* host signals go to the host's threads */
+
+    pthread_mutex_lock(&p->mu);
+    for (uint32_t i = 0; i < p->n && p->fatal == FEED_OK; i++)
+        if (spawn_worker(p, i, msg, sizeof msg) != 0)
+            set_fatal(p, FEED_E_RESOURCE, msg);
+    p->started = 1;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+
+    int tick = -1;
+    if (p->timeout_ms)
+        tick = (int)(p->timeout_ms / 4 < 250 ? (p->timeout_ms / 4 ? p->timeout_ms / 4 : 1) : 250);
+    if (!p->use_pidfd)
+        tick = tick < 0 || tick > 20 ? 20 : tick;
+    for (;;) {
+        struct epoll_event evs[16];
+        int n = epoll_wait(p->epfd, evs, 16, tick);
+        pthread_mutex_lock(&p->mu);
+        if (p->stopping) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        for (int k = 0; k < n; k++)
+            if (evs[k].data.u32 != UINT32_MAX)
+                reap(p, evs[k].data.u32, 1);
+        if (!p->use_pidfd)
+            for (uint32_t i = 0; i < p->n; i++)
+                reap(p, i, 0);
+        for (uint32_t i = 0; i < p->n; i++)
+            if (p->pids[i] && !p->ever_ran[i] &&
+                atomic_load(&p->h->workers[i].state) == FEED_WREC_RUNNING)
+                p->ever_ran[i] = 1;
+        check_hangs(p);
+        pthread_mutex_unlock(&p->mu);
+    }
+
+    /* Stop: kill and reap every worker. They hold nothing that needs a
+     * graceful exit (the arena and index are the parent's). */
+    pthread_mutex_lock(&p->mu);
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->pids[i])
+            kill(p->pids[i], SIGKILL);
+    for (uint32_t i = 0; i < p->n; i++)
+        if (p->pids[i]) {
+            int status;
+            while (waitpid(p->pids[i], &status, 0) < 0 && errno == EINTR)
+                ;
+            handle_death(p, i, status);
+        }
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, int index_fd, uint32_t n,
+                             const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    p->h = h;
+    p->arena_fd = arena_fd;
+    p->index_fd = index_fd;
+    p->n = n;
+    p->timeout_ms = timeout_ms;
+    p->parent = getpid();
+    p->epfd = p->evfd = -1;
+    p->last_done_seq = UINT32_MAX;
+    snprintf(p->worker_path, sizeof p->worker_path, "%s", worker_path);
+    for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
+        p->pidfds[i] = -1;
+    pthread_mutex_init(&p->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&p->cv, &ca);
+    pthread_condattr_destroy(&ca);
+
+    p->epfd = epoll_create1(EPOLL_CLOEXEC);
+    p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (p->epfd < 0 || p->evfd < 0) {
+        feed_status st = feed__err(FEED_E_RESOURCE, err, errlen, "pool: epoll/eventfd: %s (raise ulimit -n)",
+                                   strerror(errno));
+        feed__pool_stop(p);
+        return st;
+    }
+    struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
+    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev);
+    int probe = (int)syscall(SYS_pidfd_open, getpid(), 0);
+    p->use_pidfd = probe >= 0;
+    if (probe >= 0)
+        close(probe);
+
+    int e = pthread_create(&p->thread, NULL, supervisor, p);
+    if (e != 0) {
+        feed__pool_stop(p);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "pool: cannot start a thread: %s", strerror(e));
+    }
+    p->thread_started = 1;
+
+    /* Wait until every worker runs, or the pool gives up. */
+    struct timespec dl;
+    clock_gettime(CLOCK_MONOTONIC, &dl);
+    dl.tv_sec += 60;
+    feed_status st = FEED_OK;
+    pthread_mutex_lock(&p->mu);
+    for (;;) {
+        if (p->fatal != FEED_OK) {
+            st = feed__err(p->fatal, err, errlen, "%s", p->fatal_msg);
+            break;
+        }
+        uint32_t running = 0;
+        for (uint32_t i = 0; i < n; i++)
+            running += atomic_load(&h->workers[i].state) == FEED_WREC_RUNNING;
+        if (p->started && running == n)
+            break;
+        /* Workers bump done_seq when they start; poll the records at a short
+         * interval meanwhile (start-up only). */
+        struct timespec now, step;
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if (now.tv_sec > dl.tv_sec || (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec)) {
+            st = feed__err(FEED_E_WORKER, err, errlen, "workers did not start within 60 s (%u of %u running)",
+                           running, n);
+            break;
+        }
+        step = now;
+        step.tv_nsec += 2000000;
+        if (step.tv_nsec >= 1000000000)
+            step.tv_sec++, step.tv_nsec -= 1000000000;
+        pthread_cond_timedwait(&p->cv, &p->mu, &step);
+    }
+    pthread_mutex_unlock(&p->mu);
+    if (st != FEED_OK)
+        feed__pool_stop(p);
+    return st;
+}
+
+void feed__pool_stop(feed__pool *p)
+{
+    if (p->thread_started) {
+        pthread_mutex_lock(&p->mu);
+        p->stopping = 1;
+        pthread_mutex_unlock(&p->mu);
+        uint64_t one = 1;
+        if (write(p->evfd, &one, sizeof one) < 0) {
+            /* cannot happen with a valid eventfd; the tick still ends the wait */
+        }
+        pthread_join(p->thread, NULL);
+        p->thread_started = 0;
+    }
+    if (p->epfd >= 0)
+        close(p->epfd);
+    if (p->evfd >= 0)
+        close(p->evfd);
+    p->epfd = p->evfd = -1;
+}
+
+feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen)
+{
+    pthread_mutex_lock(&p->mu);
+    feed_status st = p->fatal;
+    if (st != FEED_OK && msg)
+        snprintf(msg, msglen, "%s", p->fatal_msg);
+    pthread_mutex_unlock(&p->mu);
+    return st;
+}
+
+pid_t feed__pool_pid(feed__pool *p, uint32_t i)
+{
+    pthread_mutex_lock(&p->mu);
+    pid_t pid = i < p->n ? p->pids[i] : 0;
+    pthread_mutex_unlock(&p->mu);
+    return pid;
+}

@@ -1,0 +1,72 @@
+/*
+ * pool.h - start, supervise, replace and stop the worker processes.
+ *
+ * Workers are started with posix_spawn of the feed-worker executable (vfork +
+ * exec), never a bare fork: that is safe when the host process has other
+ * threads holding locks, or has initialised CUDA. Every spawn, including
+ * respawns after a crash, happens on the pool's supervisor thread, which
+ * lives as long as the pool: PR_SET_PDEATHSIG in the worker fires when the
+ * thread that spawned it ends, so it must not be a caller's thread.
+ *
+ * The supervisor waits on pidfds (epoll), so a death is noticed at once; it
+ * then reaps the worker, hands its claimed samples back to the ring, and
+ * starts a replacement. It also kills workers stuck on one sample longer
+ * than sample_timeout_ms.
+ */
+#ifndef FEED_POOL_H
+#define FEED_POOL_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "feed.h"
+#include "shm.h"
+
+typedef struct feed__pool {
+    feed__arena_hdr *h;
+    int arena_fd, index_fd;
+    uint32_t n;
+    uint32_t timeout_ms;
+    char worker_path[FEED_PATH_MAX];
+    pid_t parent;
+
+    pthread_t thread;
+    int thread_started;
+    int epfd, evfd;
+    int use_pidfd;
+
+    pthread_mutex_t mu; /* guards everything below and the arrays */
+    pthread_cond_t cv;
+    int started;        /* the supervisor has spawned the first workers */
+    int stopping;
+    pid_t pids[FEED_ARENA_MAX_WORKERS];
+    int pidfds[FEED_ARENA_MAX_WORKERS];
+    uint8_t hung[FEED_ARENA_MAX_WORKERS];
+    uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
+    uint64_t restarts, hangs, redone;
+    uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;
+    uint32_t start_failures;  /* consecutive deaths of workers that never ran */
+    uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
+    uint32_t last_done_seq;
+    feed_status fatal;
+    char fatal_msg[768];
+} feed__pool;
+
+/* Finds the feed-worker executable: explicit path, $FEED_WORKER, next to the
+ * library (., ../bin, ../libexec/libfeed), then the install libexec dir. */
+feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t outlen, char *err,
+                                   size_t errlen);
+
+/* Starts the supervisor and n workers; returns once all of them run (or
+ * fail to: the error says how the worker ended). */
+feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, int index_fd, uint32_t n,
+                             const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen);
+/* Kills and reaps every worker and stops the supervisor. Safe to call twice. */
+void feed__pool_stop(feed__pool *p);
+/* FEED_OK, or the async error that stopped the pool (message in msg). */
+feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
+/* For tests: pid of worker i (0 if none right now). */
+pid_t feed__pool_pid(feed__pool *p, uint32_t i);
+
+#endif

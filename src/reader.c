@@ -1,0 +1,417 @@
+/*
+ * reader.c - read whole files with io_uring where the kernel allows it, pread
+ * otherwise.
+ *
+ * The pread path is openat, fstat, pread until end of file, close: four system
+ * calls for a file that does not change while it is read. The io_uring path
+ * does the same work in two submissions: (openat + statx) and then (read, hard
+ * linked to close), so the file is closed by the kernel whatever the read
+ * returns. Anything unexpected there (a short read, a file that changed size
+ * between statx and read, EINTR/EAGAIN, a file of 1 GiB or more) makes that
+ * one file go through the pread path from scratch: the pread path is the one
+ * that handles every corner, the ring is only a faster route for the common
+ * case.
+ *
+ * End of file: a read asks for at least one byte more than the size stat gave.
+ * When it comes back short with the total exactly at that size, the file ended
+ * there and no extra read is spent to see 0. The only way to be fooled is a
+ * file that grows after stat *and* a short read that stops exactly at the old
+ * size; such a file is read as it was at stat time.
+ *
+ * A reader belongs to the process that created it (the ring is not shared
+ * across fork) and to one thread at a time.
+ */
+#include "reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <liburing.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* One io_uring read covers files below this; larger ones use pread. */
+#define READER_URING_MAX_READ (1u << 30)
+/* pread may move at most this much per call (Linux caps at 0x7ffff000). */
+#define READER_PREAD_MAX (1ull << 30)
+#define READER_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY)
+
+enum { UD_OPEN = 1, UD_STATX, UD_READ, UD_CLOSE };
+
+struct feed__reader {
+    int kind;
+    struct io_uring ring;
+    struct statx stx; /* the kernel writes here while the statx is in flight */
+};
+
+/* ---- the replaceable system calls ------------------------------------------ */
+
+static int sys_openat(int dirfd, const char *path, int flags, mode_t mode)
+{
+    return openat(dirfd, path, flags, mode);
+}
+
+static const feed__reader_syscalls real_calls = {sys_openat, pread, fstat, close};
+static feed__reader_syscalls sys = {sys_openat, pread, fstat, close};
+
+void feed__reader_test_syscalls(const feed__reader_syscalls *s)
+{
+    sys = real_calls;
+    if (!s)
+        return;
+    if (s->openat)
+        sys.openat = s->openat;
+    if (s->pread)
+        sys.pread = s->pread;
+    if (s->fstat)
+        sys.fstat = s->fstat;
+    if (s->close)
+        sys.close = s->close;
+}
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+static int io_error(int e, const char *op, int *sys_errno, char *msg, size_t msglen)
+{
+    char b[128];
+    if (sys_errno)
+        *sys_errno = e;
+    return feed__err(FEED_E_IO, msg, msglen, "%s: %s", op, strerror_r(e, b, sizeof b));
+}
+
+/* size: what stat said, or 0 for a file that grew past the limit while read. */
+static int too_large(uint64_t size, uint64_t max_bytes, int *sys_errno, char *msg, size_t msglen)
+{
+    if (sys_errno)
+        *sys_errno = 0;
+    if (!size)
+        return feed__err(FEED_E_TOO_LARGE, msg, msglen,
+                         "file grew past the limit of %llu bytes while being read",
+                         (unsigned long long)max_bytes);
+    return feed__err(FEED_E_TOO_LARGE, msg, msglen,
+                     "file is %llu bytes, over the limit of %llu bytes",
+                     (unsigned long long)size, (unsigned long long)max_bytes);
+}
+
+/* Non-regular files are refused: a directory with EISDIR as read(2) would,
+ * anything else (fifo, device, socket) with EINVAL. */
+static int check_type(mode_t mode, int *sys_errno, char *msg, size_t msglen)
+{
+    if (S_ISREG(mode))
+        return 0;
+    if (S_ISDIR(mode))
+        return io_error(EISDIR, "read", sys_errno, msg, msglen);
+    if (sys_errno)
+        *sys_errno = EINVAL;
+    return feed__err(FEED_E_IO, msg, msglen, "read: not a regular file");
+}
+
+/* Makes *cap >= need (need >= 1), rounded up to a page, never over limit
+ * unless need itself is. */
+static int ensure_cap(uint8_t **buf, size_t *cap, uint64_t need, uint64_t limit, int *sys_errno,
+                      char *msg, size_t msglen)
+{
+    if (*buf && *cap >= need)
+        return 0;
+    if (need > SIZE_MAX - 4096) {
+        if (sys_errno)
+            *sys_errno = ENOMEM;
+        return feed__err(FEED_E_NOMEM, msg, msglen, "out of memory (%llu bytes)",
+                         (unsigned long long)need);
+    }
+    uint64_t want = FEED_ALIGN_UP(need, 4096);
+    if (want > limit && limit >= need)
+        want = limit;
+    uint8_t *p = feed__realloc(*buf, (size_t)want);
+    if (!p) {
+        if (sys_errno)
+            *sys_errno = ENOMEM;
+        return feed__err(FEED_E_NOMEM, msg, msglen, "out of memory (%llu bytes)",
+                         (unsigned long long)want);
+    }
+    *buf = p;
+    *cap = (size_t)want;
+    return 0;
+}
+
+/* ---- the pread path ----------------------------------------------------------- */
+
+static int read_fd(int fd, uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
+                   int *sys_errno, char *msg, size_t msglen)
+{
+    struct stat st;
+    if (sys.fstat(fd, &st) < 0)
+        return io_error(errno, "stat", sys_errno, msg, msglen);
+    int rc = check_type(st.st_mode, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    uint64_t expect = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    if (expect > max_bytes)
+        return too_large(expect, max_bytes, sys_errno, msg, msglen);
+    /* Room for one byte more than the limit: reading it means over the limit. */
+    uint64_t limit = max_bytes < UINT64_MAX ? max_bytes + 1 : max_bytes;
+    rc = ensure_cap(buf, cap, expect + 1, limit, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    uint64_t total = 0;
+    for (;;) {
+        if (total == *cap) { /* the file grew past what stat said */
+            if (total >= limit)
+                return too_large(0, max_bytes, sys_errno, msg, msglen);
+            uint64_t grow = total + total / 2;
+            rc = ensure_cap(buf, cap, grow < limit ? grow : limit, limit, sys_errno, msg, msglen);
+            if (rc)
+                return rc;
+        }
+        size_t want = *cap - total;
+        if (want > READER_PREAD_MAX)
+            want = READER_PREAD_MAX;
+        ssize_t n = sys.pread(fd, *buf + total, want, (off_t)total);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return io_error(errno, "read", sys_errno, msg, msglen);
+        }
+        if (n == 0)
+            break;
+        total += (uint64_t)n;
+        if (total > max_bytes)
+            return too_large(0, max_bytes, sys_errno, msg, msglen);
+        if (total == expect && (size_t)n < want)
+            break;
+    }
+    *len = (size_t)total;
+    return 0;
+}
+
+static int read_pread(int dirfd, const char *path, uint64_t max_bytes, uint8_t **buf,
+                      size_t *cap, size_t *len, int *sys_errno, char *msg, size_t msglen)
+{
+    int fd;
+    do
+        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return io_error(errno, "open", sys_errno, msg, msglen);
+    int rc = read_fd(fd, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+    sys.close(fd); /* read-only: nothing to lose; never retried (Linux frees the fd anyway) */
+    return rc;
+}
+
+/* ---- the io_uring path --------------------------------------------------------- */
+
+#define RES_NONE INT32_MIN /* no completion came for this op */
+
+/*
+ * Submits the n queued ops and waits for the completions of those submitted,
+ * storing each result by user_data (RES_NONE where none came). Returns how
+ * many were submitted; *err is a negative errno if the ring itself failed
+ * (then the reader gives the ring up: what is left in it is discarded).
+ */
+static int uring_run(struct io_uring *ring, int n, int res[5], int *err)
+{
+    for (int i = 0; i < 5; i++)
+        res[i] = RES_NONE;
+    *err = 0;
+    int s;
+    do
+        s = io_uring_submit(ring);
+    while (s == -EINTR);
+    if (s < 0) {
+        *err = s;
+        return 0;
+    }
+    for (int i = 0; i < s; i++) {
+        struct io_uring_cqe *cqe;
+        int e;
+        do
+            e = io_uring_wait_cqe(ring, &cqe);
+        while (e == -EINTR);
+        if (e < 0) {
+            *err = e;
+            return s;
+        }
+        uint64_t ud = io_uring_cqe_get_data64(cqe);
+        if (ud >= UD_OPEN && ud <= UD_CLOSE)
+            res[ud] = cqe->res;
+        io_uring_cqe_seen(ring, cqe);
+    }
+    if (s < n)
+        *err = -EAGAIN;
+    return s;
+}
+
+/* The ring failed under us (not a file's error): from now on use pread. */
+static void uring_broken(feed__reader *r)
+{
+    io_uring_queue_exit(&r->ring);
+    r->kind = FEED__READER_KIND_PREAD;
+}
+
+/* Returns 0 or a status as feed__reader_read; 1 means "do this file with pread". */
+static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
+                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
+                      size_t msglen)
+{
+    struct io_uring *ring = &r->ring;
+    int res[5], err;
+
+    /* Unlinked: both run whatever the other does; statx by path is only a
+     * size hint (a file swapped in between makes the read disagree with it,
+     * and pread redoes that file with fstat on the fd). */
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    io_uring_prep_openat(sqe, dirfd, path, READER_OPEN_FLAGS, 0);
+    io_uring_sqe_set_data64(sqe, UD_OPEN);
+    sqe = io_uring_get_sqe(ring);
+    io_uring_prep_statx(sqe, dirfd, path, AT_STATX_SYNC_AS_STAT, STATX_TYPE | STATX_SIZE,
+                        &r->stx);
+    io_uring_sqe_set_data64(sqe, UD_STATX);
+    uring_run(ring, 2, res, &err);
+    if (err) {
+        if (res[UD_OPEN] >= 0)
+            close(res[UD_OPEN]);
+        uring_broken(r);
+        return 1;
+    }
+    int fd = res[UD_OPEN];
+    if (fd < 0)
+        return io_error(-fd, "open", sys_errno, msg, msglen);
+    if (res[UD_STATX] < 0) {
+        close(fd);
+        return 1;
+    }
+    uint64_t expect = r->stx.stx_size;
+    int rc = check_type(r->stx.stx_mode, sys_errno, msg, msglen);
+    if (!rc && expect > max_bytes)
+        rc = too_large(expect, max_bytes, sys_errno, msg, msglen);
+    if (!rc && expect >= READER_URING_MAX_READ)
+        rc = 1;
+    if (!rc) {
+        uint64_t limit = max_bytes < UINT64_MAX ? max_bytes + 1 : max_bytes;
+        rc = ensure_cap(buf, cap, expect + 1, limit, sys_errno, msg, msglen);
+    }
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+
+    unsigned want = *cap < READER_URING_MAX_READ ? (unsigned)*cap : READER_URING_MAX_READ;
+    sqe = io_uring_get_sqe(ring);
+    io_uring_prep_read(sqe, fd, *buf, want, 0);
+    io_uring_sqe_set_data64(sqe, UD_READ);
+    /* Hard link: the close runs even when the read fails or comes back short. */
+    sqe->flags |= IOSQE_IO_HARDLINK;
+    sqe = io_uring_get_sqe(ring);
+    io_uring_prep_close(sqe, fd);
+    io_uring_sqe_set_data64(sqe, UD_CLOSE);
+    int submitted = uring_run(ring, 2, res, &err);
+    if (err) {
+        /* Close it here only when the ring surely will not: nothing went in,
+         * or the read completed and the close never went in. Otherwise leak
+         * the fd rather than risk closing a number that was reused. */
+        if (submitted == 0 || (submitted == 1 && res[UD_READ] != RES_NONE))
+            close(fd);
+        uring_broken(r);
+        return 1;
+    }
+    if (res[UD_CLOSE] == -ECANCELED) /* never ran: the fd is still open */
+        close(fd);
+    int n = res[UD_READ];
+    if (n < 0) {
+        if (n == -EINTR || n == -EAGAIN || n == -ECANCELED)
+            return 1;
+        return io_error(-n, "read", sys_errno, msg, msglen);
+    }
+    if ((uint64_t)n == expect && (unsigned)n < want) {
+        *len = (size_t)n;
+        return 0;
+    }
+    return 1; /* short read, or the file changed size: pread does it from scratch */
+}
+
+/* ---- the interface ------------------------------------------------------------- */
+
+static int env_force_pread(void)
+{
+    const char *v = getenv("FEED_FORCE_PREAD");
+    return v && *v && strcmp(v, "0") != 0;
+}
+
+/* Can this process use io_uring for what we need? Sets up r->ring if so. */
+static int uring_probe(feed__reader *r)
+{
+    if (io_uring_queue_init(8, &r->ring, 0) < 0)
+        return 0; /* ENOSYS (seccomp, gVisor), EPERM (io_uring_disabled), ENOMEM (memlock) */
+    int ok = 0;
+    struct io_uring_probe *p = io_uring_get_probe_ring(&r->ring);
+    if (p) {
+        ok = io_uring_opcode_supported(p, IORING_OP_OPENAT) &&
+             io_uring_opcode_supported(p, IORING_OP_STATX) &&
+             io_uring_opcode_supported(p, IORING_OP_READ) &&
+             io_uring_opcode_supported(p, IORING_OP_CLOSE);
+        io_uring_free_probe(p);
+    }
+    if (ok) { /* a round trip through the ring, in case a sandbox lets setup pass only */
+        struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
+        io_uring_prep_nop(sqe);
+        io_uring_sqe_set_data64(sqe, UD_OPEN);
+        int res[5], err;
+        ok = uring_run(&r->ring, 1, res, &err) == 1 && !err && res[UD_OPEN] == 0;
+    }
+    if (!ok)
+        io_uring_queue_exit(&r->ring);
+    return ok;
+}
+
+feed__reader *feed__reader_create(uint32_t want)
+{
+    feed__reader *r = feed__calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->kind = FEED__READER_KIND_PREAD;
+    if (want != FEED_READER_PREAD && !env_force_pread() && uring_probe(r))
+        r->kind = FEED__READER_KIND_URING;
+    return r;
+}
+
+void feed__reader_destroy(feed__reader *r)
+{
+    if (!r)
+        return;
+    if (r->kind == FEED__READER_KIND_URING)
+        io_uring_queue_exit(&r->ring);
+    feed__free(r);
+}
+
+int feed__reader_kind(const feed__reader *r)
+{
+    return r->kind;
+}
+
+const char *feed__reader_kind_name(const feed__reader *r)
+{
+    return r->kind == FEED__READER_KIND_URING ? "io_uring" : "pread";
+}
+
+int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
+                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
+                      size_t msglen)
+{
+    *len = 0;
+    if (sys_errno)
+        *sys_errno = 0;
+    if (msg && msglen)
+        msg[0] = '\0';
+    int rc = 1;
+    if (r->kind == FEED__READER_KIND_URING)
+        rc = read_uring(r, dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+    if (rc == 1)
+        rc = read_pread(dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+    if (rc)
+        *len = 0;
+    return rc;
+}

@@ -1,0 +1,65 @@
+/*
+ * ring.h - the slot state machine and sample tickets (see the contract at the
+ * top of ring.c). Parent side: assign, ready, wait, reclaim. Worker side:
+ * claim, complete.
+ */
+#ifndef FEED_RING_H
+#define FEED_RING_H
+
+#include <stdint.h>
+
+#include "shm.h"
+
+static inline uint32_t feed__state(uint32_t gen, uint32_t owner)
+{
+    return (gen & 0xffffffu) << 8 | owner;
+}
+static inline uint32_t feed__state_owner(uint32_t s)
+{
+    return s & 0xffu;
+}
+
+/* ---- futexes on shared words (not FUTEX_PRIVATE: they cross processes) ---- */
+
+/* Sleeps while *w == expected, at most timeout_ns (< 0: for ever). Returns 0
+ * when woken or the value differed, ETIMEDOUT, or EINTR. */
+int feed__futex_wait(_Atomic uint32_t *w, uint32_t expected, int64_t timeout_ns);
+void feed__futex_wake(_Atomic uint32_t *w, int n);
+/* Bumps *w and wakes every sleeper. */
+void feed__futex_bump(_Atomic uint32_t *w);
+
+/* ---- parent ---- */
+
+/* Binds batch (seq, epoch, index) of count samples with dataset ids[] (and
+ * their labels) to slot i, which must hold no claims, and wakes the workers.
+ * Returns 0, or -1 if a worker still holds a sample of the slot (the caller
+ * waits on done_seq and tries again). */
+int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
+                      uint32_t count, const uint64_t *ids);
+/* Takes slot i out of circulation (no new claims). Returns 0 when no worker
+ * holds a sample of it any more, -1 if one still does (wait and call again). */
+int feed__ring_drain(feed__arena_hdr *h, uint32_t i);
+/* 1 if slot i holds batch seq and every sample of it is done. */
+int feed__ring_ready(const feed__arena_hdr *h, uint32_t i, uint64_t seq);
+/* Returns every sample held by worker w (0-based) to the pool, counting an
+ * attempt against each; a sample over max_retries attempts is poisoned (the
+ * next worker goes straight to a substitute). Returns the number reclaimed. */
+uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w);
+/* Number of slots whose batch is complete. */
+uint32_t feed__ring_ready_count(const feed__arena_hdr *h);
+
+/* ---- worker ---- */
+
+typedef struct feed__claim {
+    uint32_t slot, t, gen;
+} feed__claim;
+
+/* Claims one sample, oldest batch first. Returns 1 with *c set, 0 if there is
+ * no unclaimed sample right now. */
+int feed__ring_claim(feed__arena_hdr *h, uint32_t w, feed__claim *c);
+/* Marks a claimed sample done (its pixels, label, id and flags are written)
+ * and wakes the consumer if it waits. Returns 0, or -1 if the claim was taken
+ * away (never happens to a live worker). */
+int feed__ring_complete(feed__arena_hdr *h, uint32_t w, const feed__claim *c);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * shm.h - the shared arena: one memfd mapped MAP_SHARED by the parent and by
+ * every worker (each maps it from the fd itself; nothing relies on a mapping
+ * inherited through fork).
+ *
+ * Layout (all offsets from the arena's start; every live word is a C11
+ * atomic that lives in the memfd, so it works across processes):
+ *
+ *   feed__arena_hdr        geometry, transform, control words, worker records
+ *   slot 0 .. nslots-1     each slot_stride bytes, 4 KiB aligned:
+ *       feed__slot_hdr
+ *       states[B]          _Atomic uint32_t: gen << 8 | owner   (see ring.c)
+ *       recs[B]            feed__sample_rec
+ *       labels[B]          int32_t
+ *       ids[B]             uint64_t
+ *       flags[B]           uint8_t
+ *       pixels             B * sample_bytes, 4 KiB aligned
+ *
+ * The header begins with magic, layout version and sizes; a worker checks
+ * them on attach and refuses a layout it was not built for.
+ */
+#ifndef FEED_SHM_H
+#define FEED_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feed.h"
+#include "image.h"
+
+#define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
+#define FEED_ARENA_VERSION 1u
+#define FEED_ARENA_MAX_WORKERS 250u
+
+/* owner byte of a sample state word */
+#define FEED_OWNER_FREE 0u
+#define FEED_OWNER_DONE 255u
+
+/* slot phases */
+enum { FEED_SLOT_IDLE = 0, FEED_SLOT_ASSIGNING = 1, FEED_SLOT_FILLING = 2, FEED_SLOT_DRAINING = 3 };
+
+/* worker record states */
+enum { FEED_WREC_EMPTY = 0, FEED_WREC_STARTING = 1, FEED_WREC_RUNNING = 2 };
+
+typedef struct feed__worker_rec {
+    _Atomic uint32_t state;
+    int32_t pid;
+    _Atomic uint32_t reader_kind;   /* FEED__READER_KIND_* the worker got */
+    uint32_t pad;
+    _Atomic uint64_t busy_since_ns; /* CLOCK_MONOTONIC at claim; 0 when idle */
+    _Atomic uint64_t samples_done;
+    _Atomic uint64_t read_ns, decode_ns, augment_ns, convert_ns, read_bytes;
+    char pad2[40];
+} feed__worker_rec;
+
+typedef struct feed__sample_rec {
+    uint64_t sample_id;         /* parent: the dataset index asked for */
+    _Atomic uint32_t attempts;  /* parent: workers that died holding this sample */
+    _Atomic uint32_t subst_k;   /* substitute being tried (0 = the sample itself) */
+    _Atomic uint32_t poisoned;  /* parent: crashed too often; go straight to a substitute */
+    int32_t status;             /* worker: error of the original sample (0 = none) */
+    int32_t sys_errno;
+    uint32_t pad;
+    char message[200];
+} feed__sample_rec;
+
+typedef struct feed__slot_hdr {
+    _Atomic uint32_t phase;  /* FEED_SLOT_* */
+    _Atomic uint32_t gen;    /* bumped at every assignment; low 24 bits in the states */
+    _Atomic uint32_t ticket; /* next sample to claim (a hint: states decide) */
+    uint32_t count;          /* samples in this batch */
+    uint64_t seq, epoch, index;
+    char pad[24];
+} feed__slot_hdr;
+
+typedef struct feed__arena_hdr {
+    uint64_t magic;
+    uint32_t layout_version;
+    uint32_t hdr_bytes;
+    uint64_t total_bytes;
+    uint32_t nslots, batch_size, nworkers, channels;
+    uint64_t slot_stride, sample_bytes;
+    uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels; /* within a slot */
+    /* what the workers produce */
+    uint32_t out_dtype, out_layout;
+    float conv_scale[3], conv_bias[3];
+    uint64_t seed;
+    feed__xform xform;
+    uint32_t bad_policy, max_retries, reader, pad0;
+    uint64_t max_file_bytes;
+    uint64_t dataset_size;
+    /* control words, one cache line each */
+    _Alignas(64) _Atomic uint32_t work_seq;   /* bumped when there is new work */
+    _Alignas(64) _Atomic uint32_t done_seq;   /* bumped when a sample completes */
+    _Atomic uint32_t consumer_waiting;
+    _Alignas(64) _Atomic uint32_t shutdown;
+    _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
+} feed__arena_hdr;
+
+typedef struct feed__arena {
+    feed__arena_hdr *hdr;
+    size_t bytes;
+    int fd;
+} feed__arena;
+
+/* Geometry the loader asks for. */
+typedef struct feed__arena_geom {
+    uint32_t nslots, batch_size, nworkers;
+    uint64_t sample_bytes;
+} feed__arena_geom;
+
+/* Creates the memfd, sizes it, reserves every page up front (so a full
+ * /dev/shm is an error now, not a SIGBUS later) and maps it. */
+feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen);
+/* Maps an arena from fd and checks magic, version and sizes (workers). */
+feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen);
+void feed__arena_close(feed__arena *a);
+
+static inline char *feed__slot_base(const feed__arena_hdr *h, uint32_t i)
+{
+    return (char *)h + h->hdr_bytes + (uint64_t)i * h->slot_stride;
+}
+static inline feed__slot_hdr *feed__slot(const feed__arena_hdr *h, uint32_t i)
+{
+    return (feed__slot_hdr *)feed__slot_base(h, i);
+}
+static inline _Atomic uint32_t *feed__slot_states(const feed__arena_hdr *h, uint32_t i)
+{
+    return (_Atomic uint32_t *)(feed__slot_base(h, i) + h->off_states);
+}
+static inline feed__sample_rec *feed__slot_recs(const feed__arena_hdr *h, uint32_t i)
+{
+    return (feed__sample_rec *)(feed__slot_base(h, i) + h->off_recs);
+}
+static inline int32_t *feed__slot_labels(const feed__arena_hdr *h, uint32_t i)
+{
+    return (int32_t *)(feed__slot_base(h, i) + h->off_labels);
+}
+static inline uint64_t *feed__slot_ids(const feed__arena_hdr *h, uint32_t i)
+{
+    return (uint64_t *)(feed__slot_base(h, i) + h->off_ids);
+}
+static inline uint8_t *feed__slot_flags(const feed__arena_hdr *h, uint32_t i)
+{
+    return (uint8_t *)(feed__slot_base(h, i) + h->off_flags);
+}
+static inline uint8_t *feed__slot_pixels(const feed__arena_hdr *h, uint32_t i)
+{
+    return (uint8_t *)(feed__slot_base(h, i) + h->off_pixels);
+}
+
+#endif

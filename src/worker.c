@@ -1,0 +1,208 @@
+/*
+ * worker.c - the worker loop. One process, one sample at a time:
+ * claim -> read -> decode+augment (-> convert) straight into the slot ->
+ * complete. A bad sample is reported in its record and replaced by a
+ * deterministic substitute, so the batch keeps its shape.
+ *
+ * Test hooks (FEED_TEST_FAULT in the environment, for the fault tests only):
+ * "abort:SUB", "segv:SUB", "exit:SUB" or "hang:SUB" makes the worker abort,
+ * crash, exit(3) or hang on any sample whose path contains SUB; several may
+ * be given separated by ';'.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "convert.h"
+#include "image.h"
+#include "internal.h"
+#include "reader.h"
+#include "ring.h"
+#include "rng.h"
+#include "worker.h"
+
+uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n)
+{
+    if (n <= 1)
+        return id;
+    feed__rng r;
+    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
+    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
+    uint64_t s = feed__rng_below(&r, n - 1);
+    return s >= id ? s + 1 : s;
+}
+
+typedef struct wctx {
+    feed__arena_hdr *h;
+    const feed__index_hdr *ix;
+    uint32_t w;
+    feed__worker_rec *rec;
+    int rootfd;
+    feed__reader *reader;
+    feed__image_ctx *img;
+    uint8_t *buf; /* file bytes */
+    size_t cap;
+    uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
+    const char *fault;
+} wctx;
+
+static void maybe_fault(const wctx *c, const char *path)
+{
+    if (!c->fault)
+        return;
+    char spec[512];
+    snprintf(spec, sizeof spec, "%s", c->fault);
+    char *save = NULL;
+    for (char *it = strtok_r(spec, ";", &save); it; it = strtok_r(NULL, ";", &save)) {
+        char *colon = strchr(it, ':');
+        if (!colon || !colon[1])
+            continue;
+        *colon = 0;
+        if (!strstr(path, colon + 1))
+            continue;
+        if (!strcmp(it, "abort"))
+            abort();
+        if (!strcmp(it, "segv"))
+            raise(SIGSEGV);
+        if (!strcmp(it, "exit"))
+            _exit(3);
+        if (!strcmp(it, "hang"))
+            for (;;)
+                pause();
+    }
+}
+
+/* Reads and transforms dataset sample id into the slot. */
+static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
+                     char *msg, size_t msglen)
+{
+    feed__arena_hdr *h = c->h;
+    const char *path = feed__index_path(c->ix, id);
+    maybe_fault(c, path);
+    size_t len = 0;
+    uint64_t t0 = feed__now_ns();
+    int st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len,
+                               sys_errno, msg, msglen);
+    uint64_t t1 = feed__now_ns();
+    atomic_fetch_add_explicit(&c->rec->read_ns, t1 - t0, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
+    if (st != FEED_OK)
+        return st;
+    int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
+    feed__image_info info = {0};
+    st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
+                             direct ? out : c->scratch, &info, msg, msglen);
+    atomic_fetch_add_explicit(&c->rec->decode_ns, info.decode_ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&c->rec->augment_ns, info.augment_ns, memory_order_relaxed);
+    if (st != FEED_OK)
+        return st;
+    if (!direct) {
+        uint64_t t2 = feed__now_ns();
+        feed__convert_sample(c->scratch, h->xform.out_h, h->xform.out_w, h->out_dtype, h->out_layout,
+                             h->conv_scale, h->conv_bias, 0, out);
+        atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
+    }
+    if (info.flipped)
+        *flags |= FEED_SAMPLE_FLIPPED;
+    return FEED_OK;
+}
+
+static void process(wctx *c, const feed__claim *cl)
+{
+    feed__arena_hdr *h = c->h;
+    feed__slot_hdr *s = feed__slot(h, cl->slot);
+    feed__sample_rec *r = &feed__slot_recs(h, cl->slot)[cl->t];
+    uint64_t epoch = s->epoch;
+    uint64_t id = r->sample_id;
+    uint8_t *out = feed__slot_pixels(h, cl->slot) + (uint64_t)cl->t * h->sample_bytes;
+    uint8_t flags = 0;
+    uint64_t got = id;
+    int st = -1;
+    char msg[sizeof r->message];
+    int sys_errno = 0;
+
+    uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
+    if (k == 0 && !atomic_load_explicit(&r->poisoned, memory_order_relaxed)) {
+        msg[0] = 0;
+        st = do_sample(c, epoch, id, out, &flags, &sys_errno, msg, sizeof msg);
+        if (st != FEED_OK) {
+            r->status = st;
+            r->sys_errno = sys_errno;
+            snprintf(r->message, sizeof r->message, "%s", msg[0] ? msg : feed_strerror(st));
+        }
+    } else if (r->status == 0) {
+        uint32_t n = atomic_load_explicit(&r->attempts, memory_order_relaxed);
+        r->status = FEED_E_WORKER;
+        snprintf(r->message, sizeof r->message,
+                 "worker process died %u time%s on this sample (crash or hang); quarantined", n,
+                 n == 1 ? "" : "s");
+    }
+    if (st != FEED_OK) {
+        flags = FEED_SAMPLE_REPLACED;
+        for (k = k ? k : 1; k <= 64; k++) {
+            atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
+            got = feed__substitute(h->seed, epoch, id, k, h->dataset_size);
+            uint8_t f2 = 0;
+            if (do_sample(c, epoch, got, out, &f2, &sys_errno, msg, sizeof msg) == FEED_OK) {
+                flags |= f2;
+                st = FEED_OK;
+                break;
+            }
+        }
+        if (st != FEED_OK) { /* nothing decodes: deliver zeros, still flagged */
+            memset(out, 0, h->sample_bytes);
+            got = id;
+        }
+    }
+    feed__slot_labels(h, cl->slot)[cl->t] = feed__index_label(c->ix, got);
+    feed__slot_ids(h, cl->slot)[cl->t] = got;
+    feed__slot_flags(h, cl->slot)[cl->t] = flags;
+}
+
+int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
+{
+    wctx c = {.h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
+    c.fault = getenv("FEED_TEST_FAULT");
+    c.rootfd = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (c.rootfd < 0) {
+        fprintf(stderr, "feed-worker: cannot open dataset root %s: %s\n", ix->root, strerror(errno));
+        return 4;
+    }
+    c.reader = feed__reader_create(h->reader);
+    c.img = feed__image_ctx_create();
+    c.scratch = malloc((size_t)h->xform.out_h * h->xform.out_w * 3);
+    if (!c.reader || !c.img || !c.scratch) {
+        fprintf(stderr, "feed-worker: out of memory\n");
+        return 5;
+    }
+    atomic_store(&c.rec->reader_kind, (uint32_t)feed__reader_kind(c.reader));
+    atomic_store(&c.rec->state, FEED_WREC_RUNNING);
+    feed__futex_bump(&h->done_seq); /* the parent may wait for workers to start */
+
+    while (!atomic_load_explicit(&h->shutdown, memory_order_acquire)) {
+        uint32_t seen = atomic_load(&h->work_seq);
+        feed__claim cl;
+        if (!feed__ring_claim(h, w, &cl)) {
+            /* Nothing to do: sleep until the parent posts work. The timeout is
+             * only a backstop for a parent that vanished without SIGKILL
+             * reaching us (PR_SET_PDEATHSIG covers the normal case). */
+            feed__futex_wait(&h->work_seq, seen, 1000000000ll);
+            continue;
+        }
+        atomic_store_explicit(&c.rec->busy_since_ns, feed__now_ns(), memory_order_relaxed);
+        process(&c, &cl);
+        atomic_store_explicit(&c.rec->busy_since_ns, 0, memory_order_relaxed);
+        atomic_fetch_add_explicit(&c.rec->samples_done, 1, memory_order_relaxed);
+        feed__ring_complete(h, w, &cl);
+    }
+    free(c.scratch);
+    free(c.buf);
+    feed__image_ctx_destroy(c.img);
+    feed__reader_destroy(c.reader);
+    close(c.rootfd);
+    return 0;
+}

@@ -1,0 +1,21 @@
+/*
+ * worker.h - the worker loop: claim a sample, read, decode, augment, write
+ * into the slot, complete. Runs in the feed-worker process (worker_main.c);
+ * never in the parent.
+ */
+#ifndef FEED_WORKER_H
+#define FEED_WORKER_H
+
+#include <stdint.h>
+
+#include "index.h"
+#include "shm.h"
+
+/* Runs until the arena's shutdown word is set. Returns the exit code. */
+int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w);
+
+/* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
+ * different sample of the dataset (n > 1), the same for every worker. */
+uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n);
+
+#endif

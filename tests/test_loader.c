@@ -1,0 +1,374 @@
+/*
+ * test_loader.c - end to end: real worker processes over a generated dataset.
+ * Every sample of every epoch delivered exactly once with the right label
+ * and the right pixels (compared with an in-process reference decode), with
+ * 1, 2 and 4 workers; batches bitwise identical whatever the worker count;
+ * exact resume; clean destroy mid-epoch (no process, no shared memory left).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include "convert.h"
+#include "image.h"
+#include "index.h"
+#include "loader_test.h"
+#include "rng.h"
+#include "testutil.h"
+
+#define NIMG 45
+#define NCLASS 5
+#define BATCH 8
+#define SIDE 48
+
+static char *data;
+static feed__index ix; /* the test's own index of the dataset, for labels and paths */
+
+static int setup(void **state)
+{
+    data = tu_mkdtemp("loader");
+    if (tu_mkdata(data, NIMG, 11, NCLASS) != 0) {
+        fprintf(stderr, "feed-mkdata failed\n");
+        return -1;
+    }
+    char err[512];
+    if (feed__index_build(&ix, data, "", err, sizeof err) != FEED_OK) {
+        fprintf(stderr, "%s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    feed__index_free(&ix);
+    tu_rmtree(data);
+    free(data);
+    return 0;
+}
+
+static feed_loader *make(const char *extra)
+{
+    feed_options o;
+    char err[1024];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    o.batch_size = BATCH;
+    o.height = o.width = SIDE;
+    o.resize_shorter = 64;
+    o.seed = 1234;
+    if (feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
+        fail_msg("%s", err);
+    feed_loader *L = NULL;
+    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
+        fail_msg("create: %s", err);
+    return L;
+}
+
+static uint8_t *read_file(const char *rel, size_t *len)
+{
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", ix.hdr->root, rel);
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(*len);
+    assert_int_equal(fread(b, 1, *len, f), *len);
+    fclose(f);
+    return b;
+}
+
+/* The pixels sample id of epoch should have, computed here in-process. */
+static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
+{
+    static feed__image_ctx *ctx;
+    if (!ctx)
+        ctx = feed__image_ctx_create();
+    size_t len;
+    uint8_t *b = read_file(feed__index_path(ix.hdr, id), &len);
+    feed__image_info info;
+    char msg[256];
+    int st = feed__image_process(ctx, feed__loader_xform(L), b, len, 1234, epoch, id, out, &info, msg,
+                                 sizeof msg);
+    free(b);
+    if (st != FEED_OK)
+        fail_msg("reference decode of %s: %s", feed__index_path(ix.hdr, id), msg);
+}
+
+static uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Runs `epochs` epochs and checks each; returns a hash of everything. */
+static uint64_t run_epochs(const char *opts, uint32_t epochs, int check_pixels)
+{
+    char o[256];
+    snprintf(o, sizeof o, "%s,epochs=%u", opts, epochs);
+    feed_loader *L = make(o);
+    assert_int_equal(feed_loader_samples_per_epoch(L), NIMG);
+    assert_int_equal(feed_loader_batches_per_epoch(L), (NIMG + BATCH - 1) / BATCH);
+    uint64_t h = 0xcbf29ce484222325ull;
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    for (uint32_t e = 0; e < epochs; e++) {
+        uint8_t seen[NIMG] = {0};
+        uint64_t nb = 0, ns = 0;
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status st;
+        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+            assert_int_equal(b.epoch, e);
+            assert_int_equal(b.index, nb);
+            assert_int_equal(b.count, nb == NIMG / BATCH ? NIMG % BATCH : BATCH);
+            assert_int_equal(b.height, SIDE);
+            assert_int_equal(b.channels, 3);
+            assert_int_equal(b.device, -1);
+            assert_int_equal(b.bad, 0);
+            for (uint32_t i = 0; i < b.count; i++) {
+                uint64_t id = b.sample_ids[i];
+                assert_true(id < NIMG);
+                assert_int_equal(seen[id], 0); /* exactly once */
+                seen[id] = 1;
+                assert_int_equal(b.labels[i], feed__index_label(ix.hdr, id));
+                if (check_pixels && b.dtype == FEED_DTYPE_UINT8) {
+                    reference(L, e, id, ref);
+                    assert_memory_equal((uint8_t *)b.data + i * b.sample_bytes, ref, SIDE * SIDE * 3);
+                }
+            }
+            h = hash_bytes(h, b.data, b.count * b.sample_bytes);
+            h = hash_bytes(h, b.labels, b.count * 4);
+            nb++;
+            ns += b.count;
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        }
+        assert_int_equal(st, FEED_END_OF_EPOCH);
+        assert_int_equal(ns, NIMG);
+        assert_int_equal(nb, feed_loader_batches_per_epoch(L));
+    }
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 1000), FEED_END_OF_DATA);
+    feed_stats s = {.struct_size = sizeof s};
+    assert_int_equal(feed_loader_stats(L, &s), FEED_OK);
+    assert_int_equal(s.samples_delivered, (uint64_t)NIMG * epochs);
+    assert_int_equal(s.worker_restarts, 0);
+    assert_string_equal(s.backend, "host");
+    assert_true(s.decode_ns > 0);
+    free(ref);
+    feed_loader_destroy(L);
+    return h;
+}
+
+static void test_exact_once_1_2_4_workers(void **state)
+{
+    uint64_t h1 = run_epochs("workers=1,augment=val", 3, 1);
+    uint64_t h2 = run_epochs("workers=2,augment=val", 3, 1);
+    uint64_t h4 = run_epochs("workers=4,augment=val", 3, 1);
+    assert_int_equal(h1, h2);
+    assert_int_equal(h1, h4);
+}
+
+static void test_train_deterministic_across_workers(void **state)
+{
+    /* Random crops and flips: identical bytes whatever the worker count, and
+     * equal to the in-process reference for (seed, epoch, id). */
+    uint64_t h1 = run_epochs("workers=1,augment=train", 2, 1);
+    uint64_t h3 = run_epochs("workers=3,augment=train,prefetch=2", 2, 0);
+    assert_int_equal(h1, h3);
+    uint64_t other = run_epochs("workers=2,augment=train,seed=99", 1, 0);
+    assert_int_not_equal(h1, other);
+}
+
+static void test_float_output(void **state)
+{
+    /* float32 CHW normalized on the host equals the conversion of the uint8
+     * reference. */
+    feed_loader *L = make("workers=2,dtype=float32,shuffle=false,epochs=1");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.dtype, FEED_DTYPE_FLOAT32);
+    assert_int_equal(b.layout, FEED_LAYOUT_CHW);
+    assert_int_equal(b.sample_bytes, SIDE * SIDE * 3 * 4);
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    float *want = malloc(SIDE * SIDE * 3 * 4);
+    float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f}, sc[3], bi[3];
+    feed__convert_params(mean, std, sc, bi);
+    for (uint32_t i = 0; i < b.count; i++) {
+        assert_int_equal(b.sample_ids[i], i); /* no shuffle */
+        reference(L, 0, i, ref);
+        feed__convert_sample(ref, SIDE, SIDE, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, sc, bi, 0, want);
+        assert_memory_equal((char *)b.data + i * b.sample_bytes, want, SIDE * SIDE * 3 * 4);
+    }
+    free(ref);
+    free(want);
+    feed_batch_release(L, &b, NULL);
+    feed_loader_destroy(L);
+}
+
+static void test_resume_exact(void **state)
+{
+    /* A full run's batches 5.. of epoch 1 equal those of a new loader that
+     * seeks to the position an interrupted run saved. */
+    uint64_t full[16];
+    int nfull = 0;
+    feed_loader *L = make("workers=2,augment=train,epochs=2");
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t saved_e = 0, saved_b = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) != FEED_END_OF_DATA) {
+        if (st == FEED_END_OF_EPOCH)
+            continue;
+        assert_int_equal(st, FEED_OK);
+        if (b.epoch == 1 && b.index >= 3)
+            full[nfull++] = hash_bytes(hash_bytes(1, b.data, b.count * b.sample_bytes), b.sample_ids,
+                                       b.count * 8);
+        feed_batch_release(L, &b, NULL);
+        if (b.epoch == 1 && b.index == 2)
+            assert_int_equal(feed_loader_position(L, &saved_e, &saved_b), FEED_OK);
+    }
+    feed_loader_destroy(L);
+    assert_int_equal(saved_e, 1);
+    assert_int_equal(saved_b, 3);
+
+    L = make("workers=3,augment=train,epochs=2");
+    /* Run a little first, so the ring is full of other batches. */
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(feed_loader_seek(L, saved_e, saved_b), FEED_E_BUSY); /* one held */
+    feed_batch_release(L, &b, NULL);
+    assert_int_equal(feed_loader_seek(L, saved_e, saved_b), FEED_OK);
+    int n = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        assert_true(n < nfull);
+        assert_int_equal(hash_bytes(hash_bytes(1, b.data, b.count * b.sample_bytes), b.sample_ids,
+                                    b.count * 8),
+                         full[n]);
+        n++;
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(n, nfull);
+    feed_loader_destroy(L);
+}
+
+static int count_memfds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+    char p[512], t[512];
+    while ((de = readdir(d))) {
+        snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k > 0) {
+            t[k] = 0;
+            n += strstr(t, "libfeed") != NULL;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+static int count_dev_shm(void)
+{
+    int n = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    while (readdir(d))
+        n++;
+    closedir(d);
+    return n;
+}
+
+static void test_destroy_mid_epoch(void **state)
+{
+    int shm_before = count_dev_shm();
+    feed_loader *L = make("workers=4,augment=train,prefetch=3");
+    pid_t pids[4];
+    for (uint32_t i = 0; i < 4; i++) {
+        pids[i] = feed__loader_worker_pid(L, i);
+        assert_true(pids[i] > 0);
+        assert_int_equal(kill(pids[i], 0), 0);
+    }
+    assert_true(count_memfds() >= 2); /* arena + index */
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    feed_batch b2 = {.struct_size = sizeof b2};
+    assert_int_equal(feed_loader_next(L, &b2, 60000), FEED_OK);
+    /* Destroy with two batches held and workers blocked on a full ring. */
+    feed_loader_destroy(L);
+    for (uint32_t i = 0; i < 4; i++)
+        assert_int_equal(kill(pids[i], 0) == -1 && errno == ESRCH, 1);
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* no child, no zombie */
+    assert_int_equal(errno, ECHILD);
+    assert_int_equal(count_memfds(), 0);
+    assert_int_equal(count_dev_shm(), shm_before);
+}
+
+static void test_create_errors(void **state)
+{
+    feed_options o;
+    char err[1024];
+    feed_loader *L = (feed_loader *)1;
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s/nope", data);
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_DATASET);
+    assert_null(L);
+    assert_non_null(strstr(err, "/nope"));
+    snprintf(o.source, sizeof o.source, "%s", data);
+    o.workers = 0;
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "workers=0"));
+    o.workers = 1;
+    snprintf(o.device, sizeof o.device, "tpu");
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "tpu"));
+    snprintf(o.device, sizeof o.device, "host");
+    snprintf(o.worker_path, sizeof o.worker_path, "/nonexistent/feed-worker");
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_RESOURCE);
+    assert_non_null(strstr(err, "/nonexistent/feed-worker"));
+    /* A worker executable that exits at once: create fails, saying so. */
+    snprintf(o.worker_path, sizeof o.worker_path, "/bin/false");
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+    assert_non_null(strstr(err, "exited with status 1"));
+    assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+}
+
+static void test_held_limit(void **state)
+{
+    feed_loader *L = make("workers=1,prefetch=2");
+    feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b}, c = {.struct_size = sizeof c};
+    assert_int_equal(feed_loader_next(L, &a, 60000), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &c, 0), FEED_E_BUSY);
+    assert_non_null(strstr(feed_loader_last_error(L), "held"));
+    assert_int_equal(feed_batch_release(L, &a, NULL), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &a, NULL), FEED_E_INVALID); /* twice */
+    assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK);
+    assert_int_equal(c.index, 2);
+    feed_loader_destroy(L);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_once_1_2_4_workers),
+        cmocka_unit_test(test_train_deterministic_across_workers),
+        cmocka_unit_test(test_float_output),
+        cmocka_unit_test(test_resume_exact),
+        cmocka_unit_test(test_destroy_mid_epoch),
+        cmocka_unit_test(test_create_errors),
+        cmocka_unit_test(test_held_limit),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,715 @@
+/*
+ * feed-mkdata - write a deterministic synthetic JPEG dataset in ImageFolder
+ * layout, for tests and benchmarks.
+ *
+ *   feed-mkdata --out DIR --count N --seed S [--classes K] [--quiet]
+ *
+ * DIR/class_000/img_000000.jpg ... plus DIR/files.txt ("class_000/img_000000.jpg 0"
+ * per line, label = index of the class folder in sorted order). Image i goes to
+ * class i % K and depends only on (seed, i, K), so a smaller --count writes a
+ * prefix of a larger one. The same arguments give the same bytes (for one
+ * build of this program and of libjpeg-turbo).
+ *
+ * What the images look like, so that decode and resize cost what they cost on
+ * photographs rather than on flat colour or white noise:
+ *  - sizes like ImageNet's: shorter side 300..500 px for 85% of images, up to
+ *    1000 for the rest; aspect 3:4..4:3, landscape twice as often as portrait;
+ *  - a 1/f ("pink") texture: white noise summed over octaves, each upsampled by
+ *    cubic B-spline subdivision (a Laplacian pyramid run backwards), octave k
+ *    weighted 2^(k*beta), beta in [0.8, 1.2], so the amplitude spectrum falls
+ *    roughly as 1/f like natural images'; costs about 1.3 upsamples per pixel;
+ *  - a sky gradient over hilly ground, clutter shapes, thin "branches", and a
+ *    foreground object whose hue and shape depend on the class (so labels are
+ *    learnable, a little), all with hard edges, their own shading and texture;
+ *  - smooth colour and illumination variations;
+ *  - quality 85..95, 4:2:0; about 5% progressive and 3% greyscale.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <turbojpeg.h>
+
+#define PROG "feed-mkdata"
+#define MAX_REGIONS 64
+#define MAX_SIDE 1000   /* longest side of the largest image: 1000 * 4/3 */
+#define MAX_CLASSES 1000
+#define MAX_COUNT 100000000u
+
+/* ---- randomness: splitmix64, our own so the data never changes under us ---- */
+
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t rnext(rng *r)
+{
+    return mix64(r->s += 0x9e3779b97f4a7c15ull);
+}
+
+static double runif(rng *r) /* [0, 1) */
+{
+    return (double)(rnext(r) >> 11) * 0x1.0p-53;
+}
+
+static float rrange(rng *r, double lo, double hi)
+{
+    return (float)(lo + (hi - lo) * runif(r));
+}
+
+static int rint_in(rng *r, int lo, int hi) /* [lo, hi], small ranges */
+{
+    return lo + (int)(runif(r) * (hi - lo + 1));
+}
+
+/* ---- the 1/f field ------------------------------------------------------------ */
+
+typedef struct field_ws {
+    float *a, *b, *t; /* ping-pong grids and the horizontal pass, (w+8)*(h+8) each */
+} field_ws;
+
+static void add_noise(float *g, size_t n, float amp, rng *r)
+{
+    size_t i = 0;
+    while (i < n) {
+        uint64_t v = rnext(r);
+        for (int k = 0; k < 4 && i < n; k++, i++)
+            g[i] += amp * (float)(int16_t)(v >> (16 * k)) * (1.0f / 32768.0f);
+    }
+}
+
+static inline int clampi(int v, int lo, int hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* One step of cubic B-spline subdivision: src (sw x sh) to dst (dw x dh), with
+ * dw <= 2*sw, dh <= 2*sh. Even outputs: (1, 6, 1)/8, odd: (1, 1)/2. */
+static void upsample2(const float *src, int sw, int sh, float *dst, int dw, int dh, float *tmp)
+{
+    for (int y = 0; y < sh; y++) {
+        const float *s = src + (size_t)y * sw;
+        float *o = tmp + (size_t)y * dw;
+        for (int x = 0; x < dw; x++) {
+            int i = x >> 1;
+            int i0 = clampi(i - 1, 0, sw - 1), i1 = clampi(i, 0, sw - 1),
+                i2 = clampi(i + 1, 0, sw - 1);
+            o[x] = (x & 1) ? 0.5f * (s[i1] + s[i2]) : 0.125f * (s[i0] + 6.0f * s[i1] + s[i2]);
+        }
+    }
+    for (int y = 0; y < dh; y++) {
+        int j = y >> 1;
+        const float *r0 = tmp + (size_t)clampi(j - 1, 0, sh - 1) * dw;
+        const float *r1 = tmp + (size_t)clampi(j, 0, sh - 1) * dw;
+        const float *r2 = tmp + (size_t)clampi(j + 1, 0, sh - 1) * dw;
+        float *o = dst + (size_t)y * dw;
+        if (y & 1)
+            for (int x = 0; x < dw; x++)
+                o[x] = 0.5f * (r1[x] + r2[x]);
+        else
+            for (int x = 0; x < dw; x++)
+                o[x] = 0.125f * (r0[x] + 6.0f * r1[x] + r2[x]);
+    }
+}
+
+/*
+ * Fills out (w x h) with noise whose octave l (cell 2^l px) has amplitude
+ * 2^(l*beta), for l from levels-1 down to finest (coarser detail only above
+ * finest), normalised to mean 0, standard deviation 1.
+ */
+static void fractal(float *out, int w, int h, int finest, float beta, rng *r, field_ws *ws)
+{
+    int levels = 1;
+    while (((w > h ? w : h) >> levels) >= 6)
+        levels++;
+    float *cur = ws->a, *nxt = ws->b;
+    int cw = (w >> (levels - 1)) + 3, ch = (h >> (levels - 1)) + 3;
+    memset(cur, 0, sizeof(float) * (size_t)cw * ch);
+    add_noise(cur, (size_t)cw * ch, exp2f((float)(levels - 1) * beta), r);
+    for (int l = levels - 2; l >= 0; l--) {
+        int nw = l ? (w >> l) + 3 : w, nh = l ? (h >> l) + 3 : h;
+        float *dst = l ? nxt : out;
+        upsample2(cur, cw, ch, dst, nw, nh, ws->t);
+        if (l >= finest)
+            add_noise(dst, (size_t)nw * nh, exp2f((float)l * beta), r);
+        cur = dst;
+        nxt = (dst == ws->a) ? ws->b : ws->a;
+        cw = nw;
+        ch = nh;
+    }
+    size_t n = (size_t)w * h;
+    double s = 0, s2 = 0;
+    for (size_t i = 0; i < n; i++) {
+        s += out[i];
+        s2 += (double)out[i] * out[i];
+    }
+    double mean = s / n, var = s2 / n - mean * mean;
+    float k = var > 1e-12 ? (float)(1.0 / sqrt(var)) : 0.0f, m = (float)mean;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (out[i] - m) * k;
+}
+
+/* ---- shapes, rasterised as spans into a region map ------------------------------ */
+
+typedef struct region {
+    float base[3];   /* colour at the origin, 0..255 */
+    float gx[3], gy[3]; /* shading: colour change per pixel */
+    float gain;      /* texture amplitude, grey levels per unit of the field */
+    float tint[3];   /* texture colour balance */
+    int dx, dy;      /* where this region reads the texture field */
+} region;
+
+typedef struct image {
+    int w, h;
+    uint8_t *id; /* region of each pixel */
+    float *tex, *ca, *cb, *il;
+    uint8_t *rgb;
+    region reg[MAX_REGIONS];
+    int nreg;
+} image;
+
+static void fill_span(image *im, int y, float xa, float xb, uint8_t id)
+{
+    if (y < 0 || y >= im->h)
+        return;
+    int x0 = (int)ceilf(xa - 0.5f), x1 = (int)floorf(xb - 0.5f);
+    if (x0 < 0)
+        x0 = 0;
+    if (x1 > im->w - 1)
+        x1 = im->w - 1;
+    if (x0 <= x1)
+        memset(im->id + (size_t)y * im->w + x0, id, (size_t)(x1 - x0 + 1));
+}
+
+/* Even-odd fill of a polygon, sampled at pixel centres. */
+static void fill_polygon(image *im, const float *px, const float *py, int n, uint8_t id)
+{
+    float ymin = py[0], ymax = py[0];
+    for (int i = 1; i < n; i++) {
+        ymin = fminf(ymin, py[i]);
+        ymax = fmaxf(ymax, py[i]);
+    }
+    int y0 = clampi((int)floorf(ymin), 0, im->h - 1), y1 = clampi((int)ceilf(ymax), 0, im->h - 1);
+    float xs[96];
+    for (int y = y0; y <= y1; y++) {
+        float yc = (float)y + 0.5f;
+        int k = 0;
+        for (int i = 0, j = n - 1; i < n; j = i++) {
+            if ((py[i] <= yc) != (py[j] <= yc) && k < 96)
+                xs[k++] = px[j] + (yc - py[j]) * (px[i] - px[j]) / (py[i] - py[j]);
+        }
+        for (int a = 1; a < k; a++) /* insertion sort: k is small */
+            for (int b = a; b > 0 && xs[b - 1] > xs[b]; b--) {
+                float t = xs[b];
+                xs[b] = xs[b - 1];
+                xs[b - 1] = t;
+            }
+        for (int a = 0; a + 1 < k; a += 2)
+            fill_span(im, y, xs[a], xs[a + 1], id);
+    }
+}
+
+/* A rotated ellipse: per row, the span where the quadratic in x is <= 1. */
+static void fill_ellipse(image *im, float cx, float cy, float ra, float rb, float th, uint8_t id)
+{
+    float c = cosf(th), s = sinf(th);
+    float A = c * c / (ra * ra) + s * s / (rb * rb);
+    float B = 2.0f * c * s * (1.0f / (ra * ra) - 1.0f / (rb * rb));
+    float C = s * s / (ra * ra) + c * c / (rb * rb);
+    float ext = ra > rb ? ra : rb;
+    int y0 = clampi((int)(cy - ext) - 1, 0, im->h - 1), y1 = clampi((int)(cy + ext) + 1, 0, im->h - 1);
+    for (int y = y0; y <= y1; y++) {
+        float d = (float)y + 0.5f - cy;
+        /* A x^2 + B d x + C d^2 - 1 <= 0 */
+        float bb = B * d, disc = bb * bb - 4.0f * A * (C * d * d - 1.0f);
+        if (disc < 0)
+            continue;
+        float q = sqrtf(disc);
+        fill_span(im, y, cx + (-bb - q) / (2 * A), cx + (-bb + q) / (2 * A), id);
+    }
+}
+
+/* A blob: kind 0 ellipse, 1 irregular polygon, 2 star, 3 rectangle-ish. */
+static void fill_shape(image *im, rng *r, int kind, float cx, float cy, float rad, uint8_t id)
+{
+    if (kind == 0) {
+        fill_ellipse(im, cx, cy, rad, rad * rrange(r, 0.4, 1.0), rrange(r, 0, 3.14159265),
+                     id);
+        return;
+    }
+    float px[24], py[24];
+    int n = kind == 1 ? rint_in(r, 5, 11) : kind == 2 ? 2 * rint_in(r, 4, 7) : 4;
+    float rot = rrange(r, 0, 6.2831853), squash = rrange(r, 0.55, 1.0);
+    for (int i = 0; i < n; i++) {
+        float a = rot + 6.2831853f * ((float)i + (kind == 1 ? rrange(r, -0.3, 0.3) : 0)) / n;
+        float rr = kind == 1 ? rad * rrange(r, 0.6, 1.0)
+                   : kind == 2 ? rad * ((i & 1) ? rrange(r, 0.35, 0.6) : 1.0f)
+                               : rad * 1.1f;
+        float u = rr * cosf(a), v = rr * sinf(a) * squash;
+        px[i] = cx + u * cosf(rot) - v * sinf(rot);
+        py[i] = cy + u * sinf(rot) + v * cosf(rot);
+    }
+    fill_polygon(im, px, py, n, id);
+}
+
+static void hsv_rgb(float h, float s, float v, float out[3])
+{
+    h = fmodf(h, 360.0f);
+    if (h < 0)
+        h += 360.0f;
+    float c = v * s, x = c * (1.0f - fabsf(fmodf(h / 60.0f, 2.0f) - 1.0f)), m = v - c;
+    float r = 0, g = 0, b = 0;
+    switch ((int)(h / 60.0f)) {
+    case 0: r = c, g = x; break;
+    case 1: r = x, g = c; break;
+    case 2: g = c, b = x; break;
+    case 3: g = x, b = c; break;
+    case 4: r = x, b = c; break;
+    default: r = c, b = x; break;
+    }
+    out[0] = (r + m) * 255.0f;
+    out[1] = (g + m) * 255.0f;
+    out[2] = (b + m) * 255.0f;
+}
+
+/* A new region: colour from (h, s, v), shading, texture settings. */
+static uint8_t add_region(image *im, rng *r, float h, float s, float v, float gain)
+{
+    if (im->nreg >= MAX_REGIONS)
+        return (uint8_t)(MAX_REGIONS - 1);
+    region *g = &im->reg[im->nreg];
+    float c[3];
+    hsv_rgb(h, s, v, c);
+    float ox = rrange(r, 0, im->w), oy = rrange(r, 0, im->h);
+    float shade = rrange(r, -0.35, 0.35) * v * 255.0f / (float)(im->w > im->h ? im->w : im->h);
+    float ang = rrange(r, 0, 6.2831853);
+    for (int k = 0; k < 3; k++) {
+        g->gx[k] = shade * cosf(ang) * c[k] / (v * 255.0f + 1.0f) * 1.0f;
+        g->gy[k] = shade * sinf(ang) * c[k] / (v * 255.0f + 1.0f) * 1.0f;
+        g->base[k] = c[k] - g->gx[k] * ox - g->gy[k] * oy;
+        g->tint[k] = rrange(r, 0.8, 1.2);
+    }
+    g->gain = gain;
+    g->dx = rint_in(r, 0, im->w - 1);
+    g->dy = rint_in(r, 0, im->h - 1);
+    return (uint8_t)im->nreg++;
+}
+
+/* ---- one image ---------------------------------------------------------------------- */
+
+typedef struct spec {
+    int w, h, quality, progressive, grey;
+} spec;
+
+static void draw_spec(rng *r, spec *sp)
+{
+    int shorter = runif(r) < 0.85 ? rint_in(r, 300, 500) : rint_in(r, 501, 750);
+    float aspect = rrange(r, 1.0, 4.0 / 3.0);
+    int longer = (int)lrintf((float)shorter * aspect);
+    if (longer > MAX_SIDE)
+        longer = MAX_SIDE;
+    if (runif(r) < 0.67)
+        sp->w = longer, sp->h = shorter;
+    else
+        sp->w = shorter, sp->h = longer;
+    sp->quality = rint_in(r, 85, 95);
+    sp->progressive = runif(r) < 0.05;
+    sp->grey = runif(r) < 0.03;
+}
+
+static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
+{
+    int w = im->w, h = im->h;
+    float beta = rrange(r, 0.8, 1.2);
+    fractal(im->tex, w, h, 0, beta, r, ws);
+    fractal(im->ca, w, h, 3, 1.0f, r, ws);
+    fractal(im->cb, w, h, 3, 1.0f, r, ws);
+    fractal(im->il, w, h, 4, 1.0f, r, ws);
+    im->nreg = 0;
+    float side = (float)(w < h ? w : h);
+
+    /* sky: blue, overcast grey or dusk, light, little texture */
+    float sky_h = runif(r) < 0.6 ? rrange(r, 190, 225) : rrange(r, 0, 50);
+    uint8_t sky = add_region(im, r, sky_h, rrange(r, 0.05, 0.55), rrange(r, 0.65, 0.98),
+                             rrange(r, 2, 7));
+    im->reg[sky].gx[0] = im->reg[sky].gx[1] = im->reg[sky].gx[2] = 0;
+    for (int k = 0; k < 3; k++) { /* brighter towards the horizon */
+        im->reg[sky].gy[k] = rrange(r, 0.05, 0.3) * 255.0f / h;
+        im->reg[sky].base[k] -= 0.3f * 255.0f * 0.5f;
+    }
+    memset(im->id, sky, (size_t)w * h);
+
+    /* ground: a hilly horizon line, green, brown or grey, strongly textured */
+    float gh = runif(r) < 0.5 ? rrange(r, 90, 140) : rrange(r, 20, 45);
+    uint8_t ground = add_region(im, r, gh, rrange(r, 0.2, 0.7), rrange(r, 0.2, 0.6),
+                                rrange(r, 18, 40));
+    {
+        float px[40], py[40];
+        int n = 36;
+        float hy = h * rrange(r, 0.3, 0.75), amp = h * rrange(r, 0.02, 0.15), y = 0;
+        float tilt = h * rrange(r, -0.1, 0.1);
+        for (int i = 0; i < n - 2; i++) {
+            y = 0.7f * y + rrange(r, -1, 1);
+            px[i] = (float)(w + 2) * i / (n - 3) - 1.0f;
+            py[i] = hy + amp * y + tilt * ((float)i / (n - 3) - 0.5f);
+        }
+        px[n - 2] = (float)w + 1, py[n - 2] = (float)h + 1;
+        px[n - 1] = -1, py[n - 1] = (float)h + 1;
+        fill_polygon(im, px, py, n, ground);
+    }
+
+    /* clutter: random hues, muted, behind the object */
+    int nclutter = rint_in(r, 3, 14);
+    for (int i = 0; i < nclutter; i++) {
+        uint8_t id = add_region(im, r, rrange(r, 0, 360), rrange(r, 0.05, 0.6),
+                                rrange(r, 0.15, 0.9), rrange(r, 6, 35));
+        fill_shape(im, r, rint_in(r, 0, 3), rrange(r, 0, w), rrange(r, 0, h),
+                   side * rrange(r, 0.04, 0.22), id);
+    }
+    /* thin dark "branches" */
+    int nlines = rint_in(r, 0, 4);
+    for (int i = 0; i < nlines; i++) {
+        uint8_t id = add_region(im, r, rrange(r, 15, 45), rrange(r, 0.2, 0.5),
+                                rrange(r, 0.08, 0.3), rrange(r, 4, 12));
+        float x0 = rrange(r, 0, w), y0 = rrange(r, 0, h), a = rrange(r, 0, 6.2831853);
+        float len = side * rrange(r, 0.2, 0.8), th = rrange(r, 1.5, 7);
+        float ux = cosf(a), uy = sinf(a);
+        float px[4] = {x0 - uy * th, x0 + uy * th, x0 + ux * len + uy * th * 0.5f,
+                       x0 + ux * len - uy * th * 0.5f};
+        float py[4] = {y0 + ux * th, y0 - ux * th, y0 + uy * len - ux * th * 0.5f,
+                       y0 + uy * len + ux * th * 0.5f};
+        fill_polygon(im, px, py, 4, id);
+    }
+    /* the object: the class's hue and shape family, near the middle */
+    float hue = 360.0f * (float)cls / (float)nclasses;
+    int parts = rint_in(r, 1, 3);
+    float ocx = w * rrange(r, 0.3, 0.7), ocy = h * rrange(r, 0.3, 0.7);
+    float orad = side * rrange(r, 0.15, 0.35);
+    for (int i = 0; i < parts; i++) {
+        uint8_t id = add_region(im, r, hue + rrange(r, -12, 12), rrange(r, 0.45, 0.95),
+                                rrange(r, 0.35, 0.95), rrange(r, 8, 30));
+        fill_shape(im, r, (cls + i) % 4, ocx + orad * rrange(r, -0.5, 0.5),
+                   ocy + orad * rrange(r, -0.5, 0.5), orad * rrange(r, 0.5, 1.0), id);
+    }
+    /* an occluder or two in front */
+    int nfront = rint_in(r, 0, 2);
+    for (int i = 0; i < nfront; i++) {
+        uint8_t id = add_region(im, r, rrange(r, 0, 360), rrange(r, 0.05, 0.5),
+                                rrange(r, 0.1, 0.8), rrange(r, 6, 30));
+        fill_shape(im, r, rint_in(r, 0, 3), rrange(r, 0, w), rrange(r, 0, h),
+                   side * rrange(r, 0.03, 0.12), id);
+    }
+
+    /* compose */
+    float kc = rrange(r, 4, 16), kl = rrange(r, 0.08, 0.3);
+    for (int y = 0; y < h; y++) {
+        const uint8_t *idr = im->id + (size_t)y * w;
+        const float *car = im->ca + (size_t)y * w, *cbr = im->cb + (size_t)y * w;
+        const float *ilr = im->il + (size_t)y * w;
+        uint8_t *out = im->rgb + (size_t)y * w * 3;
+        for (int x = 0; x < w; x++) {
+            const region *g = &im->reg[idr[x]];
+            int tx = x + g->dx, ty = y + g->dy;
+            if (tx >= w)
+                tx -= w;
+            if (ty >= h)
+                ty -= h;
+            float t = im->tex[(size_t)ty * w + tx] * g->gain;
+            float light = 1.0f + kl * ilr[x];
+            float ca = car[x] * kc, cb = cbr[x] * kc;
+            float v[3];
+            for (int k = 0; k < 3; k++)
+                v[k] = (g->base[k] + g->gx[k] * x + g->gy[k] * y + t * g->tint[k]) * light;
+            v[0] += ca;
+            v[1] -= 0.5f * (ca + cb);
+            v[2] += cb;
+            for (int k = 0; k < 3; k++) {
+                float c = v[k] + 0.5f;
+                out[3 * x + k] = (uint8_t)(c < 0 ? 0 : c > 255 ? 255 : (int)c);
+            }
+        }
+    }
+}
+
+/* ---- files ---------------------------------------------------------------------------- */
+
+/* Writes data to path through a temporary name and a rename. 0 or errno. */
+static int write_atomic(const char *path, const void *data, size_t n)
+{
+    char tmp[4200];
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    snprintf(tmp, sizeof tmp, "%.*s.%s.tmp.%ld", dirlen, path, slash ? slash + 1 : path,
+             (long)getpid());
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return errno;
+    const uint8_t *p = data;
+    size_t off = 0;
+    while (off < n) {
+        ssize_t w = write(fd, p + off, n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            int e = w < 0 ? errno : EIO;
+            close(fd);
+            unlink(tmp);
+            return e;
+        }
+        off += (size_t)w;
+    }
+    if (close(fd) < 0 || rename(tmp, path) < 0) {
+        int e = errno;
+        unlink(tmp);
+        return e;
+    }
+    return 0;
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0755) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) < 0)
+            return errno;
+        return S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+    }
+    return errno;
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s", path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = 0;
+        int e = make_dir(p);
+        *s = '/';
+        if (e && e != EACCES) /* a parent we may not write but can pass through */
+            return e;
+    }
+    return make_dir(p);
+}
+
+/* ---- main -------------------------------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: " PROG " --out DIR --count N --seed S [--classes K] [--quiet]\n"
+            "\n"
+            "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
+            "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
+            "DIR/files.txt with one \"class_XXX/img_XXXXXX.jpg LABEL\" line per image.\n"
+            "The same arguments always give the same bytes.\n"
+            "\n"
+            "  --out DIR      output folder (created if missing; files are replaced)\n"
+            "  --count N      number of images, %d..%u, at least K\n"
+            "  --seed S       any 64-bit number (decimal or 0x hex)\n"
+            "  --classes K    number of classes, 1..%d (default 10)\n"
+            "  --quiet        no summary line\n",
+            1, MAX_COUNT, MAX_CLASSES);
+}
+
+static int bad_usage(const char *fmt, const char *arg)
+{
+    fprintf(stderr, PROG ": ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n");
+    usage(stderr);
+    return 2;
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = NULL, *count_s = NULL, *seed_s = NULL, *classes_s = "10";
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+            continue;
+        }
+        static const char *const keys[] = {"--out", "--count", "--seed", "--classes"};
+        const char **dst[] = {&out, &count_s, &seed_s, &classes_s};
+        int k;
+        for (k = 0; k < 4; k++) {
+            size_t n = strlen(keys[k]);
+            if (!strncmp(a, keys[k], n) && (a[n] == 0 || a[n] == '=')) {
+                if (a[n] == '=')
+                    *dst[k] = a + n + 1;
+                else if (i + 1 < argc)
+                    *dst[k] = argv[++i];
+                else
+                    return bad_usage("%s needs a value", a);
+                break;
+            }
+        }
+        if (k == 4)
+            return bad_usage("unknown argument '%s'", a);
+    }
+    if (!out || !*out)
+        return bad_usage("%s", "--out DIR is required");
+    if (!count_s)
+        return bad_usage("%s", "--count N is required");
+    if (!seed_s)
+        return bad_usage("%s", "--seed S is required");
+    uint64_t count, seed, classes;
+    if (parse_u64(count_s, &count) || count < 1 || count > MAX_COUNT)
+        return bad_usage("--count '%s': want a whole number from 1 to 100000000", count_s);
+    if (parse_u64(seed_s, &seed))
+        return bad_usage("--seed '%s': want a whole number (decimal or 0x hex)", seed_s);
+    if (parse_u64(classes_s, &classes) || classes < 1 || classes > MAX_CLASSES)
+        return bad_usage("--classes '%s': want a whole number from 1 to 1000", classes_s);
+    if (count < classes)
+        return bad_usage("--count '%s' is below --classes: every class needs an image", count_s);
+
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    int rc = 1, e;
+    size_t outlen = strlen(out);
+    while (outlen > 1 && out[outlen - 1] == '/')
+        outlen--;
+    char path[4200];
+    if (outlen > 4000) {
+        fprintf(stderr, PROG ": %s: %s\n", out, strerror(ENAMETOOLONG));
+        return 1;
+    }
+    snprintf(path, sizeof path, "%.*s", (int)outlen, out);
+    if ((e = make_dirs(path))) {
+        fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
+        return 1;
+    }
+    for (uint64_t c = 0; c < classes; c++) {
+        snprintf(path, sizeof path, "%.*s/class_%03u", (int)outlen, out, (unsigned)c);
+        if ((e = make_dir(path))) {
+            fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
+            return 1;
+        }
+    }
+    int digits = 6;
+    for (uint64_t m = 1000000; m < count; m *= 10)
+        digits++;
+
+    size_t maxpx = (size_t)MAX_SIDE * MAX_SIDE, pad = (size_t)(MAX_SIDE + 8) * (MAX_SIDE + 8);
+    image im = {0};
+    field_ws ws = {0};
+    im.id = malloc(maxpx);
+    im.tex = malloc(maxpx * sizeof(float));
+    im.ca = malloc(maxpx * sizeof(float));
+    im.cb = malloc(maxpx * sizeof(float));
+    im.il = malloc(maxpx * sizeof(float));
+    im.rgb = malloc(maxpx * 3);
+    ws.a = malloc(pad * sizeof(float));
+    ws.b = malloc(pad * sizeof(float));
+    ws.t = malloc(pad * sizeof(float));
+    size_t listcap = (size_t)count * (size_t)(digits + 32), listlen = 0;
+    char *list = malloc(listcap);
+    tjhandle tj = tjInitCompress();
+    unsigned char *jpeg = NULL;
+    unsigned long jpeg_cap = 0;
+    if (!im.id || !im.tex || !im.ca || !im.cb || !im.il || !im.rgb || !ws.a || !ws.b || !ws.t ||
+        !list || !tj) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+    jpeg_cap = tjBufSize(MAX_SIDE, MAX_SIDE, TJSAMP_444);
+    jpeg = tjAlloc((int)jpeg_cap);
+    if (!jpeg) {
+        fprintf(stderr, PROG ": out of memory\n");
+        goto done;
+    }
+
+    double total_bytes = 0;
+    /* classes outer, images inner: files.txt comes out sorted like ImageFolder's scan */
+    for (uint64_t c = 0; c < classes; c++) {
+        for (uint64_t i = c; i < count; i += classes) {
+            rng r = {mix64(seed ^ mix64(i + 0x632be59bd9b4e019ull)) ^ (classes << 48)};
+            spec sp;
+            draw_spec(&r, &sp);
+            im.w = sp.w;
+            im.h = sp.h;
+            render(&im, &r, (int)c, (int)classes, &ws);
+            unsigned long size = jpeg_cap;
+            int flags = TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT | (sp.progressive ? TJFLAG_PROGRESSIVE : 0);
+            if (tjCompress2(tj, im.rgb, sp.w, 0, sp.h, TJPF_RGB, &jpeg, &size,
+                            sp.grey ? TJSAMP_GRAY : TJSAMP_420, sp.quality, flags) < 0) {
+                fprintf(stderr, PROG ": compressing image %llu: %s\n", (unsigned long long)i,
+                        tjGetErrorStr2(tj));
+                goto done;
+            }
+            char rel[64];
+            snprintf(rel, sizeof rel, "class_%03u/img_%0*llu.jpg", (unsigned)c, digits,
+                     (unsigned long long)i);
+            snprintf(path, sizeof path, "%.*s/%s", (int)outlen, out, rel);
+            if ((e = write_atomic(path, jpeg, size))) {
+                fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
+                goto done;
+            }
+            total_bytes += (double)size;
+            listlen += (size_t)snprintf(list + listlen, listcap - listlen, "%s %u\n", rel,
+                                        (unsigned)c);
+        }
+    }
+    snprintf(path, sizeof path, "%.*s/files.txt", (int)outlen, out);
+    if ((e = write_atomic(path, list, listlen))) {
+        fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
+        goto done;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!quiet)
+        printf(PROG ": %llu images in %llu classes, %.1f MB, %.2f s -> %.*s\n",
+               (unsigned long long)count, (unsigned long long)classes, total_bytes / 1e6,
+               (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+               (int)outlen, out);
+    rc = 0;
+done:
+    if (tj)
+        tjDestroy(tj);
+    tjFree(jpeg);
+    free(list);
+    free(im.id);
+    free(im.tex);
+    free(im.ca);
+    free(im.cb);
+    free(im.il);
+    free(im.rgb);
+    free(ws.a);
+    free(ws.b);
+    free(ws.t);
+    return rc;
+}

@@ -358,10 +358,16 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
 feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
 {
     uint64_t total = ix->hdr->total_bytes;
-    int fd = memfd_create("libfeed-index", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd < 0)
+    int fd0 = memfd_create("libfeed-index", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd0 < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "index: memfd_create: %s", strerror(errno));
-    int e = 0;
+    /* A high number, so posix_spawn's dup2 to 3 and 4 cannot clobber it. */
+    int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
+    int e = fd < 0 ? errno : 0;
+    close(fd0);
+    if (fd < 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: out of file descriptors: %s (raise ulimit -n)",
+                         strerror(e));
     if (ftruncate(fd, (off_t)total) != 0)
         e = errno;
     void *p = e ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

@@ -296,6 +296,8 @@ static void *supervisor(void *arg)
 feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, int index_fd, uint32_t n,
                              const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen)
 {
+    if (arena_fd < 5 || index_fd < 5) /* they are dup2'ed onto 3 and 4 in the child */
+        return feed__err(FEED_E_INTERNAL, err, errlen, "pool: shared fds must be >= 5");
     memset(p, 0, sizeof *p);
     p->h = h;
     p->arena_fd = arena_fd;

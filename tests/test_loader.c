@@ -34,14 +34,15 @@ static feed__index ix; /* the test's own index of the dataset, for labels and pa
 static int setup(void **state)
 {
     data = tu_mkdtemp("loader");
+    /* cmocka counts a failed group setup as no failure: exit instead. */
     if (tu_mkdata(data, NIMG, 11, NCLASS) != 0) {
         fprintf(stderr, "feed-mkdata failed\n");
-        return -1;
+        exit(1);
     }
     char err[512];
     if (feed__index_build(&ix, data, "", err, sizeof err) != FEED_OK) {
         fprintf(stderr, "%s\n", err);
-        return -1;
+        exit(1);
     }
     return 0;
 }

@@ -14,10 +14,12 @@
  * photographs rather than on flat colour or white noise:
  *  - sizes like ImageNet's: shorter side 300..500 px for 85% of images, up to
  *    1000 for the rest; aspect 3:4..4:3, landscape twice as often as portrait;
- *  - a 1/f ("pink") texture: white noise summed over octaves, each upsampled by
- *    cubic B-spline subdivision (a Laplacian pyramid run backwards), octave k
- *    weighted 2^(k*beta), beta in [0.8, 1.2], so the amplitude spectrum falls
- *    roughly as 1/f like natural images'; costs about 1.3 upsamples per pixel;
+ *  - a 1/f texture: white noise summed over octaves, each upsampled by cubic
+ *    B-spline subdivision (a Laplacian pyramid run backwards). Noise on a grid
+ *    of cell 2^k has power density ~ a_k^2 4^k at frequency ~ 2^-k, so equal
+ *    amplitude per octave gives the 1/f^2 power (1/f amplitude) spectrum of
+ *    natural images; a_k = 2^(k*beta), beta in [-0.05, 0.3], varies the slope
+ *    a little. Costs about 1.3 upsamples per pixel;
  *  - a sky gradient over hilly ground, clutter shapes, thin "branches", and a
  *    foreground object whose hue and shape depend on the class (so labels are
  *    learnable, a little), all with hard edges, their own shading and texture;
@@ -104,8 +106,18 @@ static void upsample2(const float *src, int sw, int sh, float *dst, int dw, int 
     for (int y = 0; y < sh; y++) {
         const float *s = src + (size_t)y * sw;
         float *o = tmp + (size_t)y * dw;
+        /* interior pairs without clamping, the edges with it */
+        int lo = 1, hi = (dw - 2) / 2 < sw - 2 ? (dw - 2) / 2 : sw - 2;
         for (int x = 0; x < dw; x++) {
             int i = x >> 1;
+            if (i == lo && lo <= hi) {
+                for (; i <= hi; i++) {
+                    o[2 * i] = 0.125f * (s[i - 1] + 6.0f * s[i] + s[i + 1]);
+                    o[2 * i + 1] = 0.5f * (s[i] + s[i + 1]);
+                }
+                x = 2 * i - 1;
+                continue;
+            }
             int i0 = clampi(i - 1, 0, sw - 1), i1 = clampi(i, 0, sw - 1),
                 i2 = clampi(i + 1, 0, sw - 1);
             o[x] = (x & 1) ? 0.5f * (s[i1] + s[i2]) : 0.125f * (s[i0] + 6.0f * s[i1] + s[i2]);
@@ -295,11 +307,12 @@ static uint8_t add_region(image *im, rng *r, float h, float s, float v, float ga
     float c[3];
     hsv_rgb(h, s, v, c);
     float ox = rrange(r, 0, im->w), oy = rrange(r, 0, im->h);
-    float shade = rrange(r, -0.35, 0.35) * v * 255.0f / (float)(im->w > im->h ? im->w : im->h);
+    /* up to +-35% of the colour across the image, in a random direction */
+    float shade = rrange(r, -0.35, 0.35) / (float)(im->w > im->h ? im->w : im->h);
     float ang = rrange(r, 0, 6.2831853);
     for (int k = 0; k < 3; k++) {
-        g->gx[k] = shade * cosf(ang) * c[k] / (v * 255.0f + 1.0f) * 1.0f;
-        g->gy[k] = shade * sinf(ang) * c[k] / (v * 255.0f + 1.0f) * 1.0f;
+        g->gx[k] = shade * cosf(ang) * c[k];
+        g->gy[k] = shade * sinf(ang) * c[k];
         g->base[k] = c[k] - g->gx[k] * ox - g->gy[k] * oy;
         g->tint[k] = rrange(r, 0.8, 1.2);
     }
@@ -334,11 +347,13 @@ static void draw_spec(rng *r, spec *sp)
 static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
 {
     int w = im->w, h = im->h;
-    float beta = rrange(r, 0.8, 1.2);
+    /* equal amplitude per octave is a 1/f^2 power spectrum; beta tilts it a little */
+    float beta = rrange(r, -0.05, 0.3);
     fractal(im->tex, w, h, 0, beta, r, ws);
-    fractal(im->ca, w, h, 3, 1.0f, r, ws);
-    fractal(im->cb, w, h, 3, 1.0f, r, ws);
-    fractal(im->il, w, h, 4, 1.0f, r, ws);
+    int hw = (w + 1) / 2, hh = (h + 1) / 2; /* smooth fields: half resolution */
+    fractal(im->ca, hw, hh, 2, 0.5f, r, ws);
+    fractal(im->cb, hw, hh, 2, 0.5f, r, ws);
+    fractal(im->il, hw, hh, 3, 0.5f, r, ws);
     im->nreg = 0;
     float side = (float)(w < h ? w : h);
 
@@ -346,10 +361,15 @@ static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
     float sky_h = runif(r) < 0.6 ? rrange(r, 190, 225) : rrange(r, 0, 50);
     uint8_t sky = add_region(im, r, sky_h, rrange(r, 0.05, 0.55), rrange(r, 0.65, 0.98),
                              rrange(r, 2, 7));
-    im->reg[sky].gx[0] = im->reg[sky].gx[1] = im->reg[sky].gx[2] = 0;
-    for (int k = 0; k < 3; k++) { /* brighter towards the horizon */
-        im->reg[sky].gy[k] = rrange(r, 0.05, 0.3) * 255.0f / h;
-        im->reg[sky].base[k] -= 0.3f * 255.0f * 0.5f;
+    {
+        region *g = &im->reg[sky];
+        float lift = rrange(r, 0.1, 0.45) / (float)h; /* brighter towards the horizon */
+        for (int k = 0; k < 3; k++) {
+            float mid = g->base[k] + g->gx[k] * 0.5f * w + g->gy[k] * 0.5f * h;
+            g->gx[k] = 0;
+            g->gy[k] = lift * mid;
+            g->base[k] = mid - g->gy[k] * 0.5f * h;
+        }
     }
     memset(im->id, sky, (size_t)w * h);
 
@@ -358,12 +378,12 @@ static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
     uint8_t ground = add_region(im, r, gh, rrange(r, 0.2, 0.7), rrange(r, 0.2, 0.6),
                                 rrange(r, 18, 40));
     {
-        float px[40], py[40];
-        int n = 36;
+        float px[66], py[66];
+        int n = 66;
         float hy = h * rrange(r, 0.3, 0.75), amp = h * rrange(r, 0.02, 0.15), y = 0;
         float tilt = h * rrange(r, -0.1, 0.1);
         for (int i = 0; i < n - 2; i++) {
-            y = 0.7f * y + rrange(r, -1, 1);
+            y = 0.85f * y + rrange(r, -0.6, 0.6);
             px[i] = (float)(w + 2) * i / (n - 3) - 1.0f;
             py[i] = hy + amp * y + tilt * ((float)i / (n - 3) - 0.5f);
         }
@@ -414,32 +434,43 @@ static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
                    side * rrange(r, 0.03, 0.12), id);
     }
 
-    /* compose */
-    float kc = rrange(r, 4, 16), kl = rrange(r, 0.08, 0.3);
+    /* compose, one run of a region at a time; the smooth fields are at half
+     * resolution (cw x ch) and read per 2x2 block */
+    float kc = rrange(r, 3, 10), kl = rrange(r, 0.08, 0.3);
+    int cw = (w + 1) / 2;
     for (int y = 0; y < h; y++) {
         const uint8_t *idr = im->id + (size_t)y * w;
-        const float *car = im->ca + (size_t)y * w, *cbr = im->cb + (size_t)y * w;
-        const float *ilr = im->il + (size_t)y * w;
+        const float *car = im->ca + (size_t)(y >> 1) * cw, *cbr = im->cb + (size_t)(y >> 1) * cw;
+        const float *ilr = im->il + (size_t)(y >> 1) * cw;
         uint8_t *out = im->rgb + (size_t)y * w * 3;
-        for (int x = 0; x < w; x++) {
+        for (int x = 0; x < w;) {
+            int x1 = x + 1;
+            while (x1 < w && idr[x1] == idr[x])
+                x1++;
             const region *g = &im->reg[idr[x]];
-            int tx = x + g->dx, ty = y + g->dy;
-            if (tx >= w)
-                tx -= w;
+            int ty = y + g->dy;
             if (ty >= h)
                 ty -= h;
-            float t = im->tex[(size_t)ty * w + tx] * g->gain;
-            float light = 1.0f + kl * ilr[x];
-            float ca = car[x] * kc, cb = cbr[x] * kc;
-            float v[3];
-            for (int k = 0; k < 3; k++)
-                v[k] = (g->base[k] + g->gx[k] * x + g->gy[k] * y + t * g->tint[k]) * light;
-            v[0] += ca;
-            v[1] -= 0.5f * (ca + cb);
-            v[2] += cb;
-            for (int k = 0; k < 3; k++) {
-                float c = v[k] + 0.5f;
-                out[3 * x + k] = (uint8_t)(c < 0 ? 0 : c > 255 ? 255 : (int)c);
+            const float *trow = im->tex + (size_t)ty * w;
+            float b0 = g->base[0] + g->gy[0] * y, b1 = g->base[1] + g->gy[1] * y,
+                  b2 = g->base[2] + g->gy[2] * y;
+            float t0 = g->tint[0] * g->gain, t1 = g->tint[1] * g->gain, t2 = g->tint[2] * g->gain;
+            for (; x < x1; x++) {
+                int tx = x + g->dx;
+                if (tx >= w)
+                    tx -= w;
+                float t = trow[tx];
+                float light = 1.0f + kl * ilr[x >> 1];
+                float ca = car[x >> 1] * kc, cb = cbr[x >> 1] * kc;
+                float v0 = (b0 + g->gx[0] * x + t * t0) * light + ca;
+                float v1 = (b1 + g->gx[1] * x + t * t1) * light - 0.5f * (ca + cb);
+                float v2 = (b2 + g->gx[2] * x + t * t2) * light + cb;
+                v0 = v0 < 0 ? 0 : v0 > 255 ? 255 : v0;
+                v1 = v1 < 0 ? 0 : v1 > 255 ? 255 : v1;
+                v2 = v2 < 0 ? 0 : v2 > 255 ? 255 : v2;
+                out[3 * x] = (uint8_t)(v0 + 0.5f);
+                out[3 * x + 1] = (uint8_t)(v1 + 0.5f);
+                out[3 * x + 2] = (uint8_t)(v2 + 0.5f);
             }
         }
     }
@@ -502,7 +533,7 @@ static int make_dirs(const char *path)
         *s = 0;
         int e = make_dir(p);
         *s = '/';
-        if (e && e != EACCES) /* a parent we may not write but can pass through */
+        if (e)
             return e;
     }
     return make_dir(p);
@@ -639,11 +670,14 @@ int main(int argc, char **argv)
     ws.t = malloc(pad * sizeof(float));
     size_t listcap = (size_t)count * (size_t)(digits + 32), listlen = 0;
     char *list = malloc(listcap);
-    tjhandle tj = tjInitCompress();
+    /* Two compressors: with libjpeg-turbo 2.1.5, a handle that has made a
+     * progressive JPEG makes corrupt baseline ones afterwards ("extraneous
+     * bytes before marker 0xd9"), so each handle keeps to one mode. */
+    tjhandle tj = tjInitCompress(), tjp = tjInitCompress();
     unsigned char *jpeg = NULL;
     unsigned long jpeg_cap = 0;
     if (!im.id || !im.tex || !im.ca || !im.cb || !im.il || !im.rgb || !ws.a || !ws.b || !ws.t ||
-        !list || !tj) {
+        !list || !tj || !tjp) {
         fprintf(stderr, PROG ": out of memory\n");
         goto done;
     }
@@ -665,11 +699,12 @@ int main(int argc, char **argv)
             im.h = sp.h;
             render(&im, &r, (int)c, (int)classes, &ws);
             unsigned long size = jpeg_cap;
-            int flags = TJFLAG_NOREALLOC | TJFLAG_ACCURATEDCT | (sp.progressive ? TJFLAG_PROGRESSIVE : 0);
-            if (tjCompress2(tj, im.rgb, sp.w, 0, sp.h, TJPF_RGB, &jpeg, &size,
+            int flags = TJFLAG_NOREALLOC | (sp.progressive ? TJFLAG_PROGRESSIVE : 0);
+            tjhandle h = sp.progressive ? tjp : tj;
+            if (tjCompress2(h, im.rgb, sp.w, 0, sp.h, TJPF_RGB, &jpeg, &size,
                             sp.grey ? TJSAMP_GRAY : TJSAMP_420, sp.quality, flags) < 0) {
                 fprintf(stderr, PROG ": compressing image %llu: %s\n", (unsigned long long)i,
-                        tjGetErrorStr2(tj));
+                        tjGetErrorStr2(h));
                 goto done;
             }
             char rel[64];
@@ -700,6 +735,8 @@ int main(int argc, char **argv)
 done:
     if (tj)
         tjDestroy(tj);
+    if (tjp)
+        tjDestroy(tjp);
     tjFree(jpeg);
     free(list);
     free(im.id);

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs what libfeed needs to build and test, if it is missing (Debian/Ubuntu).
+# Sourced by scripts/test and scripts/demo; safe to run again.
+set -euo pipefail
+
+feed_need_pkgs=()
+feed_check() { # command-or-file package
+  case "$1" in
+    /*) [ -e "$1" ] || feed_need_pkgs+=("$2") ;;
+    *) command -v "$1" >/dev/null 2>&1 || feed_need_pkgs+=("$2") ;;
+  esac
+}
+feed_check cc build-essential
+feed_check c++ g++
+feed_check cmake cmake
+feed_check pkg-config pkg-config
+feed_check /usr/include/turbojpeg.h libturbojpeg0-dev
+feed_check /usr/include/jpeglib.h libjpeg62-turbo-dev
+feed_check /usr/include/liburing.h liburing-dev
+feed_check /usr/include/cmocka.h libcmocka-dev
+feed_check python3 python3
+if [ ${#feed_need_pkgs[@]} -gt 0 ]; then
+  echo "deps: installing ${feed_need_pkgs[*]}"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${feed_need_pkgs[@]}"
+fi
+# The CUDA toolkit is optional: found -> the CUDA backend is built too.
+if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
+  export PATH="/usr/local/cuda/bin:$PATH"
+fi

@@ -1,0 +1,365 @@
+/*
+ * test_image_util.c - fixtures and float64 references for the image tests.
+ */
+#include "test_image_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+#include <turbojpeg.h>
+
+static uint32_t ti_lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return *s >> 8;
+}
+
+uint8_t *ti_pixels(uint32_t w, uint32_t h, uint32_t seed)
+{
+    uint8_t *p = malloc((size_t)w * h * 3);
+    uint32_t s = seed * 2654435761u + 1;
+    double cx = w * (0.3 + 0.4 * (seed % 7) / 7.0), cy = h * 0.45;
+    for (uint32_t y = 0; y < h; y++) {
+        for (uint32_t x = 0; x < w; x++) {
+            uint8_t *q = p + ((size_t)y * w + x) * 3;
+            double r = hypot(x - cx, y - cy);
+            int ring = ((int)(r / 9.0)) & 1;
+            int check = (((x + seed) / 13) ^ (y / 11)) & 1;
+            int n = (int)(ti_lcg(&s) % 24) - 12;
+            int v0 = (int)(x * 255.0 / (w > 1 ? w - 1 : 1)) + n;
+            int v1 = (int)(y * 255.0 / (h > 1 ? h - 1 : 1)) + (ring ? 40 : -40);
+            int v2 = check ? 220 + n : 30 + n;
+            q[0] = (uint8_t)(v0 < 0 ? 0 : v0 > 255 ? 255 : v0);
+            q[1] = (uint8_t)(v1 < 0 ? 0 : v1 > 255 ? 255 : v1);
+            q[2] = (uint8_t)(v2 < 0 ? 0 : v2 > 255 ? 255 : v2);
+        }
+    }
+    return p;
+}
+
+uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quality, int flags,
+                 size_t *len)
+{
+    static const int samp[TI_KINDS] = {TJSAMP_444, TJSAMP_422, TJSAMP_420, TJSAMP_440,
+                                       TJSAMP_411, TJSAMP_GRAY, TJSAMP_420};
+    tjhandle c = tjInitCompress();
+    uint8_t *src = (uint8_t *)rgb, *tmp = NULL;
+    int pf = TJPF_RGB;
+    size_t n = (size_t)w * h;
+    if (kind == TI_GRAY) {
+        tmp = malloc(n);
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = (uint8_t)((rgb[3 * i] * 19595u + rgb[3 * i + 1] * 38470u +
+                                rgb[3 * i + 2] * 7471u + 0x8000u) >> 16);
+        src = tmp;
+        pf = TJPF_GRAY;
+    } else if (kind == TI_CMYK) {
+        /* inverted (Adobe) CMYK that maps back to rgb with R = C*K/255 */
+        tmp = malloc(n * 4);
+        for (size_t i = 0; i < n; i++) {
+            int r = rgb[3 * i], g = rgb[3 * i + 1], b = rgb[3 * i + 2];
+            int k = r > g ? (r > b ? r : b) : (g > b ? g : b);
+            tmp[4 * i + 0] = (uint8_t)(k ? (r * 255 + k / 2) / k : 0);
+            tmp[4 * i + 1] = (uint8_t)(k ? (g * 255 + k / 2) / k : 0);
+            tmp[4 * i + 2] = (uint8_t)(k ? (b * 255 + k / 2) / k : 0);
+            tmp[4 * i + 3] = (uint8_t)k;
+        }
+        src = tmp;
+        pf = TJPF_CMYK;
+    }
+    unsigned char *out = NULL;
+    unsigned long ol = 0;
+    if (tjCompress2(c, src, (int)w, 0, (int)h, pf, &out, &ol, samp[kind], quality, flags) != 0) {
+        fprintf(stderr, "tjCompress2: %s\n", tjGetErrorStr2(c));
+        abort();
+    }
+    tjDestroy(c);
+    free(tmp);
+    uint8_t *r = malloc(ol);
+    memcpy(r, out, ol);
+    tjFree(out);
+    *len = ol;
+    return r;
+}
+
+uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
+                         int restart_rows, size_t *len)
+{
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr err;
+    ci.err = jpeg_std_error(&err);
+    jpeg_create_compress(&ci);
+    unsigned char *out = NULL;
+    unsigned long ol = 0;
+    jpeg_mem_dest(&ci, &out, &ol);
+    ci.image_width = w;
+    ci.image_height = h;
+    ci.input_components = 3;
+    ci.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&ci);
+    jpeg_set_quality(&ci, 90, TRUE);
+    if (restart_rows)
+        ci.restart_in_rows = interval;
+    else
+        ci.restart_interval = (unsigned)interval;
+    jpeg_start_compress(&ci, TRUE);
+    while (ci.next_scanline < h) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)ci.next_scanline * w * 3);
+        jpeg_write_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    uint8_t *r = malloc(ol);
+    memcpy(r, out, ol);
+    free(out);
+    *len = ol;
+    return r;
+}
+
+static void put16(uint8_t *p, uint32_t v, int big)
+{
+    if (big) {
+        p[0] = (uint8_t)(v >> 8);
+        p[1] = (uint8_t)v;
+    } else {
+        p[0] = (uint8_t)v;
+        p[1] = (uint8_t)(v >> 8);
+    }
+}
+
+static void put32(uint8_t *p, uint32_t v, int big)
+{
+    if (big) {
+        put16(p, v >> 16, 1);
+        put16(p + 2, v & 0xFFFF, 1);
+    } else {
+        put16(p, v & 0xFFFF, 0);
+        put16(p + 2, v >> 16, 0);
+    }
+}
+
+uint8_t *ti_with_exif(const uint8_t *jpeg, size_t len, uint32_t o, int big, size_t *out_len)
+{
+    /* APP1: FF E1 len "Exif\0\0" TIFF(8) IFD: count(2) 2 entries(24) next(4) */
+    uint8_t seg[2 + 2 + 6 + 8 + 2 + 24 + 4];
+    size_t n = sizeof seg;
+    memset(seg, 0, n);
+    seg[0] = 0xFF;
+    seg[1] = 0xE1;
+    put16(seg + 2, (uint32_t)(n - 2), 1);
+    memcpy(seg + 4, "Exif\0\0", 6);
+    uint8_t *t = seg + 10;
+    t[0] = t[1] = big ? 'M' : 'I';
+    put16(t + 2, 42, big);
+    put32(t + 4, 8, big);
+    put16(t + 8, 2, big);
+    /* an unrelated tag first (ImageWidth, LONG), then Orientation (SHORT) */
+    put16(t + 10, 0x0100, big);
+    put16(t + 12, 4, big);
+    put32(t + 14, 1, big);
+    put32(t + 18, 640, big);
+    put16(t + 22, 0x0112, big);
+    put16(t + 24, 3, big);
+    put32(t + 26, 1, big);
+    put16(t + 30, o, big);
+    put32(t + 34, 0, big);
+    uint8_t *r = malloc(len + n);
+    memcpy(r, jpeg, 2);
+    memcpy(r + 2, seg, n);
+    memcpy(r + 2 + n, jpeg + 2, len - 2);
+    *out_len = len + n;
+    return r;
+}
+
+static uint8_t ti_div255(uint32_t v)
+{
+    v += 128;
+    return (uint8_t)((v + (v >> 8)) >> 8);
+}
+
+/* 1 if the JPEG has an Adobe APP14 marker before SOS */
+static int ti_has_adobe(const uint8_t *d, size_t len)
+{
+    size_t pos = 2;
+    while (pos + 4 <= len && d[pos] == 0xFF) {
+        uint8_t m = d[pos + 1];
+        if (m == 0xDA)
+            break;
+        size_t seg = ((size_t)d[pos + 2] << 8) | d[pos + 3];
+        if (m == 0xEE && seg >= 7 && pos + 9 <= len && memcmp(d + pos + 4, "Adobe", 5) == 0)
+            return 1;
+        pos += 2 + seg;
+    }
+    return 0;
+}
+
+uint8_t *ti_decode_ref(const uint8_t *jpeg, size_t len, int m, uint32_t *w, uint32_t *h)
+{
+    tjhandle d = tjInitDecompress();
+    int iw, ih, ss, cs;
+    if (tjDecompressHeader3(d, jpeg, len, &iw, &ih, &ss, &cs) != 0) {
+        tjDestroy(d);
+        return NULL;
+    }
+    int sw = (iw * m + 7) / 8, sh = (ih * m + 7) / 8;
+    int cmyk = cs == TJCS_CMYK || cs == TJCS_YCCK;
+    int pf = cmyk ? TJPF_CMYK : TJPF_RGB;
+    int bpp = cmyk ? 4 : 3;
+    uint8_t *buf = malloc((size_t)sw * sh * bpp);
+    if (tjDecompress2(d, jpeg, len, buf, sw, 0, sh, pf, 0) != 0) {
+        fprintf(stderr, "tjDecompress2: %s\n", tjGetErrorStr2(d));
+        free(buf);
+        tjDestroy(d);
+        return NULL;
+    }
+    tjDestroy(d);
+    if (cmyk) {
+        int inv = ti_has_adobe(jpeg, len);
+        uint8_t *rgb = malloc((size_t)sw * sh * 3);
+        for (size_t i = 0; i < (size_t)sw * sh; i++) {
+            uint32_t c = buf[4 * i], mm = buf[4 * i + 1], y = buf[4 * i + 2], k = buf[4 * i + 3];
+            if (!inv) {
+                c = 255 - c;
+                mm = 255 - mm;
+                y = 255 - y;
+                k = 255 - k;
+            }
+            rgb[3 * i] = ti_div255(c * k);
+            rgb[3 * i + 1] = ti_div255(mm * k);
+            rgb[3 * i + 2] = ti_div255(y * k);
+        }
+        free(buf);
+        buf = rgb;
+    }
+    *w = (uint32_t)sw;
+    *h = (uint32_t)sh;
+    return buf;
+}
+
+uint8_t *ti_rgbx(const uint8_t *rgb, uint32_t w, uint32_t h)
+{
+    uint8_t *p = malloc((size_t)w * h * 4);
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        p[4 * i] = rgb[3 * i];
+        p[4 * i + 1] = rgb[3 * i + 1];
+        p[4 * i + 2] = rgb[3 * i + 2];
+        p[4 * i + 3] = 255;
+    }
+    return p;
+}
+
+/* weights of one output along one axis, as PIL computes them */
+static void ti_weights(uint32_t in, double b0, double b1, uint32_t out, uint32_t i, int *xmin,
+                       int *n, double *wt)
+{
+    double scale = (b1 - b0) / out, fs = scale > 1 ? scale : 1, support = fs;
+    double center = b0 + (i + 0.5) * scale;
+    int lo = (int)floor(center - support + 0.5), hi = (int)floor(center + support + 0.5);
+    if (lo < 0)
+        lo = 0;
+    if (hi > (int)in)
+        hi = (int)in;
+    double sum = 0;
+    for (int x = lo; x < hi; x++) {
+        double t = fabs((x - center + 0.5) / fs);
+        wt[x - lo] = t < 1 ? 1 - t : 0;
+        sum += wt[x - lo];
+    }
+    for (int x = lo; x < hi; x++)
+        wt[x - lo] /= sum;
+    *xmin = lo;
+    *n = hi - lo;
+}
+
+double *ti_resize_ref(const uint8_t *rgb, uint32_t w, uint32_t h, double bx0, double by0,
+                      double bx1, double by1, uint32_t dw, uint32_t dh)
+{
+    double *tmp = malloc(sizeof(double) * dw * h * 3);
+    double *out = malloc(sizeof(double) * dw * dh * 3);
+    double *wt = malloc(sizeof(double) * (w > h ? w : h) + 64);
+    for (uint32_t x = 0; x < dw; x++) {
+        int xmin, n;
+        ti_weights(w, bx0, bx1, dw, x, &xmin, &n, wt);
+        for (uint32_t y = 0; y < h; y++)
+            for (int c = 0; c < 3; c++) {
+                double a = 0;
+                for (int k = 0; k < n; k++)
+                    a += wt[k] * rgb[((size_t)y * w + xmin + k) * 3 + c];
+                tmp[((size_t)y * dw + x) * 3 + c] = a;
+            }
+    }
+    for (uint32_t y = 0; y < dh; y++) {
+        int ymin, n;
+        ti_weights(h, by0, by1, dh, y, &ymin, &n, wt);
+        for (uint32_t x = 0; x < dw; x++)
+            for (int c = 0; c < 3; c++) {
+                double a = 0;
+                for (int k = 0; k < n; k++)
+                    a += wt[k] * tmp[((size_t)(ymin + k) * dw + x) * 3 + c];
+                out[((size_t)y * dw + x) * 3 + c] = a;
+            }
+    }
+    free(tmp);
+    free(wt);
+    return out;
+}
+
+uint8_t *ti_orient_ref(const uint8_t *rgb, uint32_t w, uint32_t h, uint32_t o, uint32_t *dw,
+                       uint32_t *dh)
+{
+    uint32_t W = o >= 5 ? h : w, H = o >= 5 ? w : h;
+    uint8_t *d = malloc((size_t)W * H * 3);
+    for (uint32_t y = 0; y < H; y++)
+        for (uint32_t x = 0; x < W; x++) {
+            uint32_t u, v; /* stored pixel shown at displayed (x, y) */
+            switch (o) {
+            default:
+            case 1: u = x; v = y; break;
+            case 2: u = w - 1 - x; v = y; break;
+            case 3: u = w - 1 - x; v = h - 1 - y; break;
+            case 4: u = x; v = h - 1 - y; break;
+            case 5: u = y; v = x; break;
+            case 6: u = y; v = h - 1 - x; break;
+            case 7: u = w - 1 - y; v = h - 1 - x; break;
+            case 8: u = w - 1 - y; v = x; break;
+            }
+            memcpy(d + ((size_t)y * W + x) * 3, rgb + ((size_t)v * w + u) * 3, 3);
+        }
+    *dw = W;
+    *dh = H;
+    return d;
+}
+
+double ti_max_err(const uint8_t *a, const double *ref, size_t n)
+{
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double r = ref[i] < 0 ? 0 : ref[i] > 255 ? 255 : ref[i];
+        double e = fabs(a[i] - floor(r + 0.5));
+        if (e > m)
+            m = e;
+    }
+    return m;
+}
+
+double ti_mean_err_u8(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += abs((int)a[i] - (int)b[i]);
+    return n ? s / (double)n : 0;
+}
+
+int ti_max_err_u8(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    int m = 0;
+    for (size_t i = 0; i < n; i++) {
+        int e = abs((int)a[i] - (int)b[i]);
+        if (e > m)
+            m = e;
+    }
+    return m;
+}

@@ -1,0 +1,56 @@
+/*
+ * test_image_util.h - JPEG fixtures and float64 references shared by the
+ * image-pipeline tests (test_jpeg.c, test_augment.c).
+ */
+#ifndef FEED_TEST_IMAGE_UTIL_H
+#define FEED_TEST_IMAGE_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Kinds of synthetic JPEG. */
+enum {
+    TI_444 = 0, TI_422, TI_420, TI_440, TI_411, TI_GRAY, TI_CMYK,
+    TI_KINDS
+};
+
+/* Synthetic but non-trivial RGB pixels: gradients, a checkerboard with sharp
+ * edges, circles and some noise, so crops, scales and flips all show. */
+uint8_t *ti_pixels(uint32_t w, uint32_t h, uint32_t seed);
+
+/* Compresses RGB pixels (converted to grey or CMYK for those kinds) with
+ * TurboJPEG. flags: TJFLAG_PROGRESSIVE etc. Returns a malloc'ed buffer. */
+uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quality, int flags,
+                 size_t *len);
+/* Same, with the libjpeg API and a restart interval (in MCU rows when
+ * restart_rows, else in MCUs). 4:2:0. */
+uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
+                         int restart_rows, size_t *len);
+/* A copy of jpeg with an APP1 Exif segment holding orientation o spliced in
+ * after SOI (big-endian TIFF when big, else little-endian). */
+uint8_t *ti_with_exif(const uint8_t *jpeg, size_t len, uint32_t o, int big, size_t *out_len);
+
+/* Reference decode with TurboJPEG at scale m/8 into RGB (grey and CMYK
+ * converted as the library documents). *w, *h get the scaled size. */
+uint8_t *ti_decode_ref(const uint8_t *jpeg, size_t len, int m, uint32_t *w, uint32_t *h);
+
+/* RGB -> RGBX copy (X = 255). */
+uint8_t *ti_rgbx(const uint8_t *rgb, uint32_t w, uint32_t h);
+
+/* float64 PIL-style resample (triangle filter of radius max(1, scale),
+ * renormalised inside the image) of box [bx0,bx1) x [by0,by1) of an RGB
+ * image to dw x dh; separable, horizontal then vertical, no rounding between.
+ * Returns dw*dh*3 doubles. */
+double *ti_resize_ref(const uint8_t *rgb, uint32_t w, uint32_t h, double bx0, double by0,
+                      double bx1, double by1, uint32_t dw, uint32_t dh);
+
+/* Displayed image of a stored RGB image under EXIF orientation o (1..8). */
+uint8_t *ti_orient_ref(const uint8_t *rgb, uint32_t w, uint32_t h, uint32_t o, uint32_t *dw,
+                       uint32_t *dh);
+
+/* max |a - round(ref)| and mean |a - ref| over n values. */
+double ti_max_err(const uint8_t *a, const double *ref, size_t n);
+double ti_mean_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
+int ti_max_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
+
+#endif

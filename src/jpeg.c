@@ -288,10 +288,6 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         snprintf(msg, msglen, "JPEG stream holds tables only, no image");
         return FEED_E_DECODE;
     }
-    if (!feed__jpeg_has_eoi(data, len, sos)) {
-        snprintf(msg, msglen, "Premature end of JPEG file (no EOI marker)");
-        return FEED_E_DECODE;
-    }
     info.width = ci->image_width;
     info.height = ci->image_height;
     info.components = (uint32_t)ci->num_components;
@@ -304,6 +300,11 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     int rc = c->plan(c->arg, &info, &r, msg, msglen);
     if (rc)
         return rc;
+    /* After the plan, so that max_pixels is judged from the header alone. */
+    if (!feed__jpeg_has_eoi(data, len, sos)) {
+        snprintf(msg, msglen, "Premature end of JPEG file (no EOI marker)");
+        return FEED_E_DECODE;
+    }
     uint32_t sw = feed__jpeg_scaled(info.width, r.scale);
     uint32_t sh = feed__jpeg_scaled(info.height, r.scale);
     if (r.scale < 1 || r.scale > 8 || r.x0 >= r.x1 || r.y0 >= r.y1 || r.x1 > sw || r.y1 > sh) {

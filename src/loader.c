@@ -568,8 +568,10 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     }
     uint64_t ce, cb;
     feed_loader_position(L, &ce, &cb);
-    if (ce == epoch && cb == batch && !L->stashed)
-        return FEED_OK; /* already there: keep what the ring has */
+    if (ce == epoch && cb == batch && !L->stashed) {
+        L->eoe_seq = L->next_seq; /* next() returns (epoch, batch), not an END_OF_EPOCH */
+        return FEED_OK;           /* already there: keep what the ring has */
+    }
     L->stashed = 0;
     L->dev->stop(L->dev_state);
     L->dev_started = 0;

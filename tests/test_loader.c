@@ -360,6 +360,39 @@ static void test_held_limit(void **state)
     feed_loader_destroy(L);
 }
 
+static void test_set_epoch_at_boundary(void **state)
+{
+    /* After exactly one epoch's batches (no END_OF_EPOCH asked for yet),
+     * seek(1, 0) -- set_epoch(1) -- means the next batch is (1, 0). Without
+     * the seek, next() first says END_OF_EPOCH. */
+    feed_loader *L = make("workers=2");
+    feed_batch b = {.struct_size = sizeof b};
+    uint64_t nb = feed_loader_batches_per_epoch(L);
+    for (uint64_t i = 0; i < nb; i++) {
+        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        feed_batch_release(L, &b, NULL);
+    }
+    uint64_t e, k;
+    assert_int_equal(feed_loader_position(L, &e, &k), FEED_OK);
+    assert_int_equal(e, 1);
+    assert_int_equal(k, 0);
+    assert_int_equal(feed_loader_seek(L, 1, 0), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.epoch, 1);
+    assert_int_equal(b.index, 0);
+    feed_batch_release(L, &b, NULL);
+    for (uint64_t i = 1; i < nb; i++) {
+        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_END_OF_EPOCH);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.epoch, 2);
+    feed_batch_release(L, &b, NULL);
+    assert_int_equal(feed_loader_seek(L, 0, nb), FEED_E_INVALID); /* past the epoch */
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -370,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_destroy_mid_epoch),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_held_limit),
+        cmocka_unit_test(test_set_epoch_at_boundary),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -525,7 +525,7 @@ static int make_dir(const char *path)
 /* mkdir -p */
 static int make_dirs(const char *path)
 {
-    char p[4096];
+    char p[4200];
     snprintf(p, sizeof p, "%s", path);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/')
@@ -708,8 +708,8 @@ int main(int argc, char **argv)
                 goto done;
             }
             char rel[64];
-            snprintf(rel, sizeof rel, "class_%03u/img_%0*llu.jpg", (unsigned)c, digits,
-                     (unsigned long long)i);
+            snprintf(rel, sizeof rel, "class_%03u/img_%0*u.jpg", (unsigned)c % 1000u,
+                     digits & 15, (unsigned)i % 1000000000u);
             snprintf(path, sizeof path, "%.*s/%s", (int)outlen, out, rel);
             if ((e = write_atomic(path, jpeg, size))) {
                 fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));

@@ -448,9 +448,10 @@ static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
             while (x1 < w && idr[x1] == idr[x])
                 x1++;
             const region *g = &im->reg[idr[x]];
+            /* the field is not periodic: fold (mirror) rather than wrap, so no seam */
             int ty = y + g->dy;
             if (ty >= h)
-                ty -= h;
+                ty = 2 * h - 1 - ty;
             const float *trow = im->tex + (size_t)ty * w;
             float b0 = g->base[0] + g->gy[0] * y, b1 = g->base[1] + g->gy[1] * y,
                   b2 = g->base[2] + g->gy[2] * y;
@@ -458,7 +459,7 @@ static void render(image *im, rng *r, int cls, int nclasses, field_ws *ws)
             for (; x < x1; x++) {
                 int tx = x + g->dx;
                 if (tx >= w)
-                    tx -= w;
+                    tx = 2 * w - 1 - tx;
                 float t = trow[tx];
                 float light = 1.0f + kl * ilr[x >> 1];
                 float ca = car[x >> 1] * kc, cb = cbr[x >> 1] * kc;

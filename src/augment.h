@@ -29,7 +29,10 @@ typedef struct feed__axis {
     uint32_t lo, hi;  /* source pixels used: [lo, hi) */
     int32_t *first;   /* out entries: first source pixel of each output */
     int16_t *coef;    /* out * taps, Q14 */
-    size_t cap_first, cap_coef;
+    int16_t *cvec;    /* SIMD layout when taps is even: for tap pair k and output x,
+                         8 int16 (c[2k], c[2k+1]) x 4 at ((k * out) + x) * 8 */
+    double *wbuf;     /* scratch: one output's float weights */
+    size_t cap_first, cap_coef, cap_cvec, cap_wbuf;
     double b0, b1;    /* the box these were built for (cache key with in, out) */
     int built;
 } feed__axis;
@@ -47,6 +50,10 @@ typedef struct feed__resizer {
 } feed__resizer;
 
 void feed__resizer_free(feed__resizer *rz);
+
+/* Which resize kernels run: -1 (default) the best this CPU has, 0 portable C,
+ * 1 SSE2, 2 AVX2 (x86-64 only). All give identical bytes; for tests. */
+extern int feed__resize_simd;
 
 /*
  * Resamples with prebuilt axes: src is RGBX (4 bytes a pixel); its pixel

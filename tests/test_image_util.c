@@ -363,3 +363,37 @@ int ti_max_err_u8(const uint8_t *a, const uint8_t *b, size_t n)
     }
     return m;
 }
+
+uint8_t *ti_photo(uint32_t w, uint32_t h, uint32_t seed)
+{
+    /* smooth shading, soft-edged blobs, a little texture and noise: closer to
+     * a photograph's spectrum than ti_pixels' hard checkerboard */
+    uint8_t *p = malloc((size_t)w * h * 3);
+    uint32_t s = seed * 747796405u + 7;
+    double bx[6], by[6], br[6], bc[6][3];
+    for (int k = 0; k < 6; k++) {
+        bx[k] = (ti_lcg(&s) % 1000) / 1000.0 * w;
+        by[k] = (ti_lcg(&s) % 1000) / 1000.0 * h;
+        br[k] = (0.05 + (ti_lcg(&s) % 1000) / 4000.0) * (w < h ? w : h);
+        for (int c = 0; c < 3; c++)
+            bc[k][c] = (double)(ti_lcg(&s) % 256);
+    }
+    double fx = 2 * M_PI / (w / 3.0 + 7), fy = 2 * M_PI / (h / 2.0 + 5);
+    for (uint32_t y = 0; y < h; y++)
+        for (uint32_t x = 0; x < w; x++) {
+            double v[3] = {90 + 60.0 * x / w, 80 + 50 * sin(x * fx) * cos(y * fy),
+                           120 + 60.0 * y / h};
+            for (int k = 0; k < 6; k++) {
+                double d = hypot(x - bx[k], y - by[k]) / br[k];
+                double a = d < 0.8 ? 1 : d < 1.2 ? (1.2 - d) / 0.4 : 0;
+                for (int c = 0; c < 3; c++)
+                    v[c] = v[c] * (1 - a) + bc[k][c] * a;
+            }
+            double tex = 6 * sin(x * 0.9 + y * 0.4) * sin(y * 0.7);
+            for (int c = 0; c < 3; c++) {
+                int q = (int)lrint(v[c] + tex + (int)(ti_lcg(&s) % 7) - 3);
+                p[((size_t)y * w + x) * 3 + c] = (uint8_t)(q < 0 ? 0 : q > 255 ? 255 : q);
+            }
+        }
+    return p;
+}

@@ -17,6 +17,8 @@ enum {
 /* Synthetic but non-trivial RGB pixels: gradients, a checkerboard with sharp
  * edges, circles and some noise, so crops, scales and flips all show. */
 uint8_t *ti_pixels(uint32_t w, uint32_t h, uint32_t seed);
+/* Photo-like RGB pixels: smooth shading, soft blobs, mild texture and noise. */
+uint8_t *ti_photo(uint32_t w, uint32_t h, uint32_t seed);
 
 /* Compresses RGB pixels (converted to grey or CMYK for those kinds) with
  * TurboJPEG. flags: TJFLAG_PROGRESSIVE etc. Returns a malloc'ed buffer. */

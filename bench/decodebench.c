@@ -1,0 +1,491 @@
+/*
+ * decodebench - the per-image CPU cost of libfeed's image pipeline against a
+ * plain full JPEG decode (the ceiling), per core and with all cores.
+ *
+ *   decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]
+ *               [--size N] [--quiet]
+ *
+ * DIR is an ImageFolder tree (searched recursively for .jpg/.jpeg) or holds a
+ * files.txt ("relative/path label" lines). Files are read into memory first,
+ * so no I/O is measured. Each measurement cycles over the same files for S
+ * seconds (default 1), split into rounds that alternate between the
+ * configurations so that a noisy neighbour hurts them all alike; the best
+ * round counts (for the all-cores rows too).
+ *
+ * Single-core rates are images per second of *thread CPU time*
+ * (CLOCK_THREAD_CPUTIME_ID), which is what "per core" means and is not
+ * inflated by other processes on a shared machine; wall-clock rates are
+ * printed beside them. The all-cores rates run W processes (default: the
+ * number of online CPUs) for S seconds of wall time and count what they
+ * finish.
+ *
+ * Rows:
+ *   ceiling      TurboJPEG tjDecompress2, full image, RGB (what a decoder costs)
+ *   full-rgbx    libfeed's own full decode (libjpeg API, RGBX), for reference
+ *   train        RandomResizedCrop(size) + flip, ROI + DCT-scaled decode
+ *   train-noroi  the same with roi_decode=0 (full decode, then crop)
+ *   val          Resize(size*8/7) + CenterCrop(size), ROI + DCT-scaled decode
+ *   val-noroi    the same with roi_decode=0
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <turbojpeg.h>
+
+#include "feed.h"
+#include "image.h"
+#include "jpeg.h"
+
+typedef struct file {
+    uint8_t *data;
+    size_t len;
+} file;
+
+static file *g_files;
+static size_t g_nfiles, g_capfiles;
+static size_t g_max = 500;
+
+static int add_file(const char *path)
+{
+    if (g_nfiles >= g_max)
+        return 0;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return -1;
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || st.st_size <= 0) {
+        fclose(f);
+        return -1;
+    }
+    uint8_t *d = malloc((size_t)st.st_size);
+    if (!d || fread(d, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+        free(d);
+        fclose(f);
+        return -1;
+    }
+    fclose(f);
+    if (g_nfiles == g_capfiles) {
+        g_capfiles = g_capfiles ? g_capfiles * 2 : 256;
+        g_files = realloc(g_files, g_capfiles * sizeof *g_files);
+        if (!g_files) {
+            perror("realloc");
+            exit(1);
+        }
+    }
+    g_files[g_nfiles].data = d;
+    g_files[g_nfiles].len = (size_t)st.st_size;
+    g_nfiles++;
+    return 0;
+}
+
+static int is_jpeg_name(const char *n)
+{
+    const char *dot = strrchr(n, '.');
+    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg"));
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void walk(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            names = realloc(names, cap * sizeof *names);
+        }
+        names[n++] = strdup(e->d_name);
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, cmp_str); /* the same files in the same order */
+    for (size_t i = 0; i < n; i++) {
+        char path[FEED_PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (S_ISDIR(st.st_mode))
+                walk(path);
+            else if (S_ISREG(st.st_mode) && is_jpeg_name(names[i]))
+                add_file(path);
+        }
+        free(names[i]);
+    }
+    free(names);
+}
+
+static void load(const char *dir)
+{
+    char list[FEED_PATH_MAX];
+    snprintf(list, sizeof list, "%s/files.txt", dir);
+    FILE *f = fopen(list, "r");
+    if (f) {
+        char line[FEED_PATH_MAX + 64];
+        while (fgets(line, sizeof line, f)) {
+            char *sp = strpbrk(line, " \t\r\n");
+            if (sp)
+                *sp = '\0';
+            if (!line[0])
+                continue;
+            char path[2 * FEED_PATH_MAX + 128];
+            snprintf(path, sizeof path, "%s/%s", dir, line);
+            add_file(path);
+        }
+        fclose(f);
+    } else {
+        walk(dir);
+    }
+}
+
+/* ---- the measured operations --------------------------------------------------------- */
+
+enum { OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_NOROI, OP_VAL, OP_VAL_NOROI, OP_COUNT };
+static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx", "train", "train-noroi", "val",
+                                         "val-noroi"};
+
+typedef struct runner {
+    tjhandle tj;
+    uint8_t *rgb;
+    size_t rgb_cap;
+    feed__image_ctx *ctx;
+    feed__xform train, val;
+    uint8_t *out;
+    uint64_t counter; /* sample id: a new crop every time */
+    uint64_t decode_ns[OP_COUNT], augment_ns[OP_COUNT], n[OP_COUNT]; /* stage split */
+    feed__jpeg *jpeg;
+} runner;
+
+static uint32_t g_size = 224;
+
+static void runner_init(runner *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tj = tjInitDecompress();
+    r->ctx = feed__image_ctx_create();
+    r->jpeg = feed__jpeg_create();
+    feed__xform x;
+    memset(&x, 0, sizeof x);
+    x.out_h = x.out_w = g_size;
+    x.resize_shorter = g_size * 8 / 7; /* 256 for 224 */
+    x.scale_min = 0.08f;
+    x.scale_max = 1.0f;
+    x.ratio_min = 3.0f / 4.0f;
+    x.ratio_max = 4.0f / 3.0f;
+    x.exif = 1;
+    x.roi_decode = 1;
+    x.max_pixels = 100000000;
+    r->train = x;
+    r->train.mode = FEED_AUGMENT_TRAIN;
+    r->train.flip_p = 0.5f;
+    r->val = x;
+    r->val.mode = FEED_AUGMENT_VAL;
+    r->out = malloc((size_t)g_size * g_size * 3);
+    if (!r->tj || !r->ctx || !r->jpeg || !r->out) {
+        fprintf(stderr, "decodebench: out of memory\n");
+        exit(1);
+    }
+}
+
+static void runner_free(runner *r)
+{
+    tjDestroy(r->tj);
+    feed__image_ctx_destroy(r->ctx);
+    feed__jpeg_destroy(r->jpeg);
+    free(r->rgb);
+    free(r->out);
+}
+
+static int plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+                     size_t msglen)
+{
+    (void)arg, (void)msg, (void)msglen;
+    reg->scale = 8;
+    reg->x0 = reg->y0 = 0;
+    reg->x1 = info->width;
+    reg->y1 = info->height;
+    return 0;
+}
+
+static int run_one(runner *r, int op, const file *f)
+{
+    char msg[256];
+    int rc = 0;
+    switch (op) {
+    case OP_CEILING: {
+        int w, h, ss, cs;
+        if (tjDecompressHeader3(r->tj, f->data, (unsigned long)f->len, &w, &h, &ss, &cs))
+            return -1;
+        size_t need = (size_t)w * h * 3;
+        if (need > r->rgb_cap) {
+            free(r->rgb);
+            r->rgb = malloc(need);
+            r->rgb_cap = need;
+        }
+        rc = tjDecompress2(r->tj, f->data, (unsigned long)f->len, r->rgb, w, 0, h, TJPF_RGB, 0);
+        break;
+    }
+    case OP_FULL_RGBX: {
+        feed__jpeg_image img;
+        rc = feed__jpeg_decode(r->jpeg, f->data, f->len, plan_full, NULL, &img, msg, sizeof msg);
+        break;
+    }
+    default: {
+        feed__xform x = op == OP_TRAIN || op == OP_TRAIN_NOROI ? r->train : r->val;
+        x.roi_decode = op == OP_TRAIN || op == OP_VAL;
+        feed__image_info info;
+        rc = feed__image_process(r->ctx, &x, f->data, f->len, 1, 0, r->counter++, r->out, &info,
+                                 msg, sizeof msg);
+        r->decode_ns[op] += info.decode_ns;
+        r->augment_ns[op] += info.augment_ns;
+        r->n[op]++;
+        break;
+    }
+    }
+    return rc;
+}
+
+static double now(clockid_t c)
+{
+    struct timespec ts;
+    clock_gettime(c, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Runs op over the files (whole passes, at least one) for about `seconds` of
+ * thread CPU time. Returns images; *cpu and *wall get the times. */
+static uint64_t measure(runner *r, int op, double seconds, size_t *cursor, double *cpu,
+                        double *wall)
+{
+    double c0 = now(CLOCK_THREAD_CPUTIME_ID), w0 = now(CLOCK_MONOTONIC);
+    uint64_t n = 0;
+    do {
+        for (int k = 0; k < 8; k++) {
+            run_one(r, op, &g_files[*cursor]);
+            *cursor = (*cursor + 1) % g_nfiles;
+            n++;
+        }
+    } while (now(CLOCK_THREAD_CPUTIME_ID) - c0 < seconds);
+    *cpu = now(CLOCK_THREAD_CPUTIME_ID) - c0;
+    *wall = now(CLOCK_MONOTONIC) - w0;
+    return n;
+}
+
+/* W processes run op for `seconds` of wall time; images per second in total. */
+static double measure_all(int op, int workers, double seconds)
+{
+    int fds[2];
+    if (pipe(fds) != 0) {
+        perror("pipe");
+        exit(1);
+    }
+    double start = now(CLOCK_MONOTONIC) + 0.05;
+    for (int w = 0; w < workers; w++) {
+        pid_t pid = fork();
+        if (pid < 0) {
+            perror("fork");
+            exit(1);
+        }
+        if (pid == 0) {
+            close(fds[0]);
+            runner r;
+            runner_init(&r);
+            r.counter = (uint64_t)w << 40;
+            size_t cursor = (g_nfiles * (size_t)w) / (size_t)workers;
+            for (int k = 0; k < 8; k++) /* warm up */
+                run_one(&r, op, &g_files[(cursor + (size_t)k) % g_nfiles]);
+            while (now(CLOCK_MONOTONIC) < start)
+                ;
+            uint64_t n = 0;
+            double t;
+            while ((t = now(CLOCK_MONOTONIC)) < start + seconds) {
+                run_one(&r, op, &g_files[cursor]);
+                cursor = (cursor + 1) % g_nfiles;
+                n++;
+            }
+            double rate = (double)n / (t - start);
+            ssize_t wr = write(fds[1], &rate, sizeof rate);
+            (void)wr;
+            runner_free(&r);
+            _exit(0);
+        }
+    }
+    close(fds[1]);
+    double total = 0, rate;
+    while (read(fds[0], &rate, sizeof rate) == (ssize_t)sizeof rate)
+        total += rate;
+    close(fds[0]);
+    while (wait(NULL) > 0)
+        ;
+    return total;
+}
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]\n"
+            "                   [--size N] [--quiet]\n"
+            "  --data DIR     ImageFolder tree or folder with files.txt\n"
+            "  --json FILE    also write the results as JSON\n"
+            "  --max N        use at most N files (default 500)\n"
+            "  --seconds S    CPU seconds per single-core measurement, wall seconds per\n"
+            "                 all-cores one (default 1)\n"
+            "  --workers W    processes for the all-cores rows (default: online CPUs)\n"
+            "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n");
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *data = NULL, *json = NULL;
+    double seconds = 1.0;
+    long workers = sysconf(_SC_NPROCESSORS_ONLN);
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--data") && v)
+            data = v, i++;
+        else if (!strcmp(a, "--json") && v)
+            json = v, i++;
+        else if (!strcmp(a, "--max") && v)
+            g_max = strtoull(v, NULL, 10), i++;
+        else if (!strcmp(a, "--seconds") && v)
+            seconds = strtod(v, NULL), i++;
+        else if (!strcmp(a, "--workers") && v)
+            workers = strtol(v, NULL, 10), i++;
+        else if (!strcmp(a, "--size") && v)
+            g_size = (uint32_t)strtoul(v, NULL, 10), i++;
+        else if (!strcmp(a, "--quiet"))
+            quiet = 1;
+        else
+            usage();
+    }
+    if (!data || seconds <= 0 || workers < 1 || g_size < 1 || g_max < 1)
+        usage();
+    load(data);
+    if (g_nfiles == 0) {
+        fprintf(stderr, "decodebench: no JPEG files found in %s\n", data);
+        return 1;
+    }
+
+    runner r;
+    runner_init(&r);
+    /* check every file decodes, and gather sizes */
+    double mpix = 0;
+    size_t bytes = 0, bad = 0;
+    for (size_t i = 0; i < g_nfiles; i++) {
+        int w, h, ss, cs;
+        if (tjDecompressHeader3(r.tj, g_files[i].data, (unsigned long)g_files[i].len, &w, &h, &ss,
+                                &cs) == 0)
+            mpix += (double)w * h / 1e6;
+        bytes += g_files[i].len;
+        for (int op = 0; op < OP_COUNT; op++)
+            if (run_one(&r, op, &g_files[i]) != 0) {
+                bad++;
+                break;
+            }
+    }
+    if (!quiet)
+        printf("decodebench: %zu files, %.1f MB, %.3f Mpixel mean, output %ux%u, %s%zu failed\n",
+               g_nfiles, bytes / 1e6, mpix / g_nfiles, g_size, g_size, bad ? "" : "", bad);
+
+    /* single core: rounds alternate between the configurations */
+    int rounds = seconds >= 0.6 ? 3 : 1;
+    double best_cpu_rate[OP_COUNT] = {0}, best_wall_rate[OP_COUNT] = {0};
+    size_t cursor[OP_COUNT] = {0};
+    for (int round = 0; round < rounds; round++)
+        for (int op = 0; op < OP_COUNT; op++) {
+            double cpu, wall;
+            uint64_t n = measure(&r, op, seconds / rounds, &cursor[op], &cpu, &wall);
+            if (n / cpu > best_cpu_rate[op])
+                best_cpu_rate[op] = n / cpu;
+            if (n / wall > best_wall_rate[op])
+                best_wall_rate[op] = n / wall;
+        }
+    double dec_us[OP_COUNT] = {0}, aug_us[OP_COUNT] = {0};
+    for (int op = 0; op < OP_COUNT; op++)
+        if (r.n[op]) {
+            dec_us[op] = r.decode_ns[op] / 1e3 / r.n[op];
+            aug_us[op] = r.augment_ns[op] / 1e3 / r.n[op];
+        }
+    runner_free(&r);
+
+    /* all cores */
+    static const int all_ops[] = {OP_CEILING, OP_TRAIN, OP_VAL};
+    double all_rate[OP_COUNT] = {0};
+    for (int round = 0; round < rounds; round++) /* alternating, best round counts */
+        for (size_t k = 0; k < sizeof all_ops / sizeof *all_ops; k++) {
+            double rate = measure_all(all_ops[k], (int)workers, seconds / rounds);
+            if (rate > all_rate[all_ops[k]])
+                all_rate[all_ops[k]] = rate;
+        }
+
+    double ceil1 = best_cpu_rate[OP_CEILING];
+    if (!quiet) {
+        printf("\n%-12s %11s %8s %15s %11s %9s | %10s %9s\n", "", "img/s/core", "us/img",
+               "decode+augment", "img/s(wall)", "x ceiling", "img/s all", "x ceiling");
+        for (int op = 0; op < OP_COUNT; op++) {
+            char split[32] = "-";
+            if (dec_us[op] > 0)
+                snprintf(split, sizeof split, "%.0f+%.0f", dec_us[op], aug_us[op]);
+            printf("%-12s %11.0f %8.1f %15s %11.0f %9.3f |", op_names[op], best_cpu_rate[op],
+                   1e6 / best_cpu_rate[op], split, best_wall_rate[op], best_cpu_rate[op] / ceil1);
+            if (all_rate[op] > 0)
+                printf(" %10.0f %9.3f\n", all_rate[op], all_rate[op] / ceil1);
+            else
+                printf(" %10s %9s\n", "-", "-");
+        }
+        printf("\nall-cores rows: %ld processes, best of %d rounds of %.2f s wall; per-core rows:\n"
+               "best of the same rounds of thread CPU time. 'x ceiling' is over the single-core\n"
+               "ceiling.\n"
+               "decode+augment: mean wall us in feed__image_process's two stages.\n",
+               workers, rounds, seconds / rounds);
+    }
+    if (json) {
+        FILE *f = fopen(json, "w");
+        if (!f) {
+            fprintf(stderr, "decodebench: %s: %s\n", json, strerror(errno));
+            return 1;
+        }
+        fprintf(f, "{\n");
+        fprintf(f, "  \"files\": %zu,\n  \"mean_mpixel\": %.4f,\n  \"size\": %u,\n", g_nfiles,
+                mpix / g_nfiles, g_size);
+        fprintf(f, "  \"workers\": %ld,\n  \"seconds\": %.3f,\n", workers, seconds);
+        fprintf(f, "  \"ceiling_img_s\": %.1f,\n", ceil1);
+        fprintf(f, "  \"full_rgbx_img_s\": %.1f,\n", best_cpu_rate[OP_FULL_RGBX]);
+        fprintf(f, "  \"train_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN]);
+        fprintf(f, "  \"train_noroi_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_NOROI]);
+        fprintf(f, "  \"val_img_s\": %.1f,\n", best_cpu_rate[OP_VAL]);
+        fprintf(f, "  \"val_noroi_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_NOROI]);
+        fprintf(f, "  \"train_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN] / ceil1);
+        fprintf(f, "  \"train_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_NOROI] / ceil1);
+        fprintf(f, "  \"val_ratio\": %.4f,\n", best_cpu_rate[OP_VAL] / ceil1);
+        fprintf(f, "  \"val_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_NOROI] / ceil1);
+        fprintf(f, "  \"ceiling_all_cores_img_s\": %.1f,\n", all_rate[OP_CEILING]);
+        fprintf(f, "  \"train_all_cores_img_s\": %.1f,\n", all_rate[OP_TRAIN]);
+        fprintf(f, "  \"val_all_cores_img_s\": %.1f,\n", all_rate[OP_VAL]);
+        fprintf(f, "  \"train_ratio_all_cores\": %.4f,\n", all_rate[OP_TRAIN] / ceil1);
+        fprintf(f, "  \"val_ratio_all_cores\": %.4f,\n", all_rate[OP_VAL] / ceil1);
+        fprintf(f, "  \"failed_files\": %zu\n", bad);
+        fprintf(f, "}\n");
+        fclose(f);
+    }
+    return bad == g_nfiles ? 1 : 0;
+}

@@ -34,6 +34,11 @@
  *     always refill, whatever the number of slots.
  *  5. The conversion runs on a second stream (after ev_copied), so the next
  *     copy does not queue behind the previous batch's kernel.
+ *
+ * Threads and the current device: the copier sets our device once; open and
+ * close do their CUDA work on a short-lived thread of their own; next, wait
+ * and release leave the caller's current device alone, except for the legacy
+ * (NULL) stream, which means "the default stream of the batch's device".
  */
 #include <cuda_runtime_api.h>
 #include <errno.h>
@@ -42,7 +47,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "convert.h"
 #include "convert_launch.h"
@@ -134,9 +141,14 @@ static feed_status cu_err(cudaError_t e, char *err, size_t errlen, const char *w
                      cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
-/* Makes our device current for the calling thread, remembering the caller's. */
-static int dev_push(const cuda_dev *d)
+/* For the caller's legacy (NULL) or per-thread default stream, which are the
+ * *current* device's: makes our device current, returning the caller's to
+ * put back with dev_pop (-1: nothing to put back). Explicit streams carry
+ * their device, so the caller's thread is left alone. */
+static int dev_push(const cuda_dev *d, void *stream)
 {
+    if (stream && stream != (void *)cudaStreamLegacy && stream != (void *)cudaStreamPerThread)
+        return -1;
     int prev = -1;
     if (cudaGetDevice(&prev) != cudaSuccess) {
         cudaGetLastError();
@@ -372,7 +384,7 @@ static void *copier_main(void *arg)
         return NULL;
     }
 #if defined(FEED_HAVE_NVTX)
-    nvtxNameOsThreadA((uint32_t)gettid(), "feed-copier");
+    nvtxNameOsThreadA((uint32_t)syscall(SYS_gettid), "feed-copier");
 #endif
     for (;;) {
         const uint64_t seq = d->cseq;
@@ -399,6 +411,7 @@ static void *copier_main(void *arg)
         }
         v.seq = seq;
         if (v.count > c->batch_size) {
+            retire_all(d);
             c->release_slot(c->ring, seq);
             give_back_buffer(d, bi);
             set_fatal(d, FEED_E_INTERNAL, cudaSuccess, "slot holds more samples than batch_size");
@@ -409,8 +422,10 @@ static void *copier_main(void *arg)
         const char *what = "copy";
         e = issue(d, bi, &v, &slot_returned, &what);
         if (e != cudaSuccess) {
-            /* A failed enqueue may leave earlier work queued that reads the slot. */
+            /* A failed enqueue may leave earlier work queued that reads the
+             * slot; the slots go back in order. */
             cudaStreamSynchronize(d->s_copy);
+            retire_all(d);
             if (!slot_returned)
                 c->release_slot(c->ring, seq);
             give_back_buffer(d, bi);
@@ -474,15 +489,9 @@ static void unregister_arena(cuda_dev *d)
     d->registered = 0;
 }
 
-static void cuda_stop(void *state);
-
-static void cuda_close(void *state)
+/* Frees every CUDA resource (on a device thread, see on_device_thread). */
+static void teardown(cuda_dev *d)
 {
-    cuda_dev *d = state;
-    if (!d)
-        return;
-    cuda_stop(d);
-    int prev = dev_push(d);
     if (d->s_copy)
         cudaStreamSynchronize(d->s_copy);
     if (d->s_conv)
@@ -492,15 +501,75 @@ static void cuda_close(void *state)
         cudaStreamDestroy(d->s_copy);
     if (d->s_conv)
         cudaStreamDestroy(d->s_conv);
+    d->s_copy = d->s_conv = NULL;
     unregister_arena(d);
     cudaGetLastError();
-    dev_pop(d, prev);
+}
+
+typedef struct devjob {
+    cuda_dev *d;
+    feed_status (*fn)(cuda_dev *d, char *err, size_t errlen);
+    char *err;
+    size_t errlen;
+    feed_status st;
+} devjob;
+
+static void *devjob_main(void *arg)
+{
+    devjob *j = arg;
+    cudaError_t e = cudaSetDevice(j->d->ordinal);
+    if (e != cudaSuccess)
+        j->st = cu_err(e, j->err, j->errlen, "cudaSetDevice", j->d->ordinal);
+    else
+        j->st = j->fn(j->d, j->err, j->errlen);
+    return NULL;
+}
+
+/* Runs fn on a short-lived thread whose current device is ours. The CUDA
+ * runtime's current device is per thread, and since CUDA 12 cudaSetDevice
+ * creates that device's primary context: switching the caller's thread to
+ * our device and back would leave it a context on the device it had (0 by
+ * default) even if it never used one. */
+static feed_status on_device_thread(cuda_dev *d, feed_status (*fn)(cuda_dev *, char *, size_t),
+                                    char *err, size_t errlen)
+{
+    devjob j = {.d = d, .fn = fn, .err = err, .errlen = errlen, .st = FEED_OK};
+    pthread_t t;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&t, NULL, devjob_main, &j);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "cuda backend: cannot start a thread: %s",
+                         strerror(rc));
+    pthread_join(t, NULL);
+    return j.st;
+}
+
+static feed_status teardown_job(cuda_dev *d, char *err, size_t errlen)
+{
+    teardown(d);
+    return FEED_OK;
+}
+
+static void cuda_stop(void *state);
+
+static void cuda_close(void *state)
+{
+    cuda_dev *d = state;
+    if (!d)
+        return;
+    cuda_stop(d);
+    if (on_device_thread(d, teardown_job, NULL, 0) != FEED_OK)
+        teardown(d); /* no thread to be had: from here, then */
     pthread_cond_destroy(&d->cv);
     pthread_mutex_destroy(&d->mu);
     feed__free(d);
 }
 
-/* Pins the arena for DMA, in chunks; 0 when it cannot (then: bounce). */
+/* Pins the arena for DMA, in chunks. 1: registered; 0: it cannot be (memlock
+ * limit, not supported, FEED_FORCE_BOUNCE): use bounce buffers; -1: no memory. */
 static int register_arena(cuda_dev *d)
 {
     const char *force = getenv("FEED_FORCE_BOUNCE");
@@ -516,7 +585,7 @@ static int register_arena(cuda_dev *d)
     size_t n = (d->cfg.arena_bytes + chunk - 1) / chunk;
     d->reg = feed__calloc(n, sizeof *d->reg);
     if (!d->reg)
-        return 0;
+        return -1;
     uint8_t *base = d->cfg.arena;
     for (size_t i = 0; i < n; i++) {
         size_t len = i + 1 < n ? chunk : d->cfg.arena_bytes - i * chunk;
@@ -533,6 +602,68 @@ static int register_arena(cuda_dev *d)
     d->reg_chunk = chunk;
     d->registered = 1;
     return 1;
+}
+
+/* Registers the arena, creates the streams, buffers and events (on a device
+ * thread). On failure the caller tears down what was made. */
+static feed_status setup_job(cuda_dev *d, char *err, size_t errlen)
+{
+    const feed__device_config *cfg = &d->cfg;
+    const char *what = "";
+    cudaError_t e;
+    int reg = register_arena(d);
+    if (reg < 0)
+        goto nomem;
+
+    what = "cudaStreamCreateWithFlags";
+    if ((e = cudaStreamCreateWithFlags(&d->s_copy, cudaStreamNonBlocking)) != cudaSuccess ||
+        (e = cudaStreamCreateWithFlags(&d->s_conv, cudaStreamNonBlocking)) != cudaSuccess)
+        goto cuda_fail;
+
+    d->buf = feed__calloc(d->depth, sizeof *d->buf);
+    if (!d->buf)
+        goto nomem;
+    const size_t B = cfg->batch_size;
+    const size_t stage = B * cfg->host_sample_bytes, out = B * d->out_sample_bytes;
+    for (uint32_t i = 0; i < d->depth; i++) {
+        cbuf *b = &d->buf[i];
+        what = "cudaMalloc";
+        if ((e = cudaMalloc((void **)&b->d_stage, stage)) != cudaSuccess ||
+            (e = cudaMalloc((void **)&b->d_labels, B * sizeof(int32_t))) != cudaSuccess)
+            goto cuda_fail;
+        if (d->convert) {
+            if ((e = cudaMalloc(&b->d_out, out)) != cudaSuccess)
+                goto cuda_fail;
+        } else {
+            b->d_out = b->d_stage;
+        }
+        what = "cudaMallocHost";
+        if ((e = cudaMallocHost((void **)&b->h_labels, B * sizeof(int32_t))) != cudaSuccess)
+            goto cuda_fail;
+        if (!d->registered && (e = cudaMallocHost((void **)&b->h_bounce, stage)) != cudaSuccess)
+            goto cuda_fail;
+        b->h_ids = feed__calloc(B, sizeof *b->h_ids);
+        b->h_flags = feed__calloc(B, 1);
+        if (!b->h_ids || !b->h_flags)
+            goto nomem;
+        what = "cudaEventCreateWithFlags";
+        if ((e = cudaEventCreateWithFlags(&b->ev_start, cudaEventDefault)) != cudaSuccess ||
+            (e = cudaEventCreateWithFlags(&b->ev_copied, cudaEventBlockingSync)) != cudaSuccess ||
+            (e = cudaEventCreateWithFlags(&b->ev_ready, cudaEventDisableTiming)) != cudaSuccess ||
+            (e = cudaEventCreateWithFlags(&b->ev_release, cudaEventDisableTiming)) != cudaSuccess)
+            goto cuda_fail;
+    }
+    return FEED_OK;
+
+nomem:
+    return feed__err(FEED_E_NOMEM, err, errlen, "cuda backend: out of memory");
+cuda_fail:
+    cudaGetLastError();
+    if (e == cudaErrorMemoryAllocation) {
+        cu_err(e, err, errlen, what, d->ordinal);
+        return FEED_E_NOMEM;
+    }
+    return cu_err(e, err, errlen, what, d->ordinal);
 }
 
 static feed_status cuda_open(const feed__device_config *cfg, void **state, char *err, size_t errlen)
@@ -579,67 +710,17 @@ static feed_status cuda_open(const feed__device_config *cfg, void **state, char 
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&d->mu, NULL);
 
-    int prev = dev_push(d);
-    feed_status st = FEED_OK;
-    const char *what = "cudaSetDevice";
-    if ((e = cudaSetDevice(ord)) != cudaSuccess)
-        goto cuda_fail;
-    register_arena(d);
-
-    what = "cudaStreamCreateWithFlags";
-    if ((e = cudaStreamCreateWithFlags(&d->s_copy, cudaStreamNonBlocking)) != cudaSuccess ||
-        (e = cudaStreamCreateWithFlags(&d->s_conv, cudaStreamNonBlocking)) != cudaSuccess)
-        goto cuda_fail;
-
-    d->buf = feed__calloc(d->depth, sizeof *d->buf);
-    if (!d->buf)
-        goto nomem;
-    const size_t B = cfg->batch_size;
-    const size_t stage = B * cfg->host_sample_bytes, out = B * d->out_sample_bytes;
-    for (uint32_t i = 0; i < d->depth; i++) {
-        cbuf *b = &d->buf[i];
-        what = "cudaMalloc";
-        if ((e = cudaMalloc((void **)&b->d_stage, stage)) != cudaSuccess ||
-            (e = cudaMalloc((void **)&b->d_labels, B * sizeof(int32_t))) != cudaSuccess)
-            goto cuda_fail;
-        if (convert) {
-            if ((e = cudaMalloc(&b->d_out, out)) != cudaSuccess)
-                goto cuda_fail;
-        } else {
-            b->d_out = b->d_stage;
-        }
-        what = "cudaMallocHost";
-        if ((e = cudaMallocHost((void **)&b->h_labels, B * sizeof(int32_t))) != cudaSuccess)
-            goto cuda_fail;
-        if (!d->registered && (e = cudaMallocHost((void **)&b->h_bounce, stage)) != cudaSuccess)
-            goto cuda_fail;
-        b->h_ids = feed__calloc(B, sizeof *b->h_ids);
-        b->h_flags = feed__calloc(B, 1);
-        if (!b->h_ids || !b->h_flags)
-            goto nomem;
-        what = "cudaEventCreateWithFlags";
-        if ((e = cudaEventCreateWithFlags(&b->ev_start, cudaEventDefault)) != cudaSuccess ||
-            (e = cudaEventCreateWithFlags(&b->ev_copied, cudaEventBlockingSync)) != cudaSuccess ||
-            (e = cudaEventCreateWithFlags(&b->ev_ready, cudaEventDisableTiming)) != cudaSuccess ||
-            (e = cudaEventCreateWithFlags(&b->ev_release, cudaEventDisableTiming)) != cudaSuccess)
-            goto cuda_fail;
+    feed_status st = on_device_thread(d, setup_job, err, errlen);
+    if (st != FEED_OK) {
+        if (on_device_thread(d, teardown_job, NULL, 0) != FEED_OK)
+            teardown(d);
+        pthread_cond_destroy(&d->cv);
+        pthread_mutex_destroy(&d->mu);
+        feed__free(d);
+        return st;
     }
-    dev_pop(d, prev);
     *state = d;
     return FEED_OK;
-
-nomem:
-    st = feed__err(FEED_E_NOMEM, err, errlen, "cuda backend: out of memory");
-    goto fail;
-cuda_fail:
-    st = cu_err(e, err, errlen, what, ord);
-    if (e == cudaErrorMemoryAllocation)
-        st = FEED_E_NOMEM;
-fail:
-    cudaGetLastError();
-    dev_pop(d, prev);
-    cuda_close(d);
-    return st;
 }
 
 static feed_status cuda_start(void *state, uint64_t seq)
@@ -684,11 +765,9 @@ static void cuda_stop(void *state)
     pthread_mutex_unlock(&d->mu);
     pthread_join(d->thread, NULL); /* it returns every slot it holds on its way out */
     d->running = 0;
-    int prev = dev_push(d);
     cudaStreamSynchronize(d->s_copy);
     cudaStreamSynchronize(d->s_conv);
     cudaGetLastError();
-    dev_pop(d, prev);
     pthread_mutex_lock(&d->mu);
     for (uint32_t i = 0; i < d->depth; i++)
         d->buf[i].state = BUF_FREE;
@@ -769,9 +848,7 @@ static feed_status cuda_next(void *state, uint64_t seq, int64_t timeout_ms, feed
 out:
     pthread_mutex_unlock(&d->mu);
     if (st == FEED_OK && d->cfg.sync) {
-        int prev = dev_push(d);
         cudaError_t e = cudaEventSynchronize(b->ev_ready);
-        dev_pop(d, prev);
         if (e != cudaSuccess) { /* sticky: the context is gone; the batch is not delivered */
             pthread_mutex_lock(&d->mu);
             b->state = BUF_FREE;
@@ -800,12 +877,15 @@ static feed_status cuda_release(void *state, const feed_batch *batch, void *stre
     if (!b)
         return FEED_E_INVALID;
     feed_status st = FEED_OK;
-    int prev = dev_push(d);
+    int prev = dev_push(d, stream);
     cudaError_t e = cudaEventRecord(b->ev_release, (cudaStream_t)stream);
     if (e != cudaSuccess) {
-        /* Without the event nothing orders the reuse after the caller's work:
-         * wait for the whole device instead, and say so. */
+        /* Without the event nothing orders the reuse after the caller's work
+         * (a stream of another device?): wait for our whole device instead,
+         * and say so. */
         cudaGetLastError();
+        dev_pop(d, prev);
+        prev = dev_push(d, NULL);
         cudaDeviceSynchronize();
         cudaGetLastError();
         st = FEED_E_DEVICE;
@@ -825,7 +905,7 @@ static feed_status cuda_wait(void *state, const feed_batch *batch, void *stream)
     cbuf *b = held(d, batch);
     if (!b)
         return FEED_E_INVALID;
-    int prev = dev_push(d);
+    int prev = dev_push(d, stream);
     cudaError_t e = cudaStreamWaitEvent((cudaStream_t)stream, b->ev_ready, 0);
     if (e != cudaSuccess)
         cudaGetLastError();

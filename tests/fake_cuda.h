@@ -25,7 +25,7 @@ typedef struct fake_cuda_counters {
     long h2d_copies, d2h_copies, kernels;
     long pageable_h2d;     /* H2D copies whose source was neither pinned nor registered */
     long straddling_h2d;   /* H2D copies whose source spans two registrations */
-    long wrong_device_ops; /* work enqueued while another device was current */
+    long wrong_device_ops; /* copies or kernels enqueued while another device was current */
     long register_calls;
 } fake_cuda_counters;
 
@@ -40,12 +40,14 @@ void fake_cuda_fail_register(int on);
 /* The next n allocations (cudaMalloc, cudaMallocHost, cudaStreamCreate*,
  * cudaEventCreate*) succeed, then they fail; n < 0: never fail. */
 void fake_cuda_fail_alloc_after(long n);
-/* The next n cudaMemcpyAsync calls succeed, then they fail; n < 0: never. */
+/* The next n host-to-device cudaMemcpyAsync calls succeed, then they fail
+ * (cudaErrorIllegalAddress); n < 0: never. */
 void fake_cuda_fail_memcpy_after(long n);
 /* H2D copies queued (or running) whose source overlaps [p, p + n). */
 long fake_cuda_pending_reads(const void *p, size_t n);
 void fake_cuda_get_counters(fake_cuda_counters *c);
-/* Number of threads blocked in cudaEventSynchronize/cudaStreamSynchronize. */
-long fake_cuda_host_waiters(void);
+/* Devices the calling thread passed to cudaSetDevice since the last call
+ * (bit d for device d); clears the record. */
+unsigned fake_cuda_thread_take_set_mask(void);
 
 #endif /* FEED_FAKE_CUDA_H */

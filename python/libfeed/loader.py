@@ -1,0 +1,646 @@
+"""libfeed.Loader: a PyTorch-DataLoader-like iterator over libfeed batches."""
+import collections
+import ctypes
+import functools
+import os
+import threading
+import time
+import weakref
+
+import numpy as np
+
+from . import _capi
+from ._array import DTYPES, INT32, Array
+from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
+
+_lib = _capi.lib
+_ERRLEN = 4096
+
+# How long one feed_loader_next() call may block. Python runs signal handlers
+# (Ctrl-C) only between C calls, so waits are cut into slices this long.
+POLL_MS = 100
+
+_EOE = object()
+_EOD = object()
+
+# Keyword -> option key, where the Python name differs.
+_ALIASES = {"num_workers": "workers", "rotate": "rotate_deg"}
+# DataLoader arguments with no direct equivalent, and what to do instead.
+_DATALOADER_ONLY = {
+    "pin_memory": "libfeed's ring is shared memory, pinned once with CUDA; "
+                  "use device='cuda' to get batches on the GPU",
+    "persistent_workers": "libfeed's workers always persist across epochs",
+    "prefetch_factor": "use prefetch= (ring slots in batches, all workers together)",
+    "sampler": "use shuffle=, seed=, rank=, world_size=, drop_last=",
+    "batch_sampler": "use batch_size= and drop_last=",
+    "collate_fn": "batches are always (images, labels) arrays",
+    "worker_init_fn": "workers are processes running feed-worker, not Python",
+    "multiprocessing_context": "workers are spawned with posix_spawn, never fork",
+    "generator": "use seed=",
+}
+
+
+def _text(value):
+    """A Python value as the text feed_options_set() parses."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ":".join(_text(v) for v in value)
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, bytes):
+        return value.decode()
+    return str(value)
+
+
+def _dtype_word(dtype):
+    if dtype is None:
+        return None
+    if isinstance(dtype, str):
+        return dtype.replace("torch.", "")
+    s = str(dtype)
+    if s.startswith("torch."):  # torch.float32, torch.bfloat16, ...
+        return s[len("torch."):]
+    try:
+        return np.dtype(dtype).name
+    except TypeError:
+        return s
+
+
+def _device_word(device):
+    if device is None:
+        return None
+    if isinstance(device, int):
+        return f"cuda:{device}"
+    s = str(device)  # torch.device("cuda", 1) -> "cuda:1"
+    return "host" if s == "cpu" else s
+
+
+def _stream_value(stream):
+    """A cudaStream_t as an int from an int, a torch.cuda.Stream
+    (.cuda_stream), a cupy Stream (.ptr) or None (the legacy default stream)."""
+    if stream is None:
+        return None
+    for attr in ("cuda_stream", "ptr"):
+        if hasattr(stream, attr):
+            return int(getattr(stream, attr)) or None
+    return int(stream) or None
+
+
+class _Held:
+    """A C batch the Python side holds. pins: 1 while it is the loader's
+    current batch, +1 per live DLPack export; given back to C at 0.
+    It refers to its loader weakly (the loader refers to its current batch);
+    the arrays made from it hold the loader strongly instead."""
+
+    __slots__ = ("_loader", "cbatch", "pins", "released", "stream", "__weakref__")
+
+    def __init__(self, loader, cbatch):
+        self._loader = weakref.ref(loader)
+        self.cbatch = cbatch
+        self.pins = 1
+        self.released = False
+        self.stream = None
+
+    @property
+    def loader(self):
+        return self._loader()
+
+    def check_alive(self):
+        L = self._loader()
+        if self.released or L is None or L._h is None:
+            raise BufferError(
+                "libfeed: this batch was given back to the loader (it moved to the next batch, "
+                "or was closed); copy arrays you want to keep")
+        return L
+
+    def pin(self, stream=None):
+        """Adds a DLPack export; returns the function its deleter calls."""
+        L = self.check_alive()
+        with L._lock:
+            self.check_alive()
+            self.pins += 1
+            if stream is not None:
+                self.stream = stream
+        return functools.partial(L._export_done, self)  # holds the loader until then
+
+    def wait(self, stream):
+        """Makes CUDA stream wait for this batch (feed_batch_wait)."""
+        L = self.check_alive()
+        with L._lock:
+            self.check_alive()
+            st = _lib.feed_batch_wait(L._h, ctypes.byref(self.cbatch), stream)
+            if st:
+                raise L._error(st)
+
+
+class Batch(tuple):
+    """One batch: a 2-tuple (images, labels), so `for images, labels in
+    loader` works, plus what libfeed knows about it:
+
+    epoch, index    position of the batch (index within the epoch)
+    sample_ids      numpy uint64: dataset index of each sample (after replacement)
+    flags           numpy uint8: libfeed.SAMPLE_REPLACED | SAMPLE_FLIPPED per sample
+    bad             samples replaced in this batch (bad_policy=replace)
+    """
+
+    def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad):
+        self = super().__new__(cls, (images, labels))
+        self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
+            epoch, index, sample_ids, flags, bad)
+        return self
+
+    @property
+    def images(self):
+        return self[0]
+
+    @property
+    def labels(self):
+        return self[1]
+
+    def __repr__(self):
+        return (f"libfeed.Batch(epoch={self.epoch}, index={self.index}, count={len(self[1])}, "
+                f"images={getattr(self[0], 'shape', None)})")
+
+
+class BadSample(collections.namedtuple(
+        "BadSample", "sample_id epoch batch status name errno path message")):
+    """A bad-sample report (feed_bad_sample)."""
+
+
+class _EpochIterator:
+    """Yields the batches from the loader's position to the end of its epoch."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._started = False
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        r = self._loader._fetch(skip_pending_eoe=not self._started)
+        if r is _EOE or r is _EOD:
+            self._done = True
+            raise StopIteration
+        self._started = True
+        return r
+
+
+def _destroy(handle):
+    _lib.feed_loader_destroy(handle)
+
+
+class Loader:
+    """Batches of decoded, augmented images from worker processes, like a
+    PyTorch DataLoader over an ImageFolder.
+
+        with libfeed.Loader("/data/train", batch_size=256, workers=8,
+                            augment="train", seed=1) as loader:
+            for epoch in range(90):
+                loader.set_epoch(epoch)
+                for images, labels in loader:     # one epoch
+                    ...
+
+    Every option of include/feed.h can be given by its key: source,
+    file_list, batch_size (32), shuffle (True), drop_last (False), seed (0),
+    epochs (0 = unlimited), start_epoch (0), rank (0), world_size (1),
+    workers (2), prefetch (4 ring slots), height/width (224; or size=N or
+    (H, W)), augment ("val"), resize_shorter, scale_min/max, ratio_min/max,
+    flip_p, rotate_deg, fill, brightness, contrast, saturation, hue,
+    grayscale_p, exif, roi_decode, dtype ("uint8"), layout ("hwc" for uint8,
+    "chw" otherwise), mean, std, device ("auto"), device_prefetch, sync,
+    bad_policy ("replace"), max_retries, sample_timeout_ms, max_pixels,
+    max_file_bytes, reader, worker_path. Unset options keep libfeed's
+    defaults (in brackets). options= takes more as "key=value,..." or a dict.
+
+    augment may be "none" | "val" | "train" or a dict of custom parameters:
+    {"mode": "train", "scale": (0.25, 1), "ratio": (0.75, 1.33),
+    "flip_p": 0.5, "rotate_deg": 10, "brightness": 0.4, ...}.
+
+    Python-only arguments:
+      copy     False (default): host images are numpy views of the shared
+               ring slot, valid until the next batch is requested (copy what
+               you keep). True: fresh arrays; the slot is given back at once.
+      output   "numpy" (default on the host) or "array": libfeed.Array
+               objects (DLPack / __array_interface__). Device batches are
+               always libfeed.Array (DLPack, __cuda_array_interface__).
+      timeout  seconds one batch may take before FeedTimeoutError (None: no limit).
+      stream   CUDA stream (int, torch/cupy stream) that device batches are
+               made ready on; default the legacy default stream.
+
+    Iterating gives one epoch (a Batch, which unpacks as (images, labels));
+    the next `for` continues with the next epoch while the workers keep
+    filling the ring. len(loader) is the number of batches per epoch.
+    Ctrl-C while waiting for a batch closes the loader (workers stopped and
+    reaped) before KeyboardInterrupt propagates.
+    """
+
+    def __init__(self, source=None, batch_size=None, *, shuffle=None, seed=None, workers=None,
+                 augment=None, size=None, dtype=None, layout=None, device=None, rank=None,
+                 world_size=None, drop_last=None, prefetch=None, epochs=None, copy=False,
+                 output="numpy", timeout=None, stream=None, options=None, **kwargs):
+        self._h = None
+        self._lock = threading.RLock()
+        self._in_call = False
+        self._current = None
+        self._pending = collections.deque()
+        if output not in ("numpy", "array"):
+            raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
+        self._copy = bool(copy)
+        self._output = output
+        self._timeout = timeout
+        self._stream = _stream_value(stream)
+
+        items = []  # (key, text) in the order they are set
+        def put(key, value):
+            if value is None:
+                return
+            if key == "fill" and isinstance(value, (list, tuple)) and len(value) == 3:
+                value = (int(value[0]) << 16) | (int(value[1]) << 8) | int(value[2])
+            if key == "fill" and isinstance(value, int):
+                value = f"{value:06x}"  # fill is parsed as hex RRGGBB
+            items.append((key, value if isinstance(value, str) else _text(value)))
+
+        put("source", source)
+        put("batch_size", batch_size)
+        put("shuffle", shuffle)
+        put("seed", seed)
+        put("workers", workers)
+        if size is not None:
+            h, w = (size, size) if isinstance(size, int) else size
+            put("height", h)
+            put("width", w)
+        if isinstance(augment, dict):
+            aug = dict(augment)
+            put("augment", aug.pop("mode", aug.pop("kind", "train")))
+            for k, v in aug.items():
+                if k in ("scale", "ratio"):
+                    put(k + "_min", v[0])
+                    put(k + "_max", v[1])
+                else:
+                    put(_ALIASES.get(k, k), v)
+        else:
+            put("augment", augment)
+        put("dtype", _dtype_word(dtype))
+        if layout is not None:
+            put("layout", {"nhwc": "hwc", "nchw": "chw"}.get(str(layout).lower(), layout))
+        put("device", _device_word(device))
+        put("rank", rank)
+        put("world_size", world_size)
+        put("drop_last", drop_last)
+        put("prefetch", prefetch)
+        put("epochs", epochs)
+        if isinstance(options, str):
+            for item in options.split(","):
+                if item.strip():
+                    k, sep, v = item.strip().partition("=")
+                    if not sep:
+                        raise make_error(Status.E_INVALID, f"options: '{item}' is not key=value")
+                    items.append((k.strip(), v))
+        elif options:
+            for k, v in dict(options).items():
+                put(k, v)
+        for k, v in kwargs.items():
+            if k in _DATALOADER_ONLY:
+                raise TypeError(f"libfeed.Loader has no {k}= ({_DATALOADER_ONLY[k]})")
+            put(_ALIASES.get(k, k), v)
+        self._settings = dict(items)
+
+        opts = ctypes.create_string_buffer(_capi.OPTIONS_BUFFER_SIZE)
+        if _lib.feed_options_init(opts, _capi.OPTIONS_BUFFER_SIZE) != 0:
+            raise make_error(Status.E_INTERNAL, "feed_options_init failed")
+        err = ctypes.create_string_buffer(_ERRLEN)
+        for k, v in items:
+            st = _lib.feed_options_set(opts, k.encode(), os.fsencode(v), err, _ERRLEN)
+            if st:
+                raise make_error(st, err.value.decode(errors="replace"))
+        self._opts = opts
+        handle = ctypes.c_void_p()
+        st = _lib.feed_loader_create(ctypes.byref(handle), opts, err, _ERRLEN)
+        if st:
+            msg = err.value.decode(errors="replace")
+            path = self._settings.get("source") if st == Status.E_DATASET else None
+            raise make_error(st, msg, path=path)
+        self._h = handle.value
+        self._finalizer = weakref.finalize(self, _destroy, self._h)
+        self._owner_thread = threading.get_ident()
+        stats = self.stats()
+        self._device = "cpu" if stats["backend"] == "host" else stats["backend"]
+        if self._copy and self._device != "cpu":
+            self.close()
+            raise make_error(Status.E_INVALID,
+                             "copy=True needs host output (device=cpu); on the GPU copy the tensor")
+
+    # -- life ------------------------------------------------------------------------
+    def close(self):
+        """Stops and reaps the workers and frees every resource. Arrays still
+        viewing batch memory must not be used afterwards. Safe to call twice."""
+        with self._lock:
+            if self._h is None:
+                return
+            if self._current is not None:
+                self._current.released = True
+            self._current = None
+            self._pending.clear()
+            self._h = None
+            self._finalizer()
+
+    @property
+    def closed(self):
+        return self._h is None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self):
+        if self._h is None:
+            return "libfeed.Loader(closed)"
+        return (f"libfeed.Loader(source={self._settings.get('source')!r}, "
+                f"batches_per_epoch={len(self)}, device={self._device})")
+
+    def _handle(self):
+        if self._h is None:
+            raise ValueError("libfeed: the loader is closed")
+        return self._h
+
+    def _error(self, st, message=None):
+        if message is None:
+            message = _lib.feed_loader_last_error(self._h).decode(errors="replace") \
+                if self._h else ""
+        return make_error(st, message or _lib.feed_strerror(st).decode())
+
+    # -- sizes ---------------------------------------------------------------------------
+    def __len__(self):
+        return int(_lib.feed_loader_batches_per_epoch(self._handle()))
+
+    @property
+    def samples_per_epoch(self):
+        return int(_lib.feed_loader_samples_per_epoch(self._handle()))
+
+    @property
+    def num_classes(self):
+        return int(_lib.feed_loader_num_classes(self._handle()))
+
+    @property
+    def classes(self):
+        """Class names (ImageFolder folder names), or None for a file list."""
+        h = self._handle()
+        out = []
+        for i in range(_lib.feed_loader_num_classes(h)):
+            n = _lib.feed_loader_class_name(h, i)
+            if n is None:
+                return None
+            out.append(n.decode(errors="surrogateescape"))
+        return out
+
+    @property
+    def device(self):
+        """"cpu" or "cuda:N": where batches are delivered."""
+        return self._device
+
+    @property
+    def batch_size(self):
+        return self._option("batch_size")
+
+    def _option(self, name):
+        if not _capi.options_mirror_ok:
+            raise RuntimeError("libfeed: the feed_options mirror does not match this library")
+        v = getattr(_capi.FeedOptions.from_buffer(self._opts), name)
+        return v.decode() if isinstance(v, bytes) else v
+
+    # -- iteration --------------------------------------------------------------------
+    def __iter__(self):
+        self._handle()
+        return _EpochIterator(self)
+
+    def _fetch(self, skip_pending_eoe):
+        """The next batch, or _EOE / _EOD."""
+        try:
+            return self._fetch_inner(skip_pending_eoe)
+        except KeyboardInterrupt:
+            # Ctrl-C: stop the workers now rather than at garbage collection.
+            self.close()
+            raise
+
+    def _fetch_inner(self, skip_pending_eoe):
+        with self._lock:
+            self._handle()
+            self._owner_thread = threading.get_ident()
+            self._drop_current()
+            self._drain_pending()
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        cb = _capi.new_struct(_capi.FeedBatch)
+        while True:
+            with self._lock:
+                h = self._handle()
+                self._in_call = True
+                try:
+                    st = _lib.feed_loader_next(h, ctypes.byref(cb), POLL_MS)
+                finally:
+                    self._in_call = False
+                if st == Status.OK:
+                    held = _Held(self, cb)
+                    self._current = held
+                    return self._make_batch(held)
+                if st == Status.END_OF_EPOCH:
+                    if skip_pending_eoe:
+                        # The end of the previous epoch, which a `for` that
+                        # stopped on its last batch never saw.
+                        skip_pending_eoe = False
+                        continue
+                    return _EOE
+                if st == Status.END_OF_DATA:
+                    return _EOD
+                if st == Status.E_TIMEOUT:
+                    self._drain_pending()
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise FeedTimeoutError(st, None, f"no batch within {self._timeout} s")
+                    continue
+                if st == Status.E_BUSY:
+                    if self._drain_pending():
+                        continue
+                    raise FeedBusyError(st, None, self._busy_message())
+                if st in (Status.E_DECODE, Status.E_TOO_LARGE):
+                    raise self._decode_error(st, cb)
+                raise self._error(st)
+
+    def _busy_message(self):
+        return (_lib.feed_loader_last_error(self._h).decode(errors="replace") +
+                "; tensors made with DLPack (torch.from_dlpack, libfeed.torch) keep their batch "
+                "until they are freed: drop them or .clone() what you keep, or raise prefetch")
+
+    def _decode_error(self, st, cb):
+        msg = _lib.feed_loader_last_error(self._h).decode(errors="replace")
+        reports = [r for r in self.bad_samples() if r.epoch == cb.epoch and r.batch == cb.index]
+        e = make_error(st, msg, path=reports[0].path if reports else None)
+        e.bad_samples = tuple(reports)
+        e.epoch, e.batch = int(cb.epoch), int(cb.index)
+        if reports:
+            e.sample_id = reports[0].sample_id
+        return e
+
+    def _make_batch(self, held):
+        b = held.cbatch
+        n = b.count
+        c, hh, ww = b.channels, b.height, b.width
+        shape = (n, hh, ww, c) if b.layout == _capi.LAYOUT_HWC else (n, c, hh, ww)
+        kind = DTYPES[b.dtype]
+        ids = np.ctypeslib.as_array(b.sample_ids, (n,)).copy()
+        flags = np.ctypeslib.as_array(b.flags, (n,)).copy()
+        labels_host = np.ctypeslib.as_array(b.labels, (n,)).copy()
+        if b.device < 0:
+            arr = Array(b.data, shape, kind, -1, held)
+            if self._copy:
+                images = arr.numpy(copy=True)
+                self._unpin(held)
+                self._current = None
+            elif self._output == "array":
+                images = arr
+            else:
+                images = arr.numpy()
+            labels = labels_host
+        else:
+            # Make the consumer's stream wait (on the device) for the copy.
+            st = _lib.feed_batch_wait(self._h, ctypes.byref(b), self._stream)
+            if st:
+                raise self._error(st)
+            held.stream = self._stream
+            images = Array(b.data, shape, kind, b.device, held, self._stream)
+            labels = (Array(b.labels_device, (n,), INT32, b.device, held, self._stream)
+                      if b.labels_device else labels_host)
+        return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad))
+
+    # -- giving batches back ------------------------------------------------------------
+    def _unpin(self, held):
+        """self._lock held, on the loader's thread."""
+        held.pins -= 1
+        if held.pins == 0 and not held.released:
+            held.released = True
+            if self._h is not None:
+                st = _lib.feed_batch_release(self._h, ctypes.byref(held.cbatch), held.stream)
+                if st:
+                    raise self._error(st)
+
+    def _drop_current(self):
+        cur, self._current = self._current, None
+        if cur is not None:
+            self._unpin(cur)
+
+    def _drain_pending(self):
+        """Gives back batches whose DLPack exports were freed; True if any."""
+        did = False
+        while self._pending:
+            self._unpin(self._pending.popleft())
+            did = True
+        return did
+
+    def _export_done(self, held):
+        # The C API is single-threaded: release here only on the loader's own
+        # thread when it is not inside a call; otherwise the next call does it.
+        if self._h is None:
+            return
+        if (threading.get_ident() == self._owner_thread and self._lock.acquire(blocking=False)):
+            try:
+                if not self._in_call and self._h is not None:
+                    self._drain_pending()
+                    self._unpin(held)
+                    return
+            finally:
+                self._lock.release()
+        self._pending.append(held)
+
+    # -- position -------------------------------------------------------------------------
+    def position(self):
+        """(epoch, batch) of the next batch the loader will deliver."""
+        with self._lock:
+            e, b = ctypes.c_uint64(), ctypes.c_uint64()
+            st = _lib.feed_loader_position(self._handle(), ctypes.byref(e), ctypes.byref(b))
+            if st:
+                raise self._error(st)
+            return int(e.value), int(b.value)
+
+    def _seek(self, epoch, batch):
+        with self._lock:
+            h = self._handle()
+            self._drop_current()
+            self._drain_pending()
+            st = _lib.feed_loader_seek(h, int(epoch), int(batch))
+            if st == Status.E_BUSY:
+                raise FeedBusyError(st, None, self._busy_message())
+            if st:
+                raise self._error(st)
+
+    def set_epoch(self, epoch):
+        """Makes the next `for` deliver epoch `epoch` from its first batch
+        (DistributedSampler.set_epoch). When the loader is already there
+        (epochs iterated in order) it keeps what the ring has prefetched."""
+        if self.position() == (int(epoch), 0):
+            return
+        self._seek(epoch, 0)
+
+    _ORDER_KEYS = ("seed", "batch_size", "shuffle", "drop_last", "rank", "world_size")
+
+    def state_dict(self):
+        """The position to resume from, plus what must match to resume exactly."""
+        e, b = self.position()
+        d = {"epoch": e, "batch": b, "samples_per_epoch": self.samples_per_epoch,
+             "batches_per_epoch": len(self), "libfeed_version": _capi.version}
+        if _capi.options_mirror_ok:
+            for k in self._ORDER_KEYS:
+                d[k] = int(self._option(k))
+        return d
+
+    def load_state_dict(self, state, strict=True):
+        """Resumes at state["epoch"], state["batch"] (bitwise the same batches
+        as the saved run, given the same options). strict: refuse a state made
+        with a different order (seed, batch size, ranks, dataset size...)."""
+        if strict:
+            mine = self.state_dict()
+            diff = [k for k in self._ORDER_KEYS + ("samples_per_epoch", "batches_per_epoch")
+                    if k in state and k in mine and int(state[k]) != mine[k]]
+            if diff:
+                raise make_error(Status.E_INVALID, "load_state_dict: this loader differs from the "
+                                 "saved one in " + ", ".join(
+                                     f"{k} ({mine[k]} != {state[k]})" for k in diff))
+        self._seek(int(state["epoch"]), int(state["batch"]))
+
+    # -- reports ----------------------------------------------------------------------------
+    def stats(self):
+        """feed_stats as a dict (counters, stage times in ns, backend, reader)."""
+        with self._lock:
+            s = _capi.new_struct(_capi.FeedStats)
+            st = _lib.feed_loader_stats(self._handle(), ctypes.byref(s))
+            if st:
+                raise self._error(st)
+            out = {}
+            for name, _ in _capi.FeedStats._fields_:
+                if name == "struct_size":
+                    continue
+                v = getattr(s, name)
+                out[name] = v.decode(errors="replace") if isinstance(v, bytes) else int(v)
+            return out
+
+    def bad_samples(self):
+        """Every bad sample met so far (deduplicated per epoch), oldest first."""
+        with self._lock:
+            h = self._handle()
+            out = []
+            for i in range(_lib.feed_loader_bad_count(h)):
+                r = _capi.new_struct(_capi.FeedBadSample)
+                if _lib.feed_loader_bad_sample(h, i, ctypes.byref(r)):
+                    break
+                out.append(BadSample(int(r.sample_id), int(r.epoch), int(r.batch), int(r.status),
+                                     _lib.feed_status_name(r.status).decode(), int(r.sys_errno),
+                                     r.path.decode(errors="surrogateescape"),
+                                     r.message.decode(errors="replace")))
+            return out

@@ -1,0 +1,50 @@
+"""libfeed.torch: the Loader, giving torch tensors.
+
+    from libfeed.torch import Loader
+    loader = Loader("/data/train", batch_size=256, workers=8, augment="train",
+                    dtype="float16", device="cuda")
+    for images, labels in loader:   # torch.Tensor on cuda:0, no copy
+        loss = model(images).float().cross_entropy(labels) ...
+
+Images are torch.from_dlpack() views of libfeed's memory (host ring slot or
+device buffer): no copy. Such a tensor keeps its batch from being reused
+until it is freed, so a tensor never changes under you; hold on to at most
+prefetch-1 of them (device: device_prefetch-1), or .clone() what you keep.
+Labels are int64 by default (what cross_entropy wants), a small copy.
+On CUDA, torch.from_dlpack passes the current stream, and the batch's copy
+is ordered before it on the device (no host wait).
+"""
+import torch as _torch
+
+from . import loader as _loader
+from ._array import Array
+
+
+def to_torch(x):
+    """A libfeed.Array (or numpy array) as a torch tensor, without a copy."""
+    if isinstance(x, Array):
+        return _torch.from_dlpack(x)
+    return _torch.from_numpy(x)
+
+
+class Loader(_loader.Loader):
+    """libfeed.Loader yielding (images, labels) as torch tensors.
+
+    labels_dtype: torch dtype of the labels (default torch.int64; None keeps
+    libfeed's int32 without a conversion). Other arguments as libfeed.Loader;
+    dtype and device may be given as torch.dtype / torch.device.
+    """
+
+    def __init__(self, *args, labels_dtype=_torch.int64, **kwargs):
+        kwargs["output"] = "array"
+        self._labels_dtype = labels_dtype
+        super().__init__(*args, **kwargs)
+
+    def _make_batch(self, held):
+        b = super()._make_batch(held)
+        images, labels = b
+        images = to_torch(images)
+        labels = to_torch(labels)
+        if self._labels_dtype is not None and labels.dtype != self._labels_dtype:
+            labels = labels.to(self._labels_dtype)
+        return _loader.Batch(images, labels, b.epoch, b.index, b.sample_ids, b.flags, b.bad)

@@ -1,0 +1,148 @@
+"""libfeed statuses as Python exceptions: options, create, bad samples, timeouts."""
+import ctypes
+import os
+import shutil
+import signal
+
+import numpy as np
+import pytest
+
+import libfeed
+from libfeed import _capi
+
+from conftest import BATCH, NIMG, child_pids
+
+BAD_ID = 12  # class_001's fourth file in index order; batch 1 unshuffled
+
+
+@pytest.fixture(scope="module")
+def bad_dataset(dataset, index, tmp_path_factory):
+    """The dataset with one sample replaced by bytes that are not a JPEG."""
+    d = tmp_path_factory.mktemp("bad") / "ds"
+    shutil.copytree(dataset, d)
+    rel = index[BAD_ID][0]
+    with open(d / rel, "wb") as f:
+        f.write(b"this is not a JPEG file " * 64)
+    return str(d), os.path.join(str(d), rel)
+
+
+def test_option_errors_are_value_errors(dataset):
+    with pytest.raises(libfeed.FeedInvalidError) as e:
+        libfeed.Loader(dataset, batch_size="abc")
+    assert isinstance(e.value, ValueError) and isinstance(e.value, libfeed.FeedError)
+    assert e.value.status == 3 and e.value.name == "FEED_E_INVALID"
+    assert "batch_size='abc'" in e.value.message  # the C library's message
+    with pytest.raises(ValueError, match="unknown key 'bogus'"):
+        libfeed.Loader(dataset, bogus=1)
+    with pytest.raises(ValueError, match="augment='sideways'.*none|val|train"):
+        libfeed.Loader(dataset, augment="sideways")
+    with pytest.raises(ValueError, match="not key=value"):
+        libfeed.Loader(dataset, options="workers")
+    with pytest.raises(ValueError, match="workers=0"):  # from validation at create
+        libfeed.Loader(dataset, workers=0)
+    with pytest.raises(ValueError, match="tpu"):
+        libfeed.Loader(dataset, device="tpu")
+    with pytest.raises(ValueError, match="output"):
+        libfeed.Loader(dataset, output="list")
+
+
+def test_create_errors_carry_status_and_message(dataset, tmp_path):
+    with pytest.raises(libfeed.FeedDatasetError) as e:
+        libfeed.Loader(str(tmp_path / "nope"))
+    assert e.value.status == libfeed.Status.E_DATASET and e.value.name == "FEED_E_DATASET"
+    assert str(tmp_path / "nope") in e.value.message and e.value.path == str(tmp_path / "nope")
+    with pytest.raises(libfeed.FeedResourceError, match="/nonexistent/feed-worker"):
+        libfeed.Loader(dataset, worker_path="/nonexistent/feed-worker")
+    before = child_pids()
+    with pytest.raises(libfeed.FeedWorkerError, match="exited with status 1"):
+        libfeed.Loader(dataset, worker_path="/bin/false", device="cpu")
+    assert child_pids() == before  # nothing left behind
+
+
+def test_cuda_request_without_a_gpu(dataset):
+    L = libfeed.Loader(dataset, device="auto", batch_size=4, size=32, resize_shorter=40)
+    device = L.device
+    L.close()
+    if device != "cpu":
+        pytest.skip("a GPU is present: device=cuda works here")
+    with pytest.raises((libfeed.FeedUnsupportedError, libfeed.FeedDeviceError)) as e:
+        libfeed.Loader(dataset, device="cuda:0")
+    assert "cuda" in e.value.message.lower()
+
+
+def test_bad_sample_fail_policy_raises_with_path(make_loader, bad_dataset):
+    root, bad_path = bad_dataset
+    L = make_loader(source=root, bad_policy="fail", shuffle=False, epochs=1)
+    it = iter(L)
+    assert next(it).index == 0
+    with pytest.raises(libfeed.FeedDecodeError) as e:
+        next(it)
+    err = e.value
+    assert err.status == libfeed.Status.E_DECODE and err.name == "FEED_E_DECODE"
+    assert err.path == bad_path and bad_path in str(err)
+    assert (err.sample_id, err.epoch, err.batch) == (BAD_ID, 0, 1)
+    assert err.bad_samples and err.bad_samples[0].path == bad_path
+    # Asking again delivers that batch, the sample replaced; the epoch goes on.
+    b = next(it)
+    assert b.index == 1 and b.bad == 1
+    pos = list(b.sample_ids).index(BAD_ID) if BAD_ID in b.sample_ids else None
+    replaced = np.flatnonzero(b.flags & libfeed.SAMPLE_REPLACED)
+    assert len(replaced) == 1 and replaced[0] == BAD_ID - BATCH and pos is None
+    rest = [x.index for x in it]
+    assert rest == list(range(2, (NIMG + BATCH - 1) // BATCH))
+
+
+def test_bad_sample_replace_policy_reports(make_loader, bad_dataset):
+    root, bad_path = bad_dataset
+    L = make_loader(source=root, shuffle=False, epochs=1)
+    batches = list(L)
+    assert sum(b.bad for b in batches) == 1
+    reports = L.bad_samples()
+    assert len(reports) == 1
+    r = reports[0]
+    assert (r.sample_id, r.epoch, r.batch, r.name, r.path) == (BAD_ID, 0, 1, "FEED_E_DECODE",
+                                                               bad_path)
+    assert r.message  # the decoder's words
+    assert L.stats()["samples_bad"] == 1
+
+
+def test_bad_sample_mirror_size(make_loader, bad_dataset):
+    # feed_loader_bad_sample copies the whole struct: the first byte it leaves
+    # untouched in a larger buffer is sizeof(feed_bad_sample).
+    L = make_loader(source=bad_dataset[0], shuffle=False, epochs=1)
+    list(L)
+    size = ctypes.sizeof(_capi.FeedBadSample)
+    buf = ctypes.create_string_buffer(b"\xaa" * (size + 256), size + 256)
+    assert _capi.lib.feed_loader_bad_sample(L._h, 0, buf) == 0
+    raw = buf.raw
+    assert raw[size:size + 256] == b"\xaa" * 256
+    assert raw[size - 1] != 0xAA  # the struct's last byte was written
+
+
+def test_timeout_then_resume(make_loader):
+    L = make_loader(workers=1, prefetch=2, timeout=0.3, sample_timeout_ms=0, shuffle=False)
+    it = iter(L)
+    assert next(it).index == 0
+    workers = child_pids()
+    assert len(workers) == 1
+    os.kill(workers[0], signal.SIGSTOP)
+    try:
+        got = []
+        with pytest.raises(libfeed.FeedTimeoutError) as e:
+            for _ in range(4):  # what the ring already holds, then a wait
+                got.append(next(it).index)
+        assert isinstance(e.value, TimeoutError) and e.value.status == libfeed.Status.E_TIMEOUT
+        assert len(got) <= 2
+    finally:
+        os.kill(workers[0], signal.SIGCONT)
+    assert next(it).index == 1 + len(got)  # nothing lost or skipped
+
+
+def test_closed_loader(make_loader):
+    L = make_loader()
+    L.close()
+    L.close()
+    assert L.closed and "closed" in repr(L)
+    for f in (lambda: iter(L), lambda: len(L), L.position, L.stats):
+        with pytest.raises(ValueError, match="closed"):
+            f()

@@ -1,0 +1,166 @@
+"""close(), garbage collection and Ctrl-C release everything: workers
+stopped and reaped, shared memory unmapped and closed."""
+import gc
+import os
+import platform
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import libfeed
+
+from conftest import PYTHON_DIR, child_pids, libfeed_fds
+
+
+def dev_shm():
+    try:
+        return sorted(os.listdir("/dev/shm"))
+    except OSError:
+        return []
+
+
+def test_close_with_batches_held(make_loader):
+    shm = dev_shm()
+    assert child_pids() == [] and libfeed_fds() == 0
+    L = make_loader(workers=3, output="array")
+    workers = child_pids()
+    assert len(workers) == 3 and libfeed_fds() >= 2  # arena + index
+    it = iter(L)
+    b = next(it)
+    exported = np.from_dlpack(b.images)  # a DLPack export still alive
+    L.close()
+    assert child_pids() == [] and libfeed_fds() == 0 and dev_shm() == shm
+    for p in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(p, 0)  # reaped, not zombies
+    with pytest.raises(ValueError, match="closed"):
+        next(it)
+    with pytest.raises(BufferError):
+        np.asarray(b.images)
+    del exported  # its deleter runs after close: nothing to give back, no crash
+    gc.collect()
+
+
+def test_context_manager(make_loader):
+    with make_loader() as L:
+        assert len(child_pids()) == 2
+        next(iter(L))
+    assert L.closed and child_pids() == [] and libfeed_fds() == 0
+
+
+def test_garbage_collection_releases_everything(dataset):
+    L = libfeed.Loader(dataset, batch_size=8, size=48, resize_shorter=64)
+    for images, labels in L:
+        break
+    assert len(child_pids()) == 2
+    del L
+    # The arrays of the current batch view loader memory: they keep it alive.
+    assert len(child_pids()) == 2
+    assert images.sum() > 0
+    del images, labels
+    # No cycle: reference counting alone frees it, no gc.collect() needed.
+    assert child_pids() == [] and libfeed_fds() == 0
+
+
+def test_abandoned_iterators_and_loaders(dataset):
+    for _ in range(3):
+        L = libfeed.Loader(dataset, batch_size=8, size=48, resize_shorter=64, workers=2)
+        it = iter(L)
+        next(it)
+        next(it)
+    del L, it
+    gc.collect()
+    assert child_pids() == [] and libfeed_fds() == 0
+
+
+CHILD = textwrap.dedent("""
+    import os, signal, sys
+    import libfeed
+
+    # Python's own Ctrl-C handler even if our parent ignores SIGINT (CI jobs).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    def children():
+        out = []
+        for d in os.listdir("/proc"):
+            if d.isdigit():
+                try:
+                    f = open(f"/proc/{d}/stat").read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(f[1]) == os.getpid() and f[0] != "Z":
+                    out.append(int(d))
+        return out
+
+    L = libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, workers=2,
+                       prefetch=2, sample_timeout_ms=0)
+    it = iter(L)
+    next(it)
+    pids = children()
+    for p in pids:  # workers make no progress: next() will block
+        os.kill(p, signal.SIGSTOP)
+    try:
+        print("READY", *pids, flush=True)
+        while True:
+            for batch in L:
+                pass
+    except KeyboardInterrupt:
+        print("INTERRUPTED closed=%s children=%s" % (L.closed, children()), flush=True)
+        raise
+""")
+
+
+def blocked_in_futex(pid):
+    """True when the main thread of pid sleeps in futex(2): libfeed's wait."""
+    nr = {"x86_64": "202", "aarch64": "98"}.get(platform.machine())  # SYS_futex
+    try:
+        with open(f"/proc/{pid}/syscall") as f:
+            first = f.read().split()[0]  # the syscall number, or "running"
+        if nr and first.isdigit():
+            return first == nr
+    except (OSError, IndexError):
+        pass
+    try:
+        with open(f"/proc/{pid}/wchan") as f:
+            return "futex" in f.read()
+    except OSError:
+        return False
+
+
+def test_ctrl_c_while_waiting_stops_cleanly(dataset, tmp_path):
+    script = tmp_path / "child.py"
+    script.write_text(CHILD)
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    p = subprocess.Popen([sys.executable, str(script), dataset], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        line = p.stdout.readline().split()
+        assert line and line[0] == "READY", p.stderr.read()
+        workers = [int(x) for x in line[1:]]
+        assert len(workers) == 2
+        # Interrupt it while it waits in next() (its workers are stopped: it
+        # gets there after at most the batches already in the ring).
+        deadline = time.monotonic() + 60
+        while not blocked_in_futex(p.pid):
+            assert time.monotonic() < deadline and p.poll() is None, "never blocked"
+            time.sleep(0.01)  # polling a condition, not synchronising by sleep
+        os.kill(p.pid, signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    # The loader was closed (workers killed and reaped) before the exception
+    # left the loop, not by process exit.
+    assert "INTERRUPTED closed=True children=[]" in out, (out, err)
+    assert "KeyboardInterrupt" in err
+    assert "_fetch_inner" in err  # it was waiting inside Loader's next()
+    assert p.returncode == -signal.SIGINT  # Python's exit for an uncaught Ctrl-C
+    for w in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(w, 0)

@@ -1,0 +1,52 @@
+"""libfeed.torch: tensors without a copy (skipped when torch is not installed)."""
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import libfeed  # noqa: E402
+import libfeed.torch as lt  # noqa: E402
+
+from conftest import BATCH, SEED, SIDE  # noqa: E402
+
+
+def loader(dataset, **kw):
+    args = dict(batch_size=BATCH, size=SIDE, resize_shorter=64, seed=SEED, workers=2)
+    args.update(kw)
+    return lt.Loader(dataset, **args)
+
+
+def test_tensors_equal_the_numpy_loader(dataset):
+    with loader(dataset, epochs=1, dtype=torch.float32) as T, \
+            libfeed.Loader(dataset, batch_size=BATCH, size=SIDE, resize_shorter=64, seed=SEED,
+                           epochs=1, dtype="float32") as N:
+        for (ti, tl), (ni, nl) in zip(T, N):
+            assert isinstance(ti, torch.Tensor) and ti.dtype == torch.float32
+            assert ti.shape == (len(nl), 3, SIDE, SIDE) and ti.device.type == "cpu"
+            assert tl.dtype == torch.int64
+            assert np.array_equal(ti.numpy(), ni) and np.array_equal(tl.numpy(), nl)
+
+
+def test_tensors_view_the_ring_and_pin_it(dataset):
+    with loader(dataset, prefetch=2, shuffle=False, output="array") as T, \
+            libfeed.Loader(dataset, batch_size=BATCH, size=SIDE, resize_shorter=64, seed=SEED,
+                           prefetch=2, shuffle=False, output="array") as N:
+        it, ref = iter(T), iter(N)
+        a, _ = next(it)
+        next(ref)  # batch 0 of the reference, to compare batch 1 below
+        b, _ = next(it)
+        assert a.data_ptr() != b.data_ptr()
+        with pytest.raises(libfeed.FeedBusyError):
+            next(it)  # both tensors alive: both slots are out
+        b_copy = b.clone()
+        del a  # its deleter gives slot 0 back
+        c, _ = next(it)
+        assert c.data_ptr() != b.data_ptr()
+        assert torch.equal(b, b_copy)  # b's slot was not reused while b lived
+        assert torch.equal(b_copy, torch.from_numpy(np.asarray(next(ref).images)))
+
+
+def test_bfloat16_and_int32_labels(dataset):
+    with loader(dataset, dtype=torch.bfloat16, labels_dtype=None) as T:
+        images, labels = next(iter(T))
+        assert images.dtype == torch.bfloat16 and labels.dtype == torch.int32

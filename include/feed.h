@@ -252,7 +252,8 @@ typedef struct feed_batch {
  * With bad_policy=fail, a bad sample makes it return FEED_E_DECODE (or the
  * sample's status) with the detail in feed_loader_last_error(); calling next
  * again delivers that batch with the sample replaced.
- * At most prefetch-1 batches may be held unreleased (else FEED_E_BUSY).
+ * At most prefetch (host) or device_prefetch (CUDA) batches may be held
+ * unreleased; asking for one more returns FEED_E_BUSY.
  */
 FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, int64_t timeout_ms);
 

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,6 +94,19 @@ static int is_image_name(const char *name)
     return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".jpe"));
 }
 
+/* An open/read failure: out of fds or memory is the machine's limit, not a
+ * dataset error, and says what to raise. */
+static feed_status sys_error(char *err, size_t errlen, int e, const char *what, const char *path)
+{
+    if (e == EMFILE || e == ENFILE)
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "dataset: cannot %s %s: %s (out of file descriptors: raise ulimit -n)", what,
+                         path, strerror(e));
+    if (e == ENOMEM)
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: cannot %s %s: %s", what, path, strerror(e));
+    return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot %s %s: %s", what, path, strerror(e));
+}
+
 /* Sorted names in dir (skipping dot files). */
 static feed_status list_dir(int dirfd, const char *shown, char ***names_out, size_t *n_out,
                             char *err, size_t errlen)
@@ -103,8 +117,7 @@ static feed_status list_dir(int dirfd, const char *shown, char ***names_out, siz
         int e = errno;
         if (fd >= 0)
             close(fd);
-        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot read directory %s: %s", shown,
-                         strerror(e));
+        return sys_error(err, errlen, e, "read directory", shown);
     }
     char **names = NULL;
     size_t n = 0, cap = 0;
@@ -122,16 +135,18 @@ static feed_status list_dir(int dirfd, const char *shown, char ***names_out, siz
             }
             names = p;
         }
-        if (!(names[n] = strdup(de->d_name))) {
+        size_t len = strlen(de->d_name) + 1;
+        if (!(names[n] = feed__malloc(len))) { /* not strdup: the fault tests fail it */
             st = FEED_E_NOMEM;
             break;
         }
+        memcpy(names[n], de->d_name, len);
         n++;
     }
     closedir(d);
     if (st != FEED_OK) {
         for (size_t i = 0; i < n; i++)
-            free(names[i]);
+            feed__free(names[i]);
         feed__free(names);
         return feed__err(st, err, errlen, "dataset: out of memory listing %s", shown);
     }
@@ -145,7 +160,7 @@ static feed_status list_dir(int dirfd, const char *shown, char ***names_out, siz
 static void free_names(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        free(names[i]);
+        feed__free(names[i]);
     feed__free(names);
 }
 
@@ -157,8 +172,7 @@ static feed_status walk_class(builder *b, int rootfd, const char *rel, int32_t l
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: too deeply nested", rel);
     int fd = openat(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
-        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open %s: %s", rel,
-                         strerror(errno));
+        return sys_error(err, errlen, errno, "open", rel);
     char **names;
     size_t n;
     feed_status st = list_dir(fd, rel, &names, &n, err, errlen);
@@ -213,8 +227,7 @@ static feed_status build_list(builder *b, const char *list, char *err, size_t er
 {
     FILE *f = fopen(list, "re");
     if (!f)
-        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
-                         strerror(errno));
+        return sys_error(err, errlen, errno, "open file list", list);
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
@@ -312,7 +325,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
     } else {
         int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
-            return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", root, strerror(errno));
+            return sys_error(err, errlen, errno, "open", root);
         st = build_folder(&b, rootfd, root, err, errlen);
         close(rootfd);
     }
@@ -360,7 +373,8 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
     uint64_t total = ix->hdr->total_bytes;
     int fd0 = memfd_create("libfeed-index", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd0 < 0)
-        return feed__err(FEED_E_RESOURCE, err, errlen, "index: memfd_create: %s", strerror(errno));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: memfd_create: %s%s", strerror(errno),
+                         errno == EMFILE || errno == ENFILE ? " (raise ulimit -n)" : "");
     /* A high number, so posix_spawn's dup2 to 3 and 4 cannot clobber it. */
     int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
     int e = fd < 0 ? errno : 0;
@@ -368,7 +382,11 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
     if (fd < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "index: out of file descriptors: %s (raise ulimit -n)",
                          strerror(e));
-    if (ftruncate(fd, (off_t)total) != 0)
+    /* Over RLIMIT_FSIZE ftruncate would raise SIGXFSZ (fatal by default). */
+    struct rlimit fsz;
+    if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && total > fsz.rlim_cur)
+        e = EFBIG;
+    else if (ftruncate(fd, (off_t)total) != 0)
         e = errno;
     void *p = e ? MAP_FAILED : mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (!e && p == MAP_FAILED)
@@ -376,8 +394,10 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
     if (e) {
         close(fd);
         return feed__err(FEED_E_RESOURCE, err, errlen,
-                         "index: cannot map %llu bytes of shared memory: %s",
-                         (unsigned long long)total, strerror(e));
+                         "index: cannot map %llu bytes of shared memory: %s%s",
+                         (unsigned long long)total, strerror(e),
+                         e == EFBIG ? " (over the file size limit: raise ulimit -f)"
+                         : e == ENOMEM || e == ENOSPC ? " (free memory or raise ulimit -v)" : "");
     }
     memcpy(p, ix->hdr, total);
     munmap(p, total);
@@ -387,7 +407,8 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
     if (p == MAP_FAILED) {
         e = errno;
         close(fd);
-        return feed__err(FEED_E_RESOURCE, err, errlen, "index: mmap: %s", strerror(e));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "index: mmap: %s%s", strerror(e),
+                         e == ENOMEM ? " (free memory or raise ulimit -v)" : "");
     }
     feed__free(ix->hdr);
     ix->hdr = p;

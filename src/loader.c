@@ -434,19 +434,28 @@ void feed_loader_destroy(feed_loader *L)
 
 /* ---- delivery ------------------------------------------------------------------ */
 
-static void report_first_bad(feed_loader *L, const feed_batch *b)
+/* Puts the batch's first bad sample into last_error; returns its status. */
+static feed_status report_first_bad(feed_loader *L, const feed_batch *b)
 {
+    feed_status st = FEED_E_DECODE;
+    const feed_bad_sample *first = NULL;
     pthread_mutex_lock(&L->mu);
-    for (uint64_t i = L->nbad; i-- > 0;) {
+    for (uint64_t i = L->nbad; i-- > 0;) { /* a batch's reports are adjacent */
         const feed_bad_sample *s = &L->bad[i];
-        if (s->epoch == b->epoch && s->batch == b->index) {
-            set_error(L, "%s: %s (sample %llu, epoch %llu, batch %llu)", s->path, s->message,
-                      (unsigned long long)s->sample_id, (unsigned long long)s->epoch,
-                      (unsigned long long)s->batch);
+        if (s->epoch == b->epoch && s->batch == b->index)
+            first = s;
+        else if (first)
             break;
-        }
+    }
+    if (first) {
+        set_error(L, "%s: %s (sample %llu, epoch %llu, batch %llu)", first->path, first->message,
+                  (unsigned long long)first->sample_id, (unsigned long long)first->epoch,
+                  (unsigned long long)first->batch);
+        if (first->status > FEED_END_OF_DATA && first->status < FEED_STATUS_COUNT_)
+            st = (feed_status)first->status;
     }
     pthread_mutex_unlock(&L->mu);
+    return st;
 }
 
 feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
@@ -485,11 +494,11 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     L->batches_delivered++;
     L->samples_delivered += b->count;
     if (b->bad) {
-        report_first_bad(L, b);
+        feed_status bst = report_first_bad(L, b);
         if (L->o.bad_policy == FEED_BAD_FAIL) {
             L->stash = *b;
             L->stashed = 1;
-            return FEED_E_DECODE;
+            return bst;
         }
     }
     return FEED_OK;
@@ -683,6 +692,11 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
 pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i)
 {
     return feed__pool_pid(&L->pool, i);
+}
+
+struct feed__pool *feed__loader_pool(feed_loader *L)
+{
+    return &L->pool;
 }
 
 

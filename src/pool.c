@@ -25,7 +25,10 @@ extern char **environ;
 
 /* Deaths in a row without a single sample completed before the pool gives
  * up: a broken install or a poisoned environment, not a bad sample (those
- * are quarantined after max_retries). */
+ * are quarantined after max_retries; the limit is raised to 4 * (max_retries
+ * + 1) when that is more, so one poison pill never trips it). Progress is
+ * counted in completed samples (samples_done), not done_seq, which every
+ * start and death bumps too. */
 #define FEED_BARREN_DEATH_LIMIT 32u
 #define FEED_START_FAILURE_LIMIT 3u
 
@@ -82,7 +85,9 @@ feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t 
 
 static void describe_exit(int status, char *buf, size_t len)
 {
-    if (WIFSIGNALED(status))
+    if (status == -1) /* see reap() */
+        snprintf(buf, len, "ended (exit status unknown: SIGCHLD is ignored or it was reaped elsewhere)");
+    else if (WIFSIGNALED(status))
         snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))
         snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
@@ -106,6 +111,12 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, p->arena_fd, 3);
     posix_spawn_file_actions_adddup2(&fa, p->index_fd, 4);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    /* Nothing else of the host's: fds it leaked without O_CLOEXEC could
+     * fill the worker's fd table before main() (the worker closes them too,
+     * but only once it runs) and would be held open by every worker. */
+    posix_spawn_file_actions_addclosefrom_np(&fa, 5);
+#endif
     posix_spawnattr_init(&at);
     sigset_t none, all;
     sigemptyset(&none);
@@ -122,7 +133,9 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     posix_spawnattr_destroy(&at);
     if (e != 0) {
         snprintf(msg, msglen, "cannot start worker %.300s: %s%s", p->worker_path, strerror(e),
-                 e == EAGAIN ? " (process limit: raise ulimit -u)" : "");
+                 e == EAGAIN ? " (process limit: raise ulimit -u)"
+                 : e == ENOMEM ? " (out of memory: raise ulimit -v or free memory)"
+                 : e == EMFILE || e == ENFILE ? " (out of file descriptors: raise ulimit -n)" : "");
         atomic_store(&rec->state, FEED_WREC_EMPTY);
         return -1;
     }
@@ -133,11 +146,11 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     p->pidfds[i] = -1;
     if (p->use_pidfd) {
         int fd = (int)syscall(SYS_pidfd_open, pid, 0);
-        if (fd >= 0) {
-            struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
-            epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev);
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = i};
+        if (fd >= 0 && epoll_ctl(p->epfd, EPOLL_CTL_ADD, fd, &ev) == 0)
             p->pidfds[i] = fd;
-        }
+        else if (fd >= 0)
+            close(fd); /* polled instead (see the supervisor loop) */
     }
     return 0;
 }
@@ -164,6 +177,10 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     }
     p->pids[i] = 0;
     rec->pid = 0;
+    /* Progress since the last death: samples completed by anyone. */
+    uint64_t done = p->acc_samples;
+    for (uint32_t j = 0; j < p->n; j++)
+        done += atomic_load_explicit(&h->workers[j].samples_done, memory_order_relaxed);
     /* Keep the dead worker's counters. */
     p->acc_read_ns += atomic_exchange(&rec->read_ns, 0);
     p->acc_decode_ns += atomic_exchange(&rec->decode_ns, 0);
@@ -175,22 +192,31 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     if (p->stopping)
         return;
 
-    p->redone += feed__ring_reclaim(h, i);
+    char how[128], msg[700];
+    if (p->hung[i])
+        snprintf(how, sizeof how, "hung for more than sample_timeout_ms=%u and was killed", p->timeout_ms);
+    else
+        describe_exit(status, how, sizeof how);
+    p->redone += feed__ring_reclaim_why(h, i, how);
     p->restarts++;
     if (p->hung[i])
         p->hangs++;
 
-    char how[128], msg[700];
-    describe_exit(status, how, sizeof how);
-    uint32_t done = atomic_load(&h->done_seq);
-    p->barren_deaths = done == p->last_done_seq ? p->barren_deaths + 1 : 1;
-    p->last_done_seq = done;
+    /* done_seq is no progress measure: deaths and starts bump it too. */
+    p->barren_deaths = done == p->last_done ? p->barren_deaths + 1 : 1;
+    p->last_done = done;
     p->start_failures = ran ? 0 : p->start_failures + 1;
+    /* A poison pill alone costs max_retries + 1 deaths in a row (and as many
+     * per substitute that also crashes): never mistake that for a broken
+     * install. */
+    uint32_t barren_limit = FEED_BARREN_DEATH_LIMIT;
+    if (barren_limit < 4 * (h->max_retries + 1))
+        barren_limit = 4 * (h->max_retries + 1);
     if (p->start_failures >= FEED_START_FAILURE_LIMIT) {
         snprintf(msg, sizeof msg, "workers fail to start: %.250s %s (%u times in a row); see its stderr",
                  p->worker_path, how, p->start_failures);
         set_fatal(p, FEED_E_WORKER, msg);
-    } else if (p->barren_deaths >= FEED_BARREN_DEATH_LIMIT) {
+    } else if (p->barren_deaths >= barren_limit) {
         snprintf(msg, sizeof msg, "workers keep dying without finishing a sample (%u in a row, last %s)",
                  p->barren_deaths, how);
         set_fatal(p, FEED_E_WORKER, msg);
@@ -213,7 +239,7 @@ static void reap(feed__pool *p, uint32_t i, int block)
     if (r < 0 && errno != ECHILD)
         return;
     if (r < 0) /* someone else reaped it (SIGCHLD ignored): it is gone all the same */
-        status = 0;
+        status = -1;
     handle_death(p, i, status);
 }
 
@@ -252,11 +278,15 @@ static void *supervisor(void *arg)
     int tick = -1;
     if (p->timeout_ms)
         tick = (int)(p->timeout_ms / 4 < 250 ? (p->timeout_ms / 4 ? p->timeout_ms / 4 : 1) : 250);
-    if (!p->use_pidfd)
-        tick = tick < 0 || tick > 20 ? 20 : tick;
     for (;;) {
+        /* A worker without a pidfd (no pidfd_open, or it failed: fd table
+         * full) is polled with waitpid(WNOHANG) every 20 ms instead. */
+        int t = tick;
+        for (uint32_t i = 0; i < p->n; i++)
+            if (p->pids[i] && p->pidfds[i] < 0)
+                t = t < 0 || t > 20 ? 20 : t;
         struct epoll_event evs[16];
-        int n = epoll_wait(p->epfd, evs, 16, tick);
+        int n = epoll_wait(p->epfd, evs, 16, t);
         pthread_mutex_lock(&p->mu);
         if (p->stopping) {
             pthread_mutex_unlock(&p->mu);
@@ -265,8 +295,8 @@ static void *supervisor(void *arg)
         for (int k = 0; k < n; k++)
             if (evs[k].data.u32 != UINT32_MAX)
                 reap(p, evs[k].data.u32, 1);
-        if (!p->use_pidfd)
-            for (uint32_t i = 0; i < p->n; i++)
+        for (uint32_t i = 0; i < p->n; i++)
+            if (p->pids[i] && p->pidfds[i] < 0)
                 reap(p, i, 0);
         for (uint32_t i = 0; i < p->n; i++)
             if (p->pids[i] && !p->ever_ran[i] &&
@@ -284,7 +314,7 @@ static void *supervisor(void *arg)
             kill(p->pids[i], SIGKILL);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->pids[i]) {
-            int status;
+            int status = 0; /* stays 0 if SIGCHLD is ignored (ECHILD) */
             while (waitpid(p->pids[i], &status, 0) < 0 && errno == EINTR)
                 ;
             handle_death(p, i, status);
@@ -306,7 +336,7 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     p->timeout_ms = timeout_ms;
     p->parent = getpid();
     p->epfd = p->evfd = -1;
-    p->last_done_seq = UINT32_MAX;
+    p->last_done = UINT64_MAX;
     snprintf(p->worker_path, sizeof p->worker_path, "%s", worker_path);
     for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
         p->pidfds[i] = -1;
@@ -335,7 +365,9 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     int e = pthread_create(&p->thread, NULL, supervisor, p);
     if (e != 0) {
         feed__pool_stop(p);
-        return feed__err(FEED_E_RESOURCE, err, errlen, "pool: cannot start a thread: %s", strerror(e));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "pool: cannot start a thread: %s%s", strerror(e),
+                         e == EAGAIN ? " (process/thread limit: raise ulimit -u)"
+                         : e == ENOMEM ? " (out of memory: raise ulimit -v or free memory)" : "");
     }
     p->thread_started = 1;
 
@@ -412,4 +444,27 @@ pid_t feed__pool_pid(feed__pool *p, uint32_t i)
     pid_t pid = i < p->n ? p->pids[i] : 0;
     pthread_mutex_unlock(&p->mu);
     return pid;
+}
+
+pid_t feed__pool_wait_running(feed__pool *p, uint32_t i, pid_t not_pid, int64_t timeout_ms)
+{
+    /* Workers bump done_seq when they start, the supervisor after each
+     * respawn: sleep on it between checks. */
+    feed__arena_hdr *h = p->h;
+    uint64_t deadline = feed__now_ns() + (uint64_t)timeout_ms * 1000000ull;
+    for (;;) {
+        uint32_t seen = atomic_load(&h->done_seq);
+        pthread_mutex_lock(&p->mu);
+        pid_t pid = i < p->n ? p->pids[i] : 0;
+        int fatal = p->fatal != FEED_OK;
+        pthread_mutex_unlock(&p->mu);
+        if (fatal)
+            return 0;
+        if (pid && pid != not_pid && atomic_load(&h->workers[i].state) == FEED_WREC_RUNNING)
+            return pid;
+        uint64_t now = feed__now_ns();
+        if (now >= deadline)
+            return 0;
+        feed__futex_wait(&h->done_seq, seen, (int64_t)(deadline - now));
+    }
 }

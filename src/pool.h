@@ -48,7 +48,7 @@ typedef struct feed__pool {
     uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;
     uint32_t start_failures;  /* consecutive deaths of workers that never ran */
     uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
-    uint32_t last_done_seq;
+    uint64_t last_done;       /* samples completed at the last death */
     feed_status fatal;
     char fatal_msg[768];
 } feed__pool;
@@ -68,5 +68,9 @@ void feed__pool_stop(feed__pool *p);
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
 /* For tests: pid of worker i (0 if none right now). */
 pid_t feed__pool_pid(feed__pool *p, uint32_t i);
+/* For tests: waits until worker i is a running process other than not_pid
+ * (started and attached: killing it now counts as a crash, not a failure to
+ * start). Returns its pid, or 0 after timeout_ms or if the pool gave up. */
+pid_t feed__pool_wait_running(feed__pool *p, uint32_t i, pid_t not_pid, int64_t timeout_ms);
 
 #endif

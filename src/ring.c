@@ -17,7 +17,8 @@
  * fails harmlessly:
  *   claim     (worker w)   gen|FREE  -> gen|w+1   acq_rel
  *   complete  (worker w)   gen|w+1   -> gen|DONE  release: publishes pixels, label, id, flags
- *   reclaim   (parent, w is dead and reaped)  gen|w+1 -> gen|FREE
+ *   reclaim   (parent, w is dead and reaped)  gen|w+1 -> gen|FREE   acq_rel: publishes
+ *             the record's attempt counters and, for a poisoned sample, its status/message
  *   assign    (parent)     oldgen|FREE or |DONE -> newgen|FREE; refused if any is claimed
  * The parent reads DONE with acquire before touching the pixels.
  *
@@ -38,6 +39,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,6 +144,7 @@ int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epo
         atomic_store_explicit(&r->attempts, 0, memory_order_relaxed);
         atomic_store_explicit(&r->subst_k, 0, memory_order_relaxed);
         atomic_store_explicit(&r->poisoned, 0, memory_order_relaxed);
+        atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
         r->status = 0, r->sys_errno = 0, r->message[0] = 0;
         sid[t] = ids[t];
         flags[t] = 0;
@@ -185,6 +188,11 @@ uint32_t feed__ring_ready_count(const feed__arena_hdr *h)
 
 uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w)
 {
+    return feed__ring_reclaim_why(h, w, NULL);
+}
+
+uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how)
+{
     uint32_t n = 0;
     for (uint32_t i = 0; i < h->nslots; i++) {
         _Atomic uint32_t *st = feed__slot_states(h, i);
@@ -194,13 +202,34 @@ uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w)
             if (feed__state_owner(cur) != w + 1)
                 continue;
             feed__sample_rec *r = &recs[t];
-            /* It died on a substitute: move on to the next one. On the
-             * sample itself: count the attempt, poison past the limit. */
-            if (atomic_load_explicit(&r->subst_k, memory_order_relaxed) > 0)
-                atomic_fetch_add_explicit(&r->subst_k, 1, memory_order_relaxed);
-            else if (atomic_fetch_add_explicit(&r->attempts, 1, memory_order_relaxed) + 1 >
-                     h->max_retries)
-                atomic_store_explicit(&r->poisoned, 1, memory_order_relaxed);
+            /* The worker is dead and reaped: nobody else writes the record
+             * now, and the CAS below publishes it to the next claimant.
+             * On the sample itself: count the death, poison it (with the
+             * reason) past max_retries. On substitute k: count deaths on k,
+             * move on to k+1 past max_retries; until then k is retried, so
+             * a crash does not change which sample replaces this one. */
+            uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
+            if (k > 0) {
+                uint32_t d = atomic_load_explicit(&r->subst_deaths, memory_order_relaxed) + 1;
+                if (d > h->max_retries) {
+                    atomic_store_explicit(&r->subst_k, k + 1, memory_order_relaxed);
+                    d = 0;
+                }
+                atomic_store_explicit(&r->subst_deaths, d, memory_order_relaxed);
+            } else {
+                uint32_t d = atomic_fetch_add_explicit(&r->attempts, 1, memory_order_relaxed) + 1;
+                if (d > h->max_retries && !atomic_load_explicit(&r->poisoned, memory_order_relaxed)) {
+                    atomic_store_explicit(&r->poisoned, 1, memory_order_relaxed);
+                    if (r->status == 0) {
+                        r->status = FEED_E_WORKER;
+                        r->sys_errno = 0;
+                        snprintf(r->message, sizeof r->message,
+                                 "worker process died %u time%s on this sample (last: %.120s); "
+                                 "quarantined",
+                                 d, d == 1 ? "" : "s", how ? how : "crash or hang");
+                    }
+                }
+            }
             if (atomic_compare_exchange_strong_explicit(&st[t], &cur, (cur & ~0xffu) | FEED_OWNER_FREE,
                                                         memory_order_acq_rel, memory_order_acquire)) {
                 /* Let the ticket hint point here again (fallback scan finds it anyway). */

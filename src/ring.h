@@ -45,6 +45,11 @@ int feed__ring_ready(const feed__arena_hdr *h, uint32_t i, uint64_t seq);
  * attempt against each; a sample over max_retries attempts is poisoned (the
  * next worker goes straight to a substitute). Returns the number reclaimed. */
 uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w);
+/* The same; how ("killed by signal 6 (Aborted)") goes into the report of a
+ * sample it poisons: status FEED_E_WORKER, "worker process died N times on
+ * this sample (last: how); quarantined". Deaths on a substitute are counted
+ * per substitute: past max_retries the next substitute is tried. */
+uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how);
 /* Number of slots whose batch is complete. */
 uint32_t feed__ring_ready_count(const feed__arena_hdr *h);
 

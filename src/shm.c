@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,6 +37,24 @@ static void layout(feed__arena_hdr *h, const feed__arena_geom *g)
     h->total_bytes = h->hdr_bytes + (uint64_t)g->nslots * h->slot_stride;
 }
 
+/* What to raise or lower when making the arena failed with errno e. */
+static const char *hint(int e)
+{
+    switch (e) {
+    case EMFILE:
+    case ENFILE:
+        return " (out of file descriptors: raise ulimit -n)";
+    case EFBIG:
+        return " (over the file size limit: raise ulimit -f)";
+    case ENOSPC:
+    case ENOMEM:
+        return " (free memory, raise ulimit -v or the memory cgroup limit, or lower "
+               "prefetch/batch_size/height/width)";
+    default:
+        return "";
+    }
+}
+
 feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
@@ -49,36 +68,43 @@ feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *
      * a high fd number so posix_spawn can dup2 it to 3 unambiguously. */
     int fd0 = memfd_create("libfeed-arena", MFD_CLOEXEC);
     if (fd0 < 0)
-        return feed__err(FEED_E_RESOURCE, err, errlen,
-                         "arena: memfd_create failed: %s (is this Linux >= 3.17?)", strerror(errno));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: memfd_create failed: %s%s", strerror(errno),
+                         errno == ENOSYS ? " (is this Linux >= 3.17?)" : hint(errno));
     int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
     int e = fd < 0 ? errno : 0;
     close(fd0);
     if (fd < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: out of file descriptors: %s (raise ulimit -n)",
                          strerror(e));
+    /* Over RLIMIT_FSIZE, ftruncate would also raise SIGXFSZ, which kills
+     * the host process by default: check first. */
+    struct rlimit fsz;
+    if (getrlimit(RLIMIT_FSIZE, &fsz) == 0 && fsz.rlim_cur != RLIM_INFINITY && total > fsz.rlim_cur) {
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot size %llu MiB of shared memory: %s%s",
+                         (unsigned long long)(total >> 20), strerror(EFBIG), hint(EFBIG));
+    }
     if (ftruncate(fd, (off_t)total) != 0) {
         e = errno;
         close(fd);
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot size %llu MiB of shared memory: %s",
-                         (unsigned long long)(total >> 20), strerror(e));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot size %llu MiB of shared memory: %s%s",
+                         (unsigned long long)(total >> 20), strerror(e), hint(e));
     }
     /* Reserve every page now: on a full tmpfs this fails with ENOSPC here,
      * instead of a SIGBUS in a worker on first touch. */
     e = posix_fallocate(fd, 0, (off_t)total);
     if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
         close(fd);
-        return feed__err(FEED_E_RESOURCE, err, errlen,
-                         "arena: cannot reserve %llu MiB of shared memory: %s (free memory or lower "
-                         "prefetch/batch_size)",
-                         (unsigned long long)(total >> 20), strerror(e));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot reserve %llu MiB of shared memory: %s%s",
+                         (unsigned long long)(total >> 20), strerror(e),
+                         e == EFBIG ? hint(e) : hint(ENOSPC));
     }
     void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
         e = errno;
         close(fd);
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap of %llu MiB failed: %s",
-                         (unsigned long long)(total >> 20), strerror(e));
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap of %llu MiB failed: %s%s",
+                         (unsigned long long)(total >> 20), strerror(e), hint(e));
     }
     memcpy(p, &tmp, sizeof tmp);
     a->hdr = p;

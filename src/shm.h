@@ -61,7 +61,7 @@ typedef struct feed__sample_rec {
     _Atomic uint32_t poisoned;  /* parent: crashed too often; go straight to a substitute */
     int32_t status;             /* worker: error of the original sample (0 = none) */
     int32_t sys_errno;
-    uint32_t pad;
+    _Atomic uint32_t subst_deaths; /* parent: workers that died on substitute subst_k */
     char message[200];
 } feed__sample_rec;
 

@@ -7,7 +7,14 @@
  * Test hooks (FEED_TEST_FAULT in the environment, for the fault tests only):
  * "abort:SUB", "segv:SUB", "exit:SUB" or "hang:SUB" makes the worker abort,
  * crash, exit(3) or hang on any sample whose path contains SUB; several may
- * be given separated by ';'.
+ * be given separated by ';'. The general form is ACTION[1][@PHASE]:SUB[:MARKER]:
+ *   - a "1" after the action ("hang1", "exit1", ...) fires only once: the
+ *     worker creates MARKER (O_EXCL) first and does nothing if it exists, so
+ *     the retry of the sample succeeds;
+ *   - PHASE is where it fires: "read" (default: before the file is read, for
+ *     the sample and for any substitute), "decode" (after the read, before
+ *     the decode) or "publish" (after the pixels, label, id and flags of the
+ *     slot's own sample are written, before the sample is marked done).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -50,20 +57,46 @@ typedef struct wctx {
     const char *fault;
 } wctx;
 
-static void maybe_fault(const wctx *c, const char *path)
+enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
+
+static void maybe_fault(const wctx *c, const char *path, int phase)
 {
     if (!c->fault)
         return;
-    char spec[512];
+    char spec[1024];
     snprintf(spec, sizeof spec, "%s", c->fault);
     char *save = NULL;
     for (char *it = strtok_r(spec, ";", &save); it; it = strtok_r(NULL, ";", &save)) {
-        char *colon = strchr(it, ':');
-        if (!colon || !colon[1])
+        char *sub = strchr(it, ':');
+        if (!sub || !sub[1])
             continue;
-        *colon = 0;
-        if (!strstr(path, colon + 1))
+        *sub++ = 0;
+        int at = FAULT_READ;
+        char *ph = strchr(it, '@');
+        if (ph) {
+            *ph++ = 0;
+            at = !strcmp(ph, "decode") ? FAULT_DECODE : !strcmp(ph, "publish") ? FAULT_PUBLISH : FAULT_READ;
+        }
+        if (at != phase)
             continue;
+        size_t alen = strlen(it);
+        int once = alen > 1 && it[alen - 1] == '1';
+        char *marker = NULL;
+        if (once) {
+            it[alen - 1] = 0;
+            marker = strchr(sub, ':');
+            if (!marker || !marker[1])
+                continue;
+            *marker++ = 0;
+        }
+        if (!strstr(path, sub))
+            continue;
+        if (once) {
+            int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+            if (fd < 0)
+                continue; /* fired before (or cannot tell): behave */
+            close(fd);
+        }
         if (!strcmp(it, "abort"))
             abort();
         if (!strcmp(it, "segv"))
@@ -82,7 +115,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
 {
     feed__arena_hdr *h = c->h;
     const char *path = feed__index_path(c->ix, id);
-    maybe_fault(c, path);
+    maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
     int st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len,
@@ -92,6 +125,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
+    maybe_fault(c, path, FAULT_DECODE);
     int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
     feed__image_info info = {0};
     st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
@@ -134,7 +168,7 @@ static void process(wctx *c, const feed__claim *cl)
             r->sys_errno = sys_errno;
             snprintf(r->message, sizeof r->message, "%s", msg[0] ? msg : feed_strerror(st));
         }
-    } else if (r->status == 0) {
+    } else if (r->status == 0) { /* poisoned: the parent normally wrote why */
         uint32_t n = atomic_load_explicit(&r->attempts, memory_order_relaxed);
         r->status = FEED_E_WORKER;
         snprintf(r->message, sizeof r->message,
@@ -143,8 +177,14 @@ static void process(wctx *c, const feed__claim *cl)
     }
     if (st != FEED_OK) {
         flags = FEED_SAMPLE_REPLACED;
+        /* Resume at the substitute a dead worker was on (the parent counts
+         * deaths per substitute and moves on only past max_retries), so a
+         * crash does not change which sample replaces this one. */
         for (k = k ? k : 1; k <= 64; k++) {
-            atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
+            if (atomic_load_explicit(&r->subst_k, memory_order_relaxed) != k) {
+                atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
+                atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
+            }
             got = feed__substitute(h->seed, epoch, id, k, h->dataset_size);
             uint8_t f2 = 0;
             if (do_sample(c, epoch, got, out, &f2, &sys_errno, msg, sizeof msg) == FEED_OK) {
@@ -161,6 +201,7 @@ static void process(wctx *c, const feed__claim *cl)
     feed__slot_labels(h, cl->slot)[cl->t] = feed__index_label(c->ix, got);
     feed__slot_ids(h, cl->slot)[cl->t] = got;
     feed__slot_flags(h, cl->slot)[cl->t] = flags;
+    maybe_fault(c, feed__index_path(c->ix, id), FAULT_PUBLISH);
 }
 
 int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)

@@ -1,0 +1,411 @@
+/*
+ * test_fault_bad.c - bad samples never crash anything and are reported.
+ *
+ * A corpus of bad files sits among good ones: a JPEG truncated at many
+ * offsets, zero bytes, a PNG named .jpg, random bytes (with and without a
+ * JPEG start marker), a header declaring 60000x60000 pixels, a file over
+ * max_file_bytes, and (file-list datasets) a missing file and a directory.
+ *
+ * bad_policy=replace: every position of every epoch holds either its own
+ * sample or, for a bad one, the first good sample of its deterministic
+ * substitute sequence, flagged; pixels equal an in-process reference decode
+ * of what is there; one report per bad sample and epoch with its path,
+ * status, reason, epoch and batch; counters agree.
+ * bad_policy=fail: next() returns the first bad sample's status for each
+ * batch holding one, with path and reason in last_error; the next call
+ * delivers that batch, replaced and flagged.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "faultutil.h"
+#include "image.h"
+#include "sampler.h"
+
+#define NGOOD 24
+
+typedef struct bad_kind {
+    char name[64];
+    int status;         /* what the report must say */
+    const char *needle; /* in the report's message */
+    int sys_errno;
+} bad_kind;
+
+static bad_kind kinds[64];
+static int nkinds;
+static uint8_t is_bad[FU_MAX_N];
+static uint64_t max_file_bytes;
+static feed__image_ctx *ictx;
+
+static void add_kind(const char *name, int status, const char *needle)
+{
+    bad_kind *k = &kinds[nkinds++];
+    snprintf(k->name, sizeof k->name, "%s", name);
+    k->status = status;
+    k->needle = needle;
+}
+
+static void write_bad(const char *name, const void *data, size_t len, int status, const char *needle)
+{
+    char p[4200];
+    /* spread over the class folders */
+    snprintf(p, sizeof p, "%s/class_%03d/%s", fu_data, nkinds % 3, name);
+    tu_write(p, data, len);
+    add_kind(name, status, needle);
+}
+
+static int setup(void **state)
+{
+    struct rlimit no_core = {0, 0};
+    setrlimit(RLIMIT_CORE, &no_core);
+    fu_data = tu_mkdtemp("fbad");
+    if (tu_mkdata(fu_data, NGOOD, 5, 3) != 0) {
+        fprintf(stderr, "feed-mkdata failed\n");
+        exit(1);
+    }
+    char p[4200];
+    snprintf(p, sizeof p, "%s/class_000/img_000000.jpg", fu_data);
+    size_t len;
+    uint8_t *good = fu_read(p, &len);
+    /* the largest good file sets the size limit */
+    uint64_t maxlen = 0;
+    for (int i = 0; i < NGOOD; i++) {
+        struct stat sb;
+        snprintf(p, sizeof p, "%s/class_%03d/img_%06d.jpg", fu_data, i % 3, i);
+        if (stat(p, &sb) != 0)
+            exit(1);
+        if ((uint64_t)sb.st_size > maxlen)
+            maxlen = (uint64_t)sb.st_size;
+    }
+    max_file_bytes = maxlen + 4096;
+
+    static const size_t cuts[] = {1, 2, 3, 11, 60, 200, 623, 1500, 4000};
+    char name[64];
+    for (size_t i = 0; i < sizeof cuts / sizeof cuts[0]; i++) {
+        snprintf(name, sizeof name, "bad_trunc_%zu.jpg", cuts[i]);
+        write_bad(name, good, cuts[i], FEED_E_DECODE, "Premature end");
+    }
+    static const size_t tail_cuts[] = {2, 1, 100, 0};
+    for (size_t i = 0; i < sizeof tail_cuts / sizeof tail_cuts[0]; i++) {
+        size_t n = tail_cuts[i] ? len - tail_cuts[i] : len / 2;
+        snprintf(name, sizeof name, "bad_trunc_end%zu.jpg", tail_cuts[i]);
+        write_bad(name, good, n, FEED_E_DECODE, "Premature end");
+    }
+    write_bad("bad_zero.jpg", "", 0, FEED_E_DECODE, "Empty input");
+    static const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D',
+                                  'R', 0, 0, 0, 16, 0, 0, 0, 16, 8, 2, 0, 0, 0, 0x90, 0x91, 0x68, 0x36};
+    write_bad("bad_png.jpg", png, sizeof png, FEED_E_DECODE, "Not a JPEG");
+    uint8_t rnd[3000];
+    uint64_t x = 12345;
+    for (size_t i = 0; i < sizeof rnd; i++) {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        rnd[i] = (uint8_t)(x >> 56);
+    }
+    rnd[0] = 0x12;
+    write_bad("bad_random.jpg", rnd, sizeof rnd, FEED_E_DECODE, "Not a JPEG");
+    rnd[0] = 0xff, rnd[1] = 0xd8; /* SOI, then noise */
+    write_bad("bad_soi_random.jpg", rnd, sizeof rnd, FEED_E_DECODE, "marker");
+    /* 60000 x 60000 declared in the frame header */
+    uint8_t *huge = malloc(len);
+    memcpy(huge, good, len);
+    size_t sof = 0;
+    for (size_t i = 2; i + 9 < len; i++)
+        if (huge[i] == 0xff && (huge[i + 1] == 0xc0 || huge[i + 1] == 0xc2)) {
+            sof = i;
+            break;
+        }
+    if (!sof)
+        exit(1);
+    huge[sof + 5] = 0xea, huge[sof + 6] = 0x60, huge[sof + 7] = 0xea, huge[sof + 8] = 0x60;
+    write_bad("bad_huge.jpg", huge, len, FEED_E_TOO_LARGE, "max_pixels");
+    free(huge);
+    /* a good image, padded past max_file_bytes */
+    uint8_t *big = calloc(1, max_file_bytes + 100);
+    memcpy(big, good, len);
+    write_bad("bad_big.jpg", big, max_file_bytes + 100, FEED_E_TOO_LARGE, "over the limit");
+    free(big);
+    free(good);
+
+    char err[512];
+    if (feed__index_build(&fu_ix, fu_data, "", err, sizeof err) != FEED_OK) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
+    }
+    for (int k = 0; k < nkinds; k++)
+        is_bad[fu_id_of(kinds[k].name)] = 1;
+    ictx = feed__image_ctx_create();
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    feed__image_ctx_destroy(ictx);
+    fu_teardown_data();
+    return 0;
+}
+
+static const bad_kind *kind_of(uint64_t id)
+{
+    const char *n = fu_name(id);
+    for (int k = 0; k < nkinds; k++)
+        if (!strcmp(kinds[k].name, n))
+            return &kinds[k];
+    return NULL;
+}
+
+/* The pixels id has in epoch, decoded here. */
+static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
+{
+    char p[8400];
+    snprintf(p, sizeof p, "%s/%s", fu_ix.hdr->root, feed__index_path(fu_ix.hdr, id));
+    size_t len;
+    uint8_t *b = fu_read(p, &len);
+    feed__image_info info;
+    char msg[256];
+    int st = feed__image_process(ictx, feed__loader_xform(L), b, len, FU_SEED, epoch, id, out, &info, msg,
+                                 sizeof msg);
+    free(b);
+    if (st != FEED_OK)
+        fail_msg("reference decode of %s: %s", fu_name(id), msg);
+}
+
+/* The sample that stands in for bad sample id in epoch. */
+static uint64_t expected_substitute(uint64_t epoch, uint64_t id)
+{
+    for (uint32_t k = 1; k <= 64; k++) {
+        uint64_t s = feed__substitute(FU_SEED, epoch, id, k, fu_nsamples());
+        if (!is_bad[s])
+            return s;
+    }
+    fail_msg("no good substitute");
+    return 0;
+}
+
+static void check_report(const feed_bad_sample *r, uint64_t epoch, uint64_t batch)
+{
+    const bad_kind *k = kind_of(r->sample_id);
+    if (getenv("FU_VERBOSE"))
+        print_message("%s: %s: %s\n", fu_name(r->sample_id), feed_status_name(r->status), r->message);
+    if (!k)
+        fail_msg("report for good sample %s", fu_name(r->sample_id));
+    char want[8400];
+    snprintf(want, sizeof want, "%s/%s", fu_ix.hdr->root, feed__index_path(fu_ix.hdr, r->sample_id));
+    assert_string_equal(r->path, want);
+    assert_int_equal(r->epoch, epoch);
+    assert_int_equal(r->batch, batch);
+    if (r->status != k->status || !r->message[0] || !strstr(r->message, k->needle))
+        fail_msg("%s: report %s '%s', want %s with '%s'", k->name, feed_status_name(r->status), r->message,
+                 feed_status_name(k->status), k->needle);
+    assert_int_equal(r->sys_errno, k->sys_errno);
+}
+
+static void run_replace(uint32_t workers)
+{
+    char opts[256];
+    const uint32_t epochs = 2;
+    snprintf(opts, sizeof opts, "workers=%u,max_file_bytes=%llu,epochs=%u", workers,
+             (unsigned long long)max_file_bytes, epochs);
+    feed_loader *L = fu_make(opts, NULL);
+    uint64_t n = fu_nsamples(), nbad = (uint64_t)nkinds;
+    assert_int_equal(feed_loader_samples_per_epoch(L), n); /* epoch length is fixed */
+    feed__sampler sm;
+    char err[256];
+    assert_int_equal(feed__sampler_init(&sm, n, FU_BATCH, 1, 0, 0, 1, FU_SEED, err, sizeof err), FEED_OK);
+    uint64_t ids[FU_BATCH];
+    uint8_t *ref = malloc(FU_SIDE * FU_SIDE * 3);
+    uint64_t seen_reports = 0, replaced = 0;
+    for (uint32_t e = 0; e < epochs; e++) {
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status st;
+        uint64_t nb = 0;
+        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+            uint32_t count = feed__sampler_batch(&sm, e, nb, ids);
+            assert_int_equal(b.count, count); /* the shape stays */
+            uint32_t bad_here = 0;
+            for (uint32_t i = 0; i < count; i++) {
+                uint64_t want = ids[i];
+                if (is_bad[want]) {
+                    bad_here++;
+                    want = expected_substitute(e, ids[i]);
+                    assert_true(b.flags[i] & FEED_SAMPLE_REPLACED);
+                } else {
+                    assert_false(b.flags[i] & FEED_SAMPLE_REPLACED);
+                }
+                assert_int_equal(b.sample_ids[i], want);
+                assert_int_equal(b.labels[i], feed__index_label(fu_ix.hdr, want));
+                reference(L, e, want, ref);
+                assert_memory_equal((uint8_t *)b.data + i * b.sample_bytes, ref, FU_SIDE * FU_SIDE * 3);
+            }
+            assert_int_equal(b.bad, bad_here);
+            replaced += bad_here;
+            /* The reports of this batch are in the list now, in order. */
+            uint64_t have = feed_loader_bad_count(L);
+            assert_int_equal(have, seen_reports + bad_here);
+            uint32_t t = 0;
+            for (; seen_reports < have; seen_reports++) {
+                feed_bad_sample r;
+                assert_int_equal(feed_loader_bad_sample(L, seen_reports, &r), FEED_OK);
+                while (!is_bad[ids[t]])
+                    t++;
+                assert_int_equal(r.sample_id, ids[t]);
+                check_report(&r, e, nb);
+                t++;
+            }
+            if (bad_here) { /* last_error names the batch's first bad file */
+                uint32_t f = 0;
+                while (!is_bad[ids[f]])
+                    f++;
+                const char *le = feed_loader_last_error(L);
+                char sid[64];
+                snprintf(sid, sizeof sid, "sample %llu,", (unsigned long long)ids[f]);
+                if (!strstr(le, fu_name(ids[f])) || !strstr(le, sid))
+                    fail_msg("last error '%s' does not name %s", le, fu_name(ids[f]));
+            }
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+            nb++;
+        }
+        assert_int_equal(st, FEED_END_OF_EPOCH);
+    }
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 1000), FEED_END_OF_DATA);
+    assert_int_equal(replaced, epochs * nbad);
+    assert_int_equal(feed_loader_bad_count(L), epochs * nbad);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.samples_bad, epochs * nbad);
+    assert_int_equal(s.samples_delivered, epochs * n);
+    assert_int_equal(s.worker_restarts, 0); /* bad files crash nothing */
+    free(ref);
+    feed__sampler_free(&sm);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
+static void test_replace_1_worker(void **state)
+{
+    run_replace(1);
+}
+
+static void test_replace_3_workers(void **state)
+{
+    run_replace(3);
+}
+
+static void test_fail_policy(void **state)
+{
+    char opts[256];
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,shuffle=false,bad_policy=fail",
+             (unsigned long long)max_file_bytes);
+    feed_loader *L = fu_make(opts, NULL);
+    uint64_t n = fu_nsamples(), errors = 0, batches = 0, replaced = 0;
+    for (uint64_t nb = 0; nb < feed_loader_batches_per_epoch(L); nb++) {
+        uint64_t first_bad = UINT64_MAX;
+        uint32_t bad_here = 0;
+        for (uint64_t id = nb * FU_BATCH; id < n && id < (nb + 1) * FU_BATCH; id++)
+            if (is_bad[id]) {
+                bad_here++;
+                if (first_bad == UINT64_MAX)
+                    first_bad = id;
+            }
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status st = feed_loader_next(L, &b, 60000);
+        if (bad_here) {
+            const bad_kind *k = kind_of(first_bad);
+            if ((int)st != k->status)
+                fail_msg("batch %llu: next returned %s, want %s for %s", (unsigned long long)nb,
+                         feed_status_name(st), feed_status_name(k->status), k->name);
+            const char *le = feed_loader_last_error(L);
+            if (!strstr(le, fu_ix.hdr->root) || !strstr(le, fu_name(first_bad)) || !strstr(le, k->needle))
+                fail_msg("last error '%s' should name %s and say '%s'", le, k->name, k->needle);
+            errors++;
+            uint64_t e, pos;
+            assert_int_equal(feed_loader_position(L, &e, &pos), FEED_OK);
+            assert_int_equal(pos, nb); /* the failed batch is still next */
+            st = feed_loader_next(L, &b, 60000);
+        }
+        assert_int_equal(st, FEED_OK);
+        assert_int_equal(b.index, nb);
+        assert_int_equal(b.bad, bad_here);
+        for (uint32_t i = 0; i < b.count; i++) {
+            uint64_t orig = nb * FU_BATCH + i;
+            assert_int_equal(!!(b.flags[i] & FEED_SAMPLE_REPLACED), is_bad[orig]);
+            assert_int_equal(b.sample_ids[i], is_bad[orig] ? expected_substitute(0, orig) : orig);
+        }
+        replaced += b.bad;
+        batches++;
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_END_OF_EPOCH);
+    uint64_t want_errors = 0;
+    for (uint64_t nb = 0; nb * FU_BATCH < n; nb++) {
+        int any = 0;
+        for (uint64_t id = nb * FU_BATCH; id < n && id < (nb + 1) * FU_BATCH; id++)
+            any |= is_bad[id];
+        want_errors += (uint64_t)any;
+    }
+    assert_true(want_errors >= 3);
+    assert_int_equal(errors, want_errors);
+    assert_int_equal(replaced, (uint64_t)nkinds);
+    assert_int_equal(feed_loader_bad_count(L), (uint64_t)nkinds);
+    fu_destroy(L);
+}
+
+/* File lists reach files the folder scan would skip: a missing file and a
+ * directory. They are I/O errors with their errno. */
+static void test_unreadable(void **state)
+{
+    char list[4000], p[4200];
+    snprintf(list, sizeof list, "%s/list.txt", fu_data);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    for (int i = 0; i < NGOOD; i++)
+        fprintf(f, "class_%03d/img_%06d.jpg %d\n", i % 3, i, i % 3);
+    fprintf(f, "class_001/missing.jpg 1\n");
+    fprintf(f, "class_002 2\n");
+    fclose(f);
+    snprintf(p, sizeof p, "%s", list);
+    feed_options o;
+    fu_options(&o, "", "workers=2,shuffle=false,epochs=1");
+    snprintf(o.file_list, sizeof o.file_list, "%s", list);
+    o.source[0] = 0;
+    char err[1024];
+    feed_loader *L;
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t bad = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        bad += b.bad;
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(bad, 2);
+    assert_int_equal(feed_loader_bad_count(L), 2);
+    feed_bad_sample r;
+    assert_int_equal(feed_loader_bad_sample(L, 0, &r), FEED_OK);
+    assert_int_equal(r.sample_id, NGOOD);
+    assert_int_equal(r.status, FEED_E_IO);
+    assert_int_equal(r.sys_errno, ENOENT);
+    assert_non_null(strstr(r.path, "class_001/missing.jpg"));
+    assert_non_null(strstr(r.message, strerror(ENOENT)));
+    assert_int_equal(feed_loader_bad_sample(L, 1, &r), FEED_OK);
+    assert_int_equal(r.sample_id, NGOOD + 1);
+    assert_int_equal(r.status, FEED_E_IO);
+    assert_int_equal(r.sys_errno, EISDIR);
+    feed_loader_destroy(L);
+    unlink(list);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_replace_1_worker),
+        cmocka_unit_test(test_replace_3_workers),
+        cmocka_unit_test(test_fail_policy),
+        cmocka_unit_test(test_unreadable),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

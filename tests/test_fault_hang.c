@@ -1,0 +1,180 @@
+/*
+ * test_fault_hang.c - hang detection. A worker stuck on one sample longer
+ * than sample_timeout_ms is killed and counted as a hang; the sample is
+ * retried (and delivered exactly as without the hang), or, when it hangs
+ * every time, quarantined after max_retries retries and reported.
+ * feed_loader_next()'s timeout returns FEED_E_TIMEOUT, and calling again
+ * delivers the batch once it is ready.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "faultutil.h"
+#include "internal.h"
+
+#define NIMG 24
+
+static char *marks;
+
+static int setup(void **state)
+{
+    fu_setup_data("fhang", NIMG, 3);
+    marks = tu_mkdtemp("fhang-marks");
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fu_teardown_data();
+    tu_rmtree(marks);
+    free(marks);
+    return 0;
+}
+
+static void reference(const char *opts, fu_run *ref)
+{
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, 1, ref, NULL, NULL);
+    fu_assert_exactly_once(ref);
+    fu_destroy(L);
+}
+
+/* Hangs the first time only: killed after the timeout, retried, exact. */
+static void test_hang_once_retried(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=2,sample_timeout_ms=800";
+    reference(opts, &ref);
+    char fault[4400];
+    snprintf(fault, sizeof fault, "hang1:%s:%s/h1", fu_name(5), marks);
+    feed_loader *L = fu_make(opts, fault);
+    uint64_t t0 = feed__now_ns();
+    fu_collect(L, 1, &got, NULL, NULL);
+    uint64_t dt = feed__now_ns() - t0;
+    fu_assert_exactly_once(&got);
+    fu_assert_same(&ref, &got, NULL);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_hangs, 1);
+    assert_int_equal(s.worker_restarts, 1);
+    assert_int_equal(s.samples_redone, 1);
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    assert_true(dt >= 800000000ull); /* it was stuck for the timeout first */
+    fu_destroy(L);
+    char p[4200];
+    snprintf(p, sizeof p, "%s/h1", marks);
+    assert_int_equal(unlink(p), 0);
+}
+
+/* Hangs every time: killed max_retries + 1 times, then replaced by its first
+ * substitute and reported as a hang; the rest is exact. */
+static void test_hang_always_quarantined(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=2,sample_timeout_ms=600,max_retries=1";
+    reference(opts, &ref);
+    uint64_t stuck = 9;
+    char fault[256];
+    snprintf(fault, sizeof fault, "hang:%s", fu_name(stuck));
+    feed_loader *L = fu_make(opts, fault);
+    fu_collect(L, 1, &got, NULL, NULL);
+    static uint8_t q[FU_MAX_N];
+    q[stuck] = 1;
+    fu_assert_same(&ref, &got, q);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_hangs, 2);
+    assert_int_equal(s.worker_restarts, 2);
+    assert_int_equal(s.samples_bad, 1);
+    assert_int_equal(feed_loader_bad_count(L), 1);
+    feed_bad_sample b;
+    assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
+    assert_int_equal(b.sample_id, stuck);
+    assert_int_equal(b.status, FEED_E_WORKER);
+    assert_non_null(strstr(b.path, fu_name(stuck)));
+    if (!strstr(b.message, "died 2 times") || !strstr(b.message, "sample_timeout_ms=600"))
+        fail_msg("message: %s", b.message);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
+/* next() with a timeout on a batch that cannot complete (hang detection off):
+ * FEED_E_TIMEOUT, not before the time is up, again on the next call; the
+ * position does not move. Once the stuck worker is killed, the sample is
+ * retried and the very same batch comes, exact. */
+static void test_next_timeout(void **state)
+{
+    static fu_run ref;
+    const char *opts = "workers=2,shuffle=false,sample_timeout_ms=0,prefetch=2";
+    reference(opts, &ref);
+    uint64_t stuck = 2 * FU_BATCH + 1; /* in batch 2 */
+    char fault[4400];
+    snprintf(fault, sizeof fault, "hang1:%s:%s/t1", fu_name(stuck), marks);
+    feed_loader *L = fu_make(opts, fault);
+    feed_batch b = {.struct_size = sizeof b};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        assert_int_equal(b.index, (uint64_t)i);
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    uint64_t t0 = feed__now_ns();
+    assert_int_equal(feed_loader_next(L, &b, 200), FEED_E_TIMEOUT);
+    assert_true(feed__now_ns() - t0 >= 200000000ull);
+    assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_TIMEOUT); /* poll */
+    assert_int_equal(feed_loader_next(L, &b, 50), FEED_E_TIMEOUT);
+    uint64_t e, pos;
+    assert_int_equal(feed_loader_position(L, &e, &pos), FEED_OK);
+    assert_int_equal(pos, 2);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_hangs, 0); /* nobody is watching the clock */
+    assert_int_equal(s.batches_delivered, 2);
+
+    /* Find the stuck worker: the one whose sample is not done. Kill both
+     * workers in turn; only a retry gets the batch through. */
+    fu_kill_worker(L, 0, SIGKILL);
+    fu_kill_worker(L, 1, SIGKILL);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.index, 2);
+    for (uint32_t i = 0; i < b.count; i++) {
+        assert_int_equal(b.sample_ids[i], ref.id[0][2 * FU_BATCH + i]);
+        assert_int_equal(b.flags[i], ref.flags[0][2 * FU_BATCH + i]);
+        assert_int_equal(fu_sample_hash(&b, i), ref.hash[0][2 * FU_BATCH + i]);
+    }
+    feed_batch_release(L, &b, NULL);
+    s = fu_stats(L);
+    assert_int_equal(s.worker_restarts, 2);
+    assert_true(s.samples_redone >= 1);
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    fu_destroy(L);
+    fu_assert_no_children();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/t1", marks);
+    assert_int_equal(unlink(p), 0);
+}
+
+/* Destroy while a worker hangs (no timeout): returns, kills it, leaves no
+ * process behind. */
+static void test_destroy_with_hung_worker(void **state)
+{
+    char fault[256];
+    snprintf(fault, sizeof fault, "hang:%s", fu_name(0));
+    feed_loader *L = fu_make("workers=1,shuffle=false,sample_timeout_ms=0", fault);
+    pid_t pid = fu_running(L, 0, 0);
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 100), FEED_E_TIMEOUT);
+    fu_destroy(L);
+    assert_true(fu_gone(pid));
+    fu_assert_no_children();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hang_once_retried),
+        cmocka_unit_test(test_hang_always_quarantined),
+        cmocka_unit_test(test_next_timeout),
+        cmocka_unit_test(test_destroy_with_hung_worker),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -59,6 +59,10 @@ struct feed_loader {
     uint64_t *badset; /* open-addressing set of (epoch, id) keys, 0 = empty */
     uint64_t badset_cap, badset_n;
     uint64_t samples_bad;
+    /* Poison pills are remembered by the pool across epochs, so each costs
+     * max_retries + 1 worker deaths once, not once per epoch. */
+    const char **quar_tmp;   /* per batch position, for feed__ring_assign */
+    char (*quar_why)[200];   /* their reasons */
 
     uint64_t batches_delivered, samples_delivered, next_wait_ns;
     char last_error[1024];
@@ -115,7 +119,13 @@ static void assign_locked(feed_loader *L, uint64_t seq)
     uint64_t epoch, index;
     seq_position(L, seq, &epoch, &index);
     uint32_t count = feed__sampler_batch(&L->sampler, epoch, index, L->ids);
-    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids) != 0) {
+    int any = 0;
+    for (uint32_t t = 0; t < count && L->pool_started && atomic_load(&L->pool.nquar); t++) {
+        int q = feed__pool_quarantined(&L->pool, L->ids[t], L->quar_why[t], sizeof L->quar_why[t]);
+        L->quar_tmp[t] = q ? L->quar_why[t] : NULL;
+        any |= q;
+    }
+    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids, any ? L->quar_tmp : NULL) != 0) {
         /* A worker still writes into the slot (only after a seek's drain):
          * wait for it to finish or die. */
         uint32_t seen = atomic_load(&h->done_seq);
@@ -325,7 +335,9 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
             FEED_OK)
         goto fail;
-    if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids))) {
+    if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids)) ||
+        !(L->quar_tmp = feed__calloc(L->o.batch_size, sizeof *L->quar_tmp)) ||
+        !(L->quar_why = feed__calloc(L->o.batch_size, sizeof *L->quar_why))) {
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
@@ -426,6 +438,8 @@ void feed_loader_destroy(feed_loader *L)
     feed__index_free(&L->ix);
     feed__sampler_free(&L->sampler);
     feed__free(L->ids);
+    feed__free(L->quar_tmp);
+    feed__free(L->quar_why);
     feed__free(L->bad);
     feed__free(L->badset);
     pthread_mutex_destroy(&L->mu);

@@ -197,7 +197,25 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         snprintf(how, sizeof how, "hung for more than sample_timeout_ms=%u and was killed", p->timeout_ms);
     else
         describe_exit(status, how, sizeof how);
-    p->redone += feed__ring_reclaim_why(h, i, how);
+    uint64_t pill;
+    p->redone += feed__ring_reclaim_why(h, i, how, &pill);
+    if (pill != UINT64_MAX) {
+        uint32_t n = atomic_load(&p->nquar);
+        if (n == p->capquar) {
+            uint32_t cap = p->capquar ? p->capquar * 2 : 8;
+            struct feed__quarantined *q = feed__realloc(p->quar, cap * sizeof *q);
+            if (q)
+                p->quar = q, p->capquar = cap;
+        }
+        if (n < p->capquar) {
+            p->quar[n].id = pill;
+            snprintf(p->quar[n].why, sizeof p->quar[n].why,
+                     "quarantined: worker processes died %u times on this sample in an earlier "
+                     "epoch (last: %.100s)",
+                     h->max_retries + 1, how);
+            atomic_store(&p->nquar, n + 1);
+        }
+    }
     p->restarts++;
     if (p->hung[i])
         p->hangs++;
@@ -426,6 +444,10 @@ void feed__pool_stop(feed__pool *p)
     if (p->evfd >= 0)
         close(p->evfd);
     p->epfd = p->evfd = -1;
+    feed__free(p->quar);
+    p->quar = NULL;
+    p->capquar = 0;
+    atomic_store(&p->nquar, 0);
 }
 
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen)
@@ -436,6 +458,21 @@ feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen)
         snprintf(msg, msglen, "%s", p->fatal_msg);
     pthread_mutex_unlock(&p->mu);
     return st;
+}
+
+int feed__pool_quarantined(feed__pool *p, uint64_t id, char *why, size_t whylen)
+{
+    if (atomic_load(&p->nquar) == 0)
+        return 0;
+    int found = 0;
+    pthread_mutex_lock(&p->mu);
+    for (uint32_t q = 0; q < p->nquar && !found; q++)
+        if (p->quar[q].id == id) {
+            snprintf(why, whylen, "%s", p->quar[q].why);
+            found = 1;
+        }
+    pthread_mutex_unlock(&p->mu);
+    return found;
 }
 
 pid_t feed__pool_pid(feed__pool *p, uint32_t i)

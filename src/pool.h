@@ -17,6 +17,7 @@
 #define FEED_POOL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,14 @@ typedef struct feed__pool {
     uint32_t start_failures;  /* consecutive deaths of workers that never ran */
     uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
     uint64_t last_done;       /* samples completed at the last death */
+    /* Poison pills: samples that killed max_retries + 1 workers. Later
+     * epochs send them straight to a substitute (feed__pool_quarantined). */
+    struct feed__quarantined {
+        uint64_t id;
+        char why[200];
+    } *quar;
+    _Atomic uint32_t nquar;
+    uint32_t capquar;
     feed_status fatal;
     char fatal_msg[768];
 } feed__pool;
@@ -66,6 +75,8 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
 void feed__pool_stop(feed__pool *p);
 /* FEED_OK, or the async error that stopped the pool (message in msg). */
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
+/* 1 if sample id was quarantined as a poison pill (why gets the reason). */
+int feed__pool_quarantined(feed__pool *p, uint64_t id, char *why, size_t whylen);
 /* For tests: pid of worker i (0 if none right now). */
 pid_t feed__pool_pid(feed__pool *p, uint32_t i);
 /* For tests: waits until worker i is a running process other than not_pid

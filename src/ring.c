@@ -122,7 +122,7 @@ int feed__ring_drain(feed__arena_hdr *h, uint32_t i)
 }
 
 int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
-                      uint32_t count, const uint64_t *ids)
+                      uint32_t count, const uint64_t *ids, const char *const *quarantine)
 {
     feed__slot_hdr *s = feed__slot(h, i);
     uint32_t oldgen = atomic_load_explicit(&s->gen, memory_order_relaxed);
@@ -146,6 +146,11 @@ int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epo
         atomic_store_explicit(&r->poisoned, 0, memory_order_relaxed);
         atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
         r->status = 0, r->sys_errno = 0, r->message[0] = 0;
+        if (quarantine && quarantine[t]) { /* known poison pill: straight to a substitute */
+            atomic_store_explicit(&r->poisoned, 1, memory_order_relaxed);
+            r->status = FEED_E_WORKER;
+            snprintf(r->message, sizeof r->message, "%s", quarantine[t]);
+        }
         sid[t] = ids[t];
         flags[t] = 0;
     }
@@ -188,12 +193,14 @@ uint32_t feed__ring_ready_count(const feed__arena_hdr *h)
 
 uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w)
 {
-    return feed__ring_reclaim_why(h, w, NULL);
+    return feed__ring_reclaim_why(h, w, NULL, NULL);
 }
 
-uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how)
+uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how, uint64_t *poisoned_id)
 {
     uint32_t n = 0;
+    if (poisoned_id)
+        *poisoned_id = UINT64_MAX;
     for (uint32_t i = 0; i < h->nslots; i++) {
         _Atomic uint32_t *st = feed__slot_states(h, i);
         feed__sample_rec *recs = feed__slot_recs(h, i);
@@ -220,6 +227,8 @@ uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how)
                 uint32_t d = atomic_fetch_add_explicit(&r->attempts, 1, memory_order_relaxed) + 1;
                 if (d > h->max_retries && !atomic_load_explicit(&r->poisoned, memory_order_relaxed)) {
                     atomic_store_explicit(&r->poisoned, 1, memory_order_relaxed);
+                    if (poisoned_id)
+                        *poisoned_id = r->sample_id;
                     if (r->status == 0) {
                         r->status = FEED_E_WORKER;
                         r->sys_errno = 0;

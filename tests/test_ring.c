@@ -80,7 +80,7 @@ static void assign(feed__arena_hdr *h, uint64_t seq, uint32_t count)
     uint64_t ids[256];
     for (uint32_t t = 0; t < count; t++)
         ids[t] = seq * 1000 + t;
-    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->nslots), seq, 0, seq, count, ids), 0);
+    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->nslots), seq, 0, seq, count, ids, NULL), 0);
 }
 
 static void check_batch(feed__arena_hdr *h, uint64_t seq, uint32_t count)
@@ -124,7 +124,7 @@ static void test_single_process_states(void **state)
     assert_int_equal(feed__ring_claim(h, 0, &c), 1);
     assert_int_equal(c.slot, 1);
     uint64_t ids[4] = {0};
-    assert_int_equal(feed__ring_assign(h, 1, 3, 0, 3, 4, ids), -1);
+    assert_int_equal(feed__ring_assign(h, 1, 3, 0, 3, 4, ids, NULL), -1);
     /* Completing with a stale gen fails. */
     feed__claim stale = c;
     stale.gen ^= 1;

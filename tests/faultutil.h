@@ -327,37 +327,9 @@ static inline int fu_count_fds(void)
     return n - 1; /* the DIR's own */
 }
 
-/* This process's fds that are libfeed memfds. */
-static inline int fu_count_memfds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *de;
-    char p[512], t[512];
-    while ((de = readdir(d))) {
-        snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
-        ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k > 0) {
-            t[k] = 0;
-            n += strstr(t, "libfeed") != NULL;
-        }
-    }
-    closedir(d);
-    return n;
-}
-
-static inline int fu_count_dev_shm(void)
-{
-    int n = 0;
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return 0;
-    struct dirent *de;
-    while ((de = readdir(d)))
-        n += de->d_name[0] != '.';
-    closedir(d);
-    return n;
-}
+/* Shared with test_loader.c: see testutil.h. */
+#define fu_count_memfds tu_count_memfds
+#define fu_count_dev_shm tu_count_dev_shm
 
 /* No child process left, not even a zombie. */
 static inline void fu_assert_no_children(void)

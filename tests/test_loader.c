@@ -261,39 +261,9 @@ static void test_resume_exact(void **state)
     feed_loader_destroy(L);
 }
 
-static int count_memfds(void)
-{
-    int n = 0;
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *de;
-    char p[512], t[512];
-    while ((de = readdir(d))) {
-        snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
-        ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k > 0) {
-            t[k] = 0;
-            n += strstr(t, "libfeed") != NULL;
-        }
-    }
-    closedir(d);
-    return n;
-}
-
-static int count_dev_shm(void)
-{
-    int n = 0;
-    DIR *d = opendir("/dev/shm");
-    if (!d)
-        return 0;
-    while (readdir(d))
-        n++;
-    closedir(d);
-    return n;
-}
-
 static void test_destroy_mid_epoch(void **state)
 {
-    int shm_before = count_dev_shm();
+    int shm_before = tu_count_dev_shm();
     feed_loader *L = make("workers=4,augment=train,prefetch=3");
     pid_t pids[4];
     for (uint32_t i = 0; i < 4; i++) {
@@ -301,7 +271,7 @@ static void test_destroy_mid_epoch(void **state)
         assert_true(pids[i] > 0);
         assert_int_equal(kill(pids[i], 0), 0);
     }
-    assert_true(count_memfds() >= 2); /* arena + index */
+    assert_true(tu_count_memfds() >= 2); /* arena + index */
     feed_batch b = {.struct_size = sizeof b};
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
     feed_batch b2 = {.struct_size = sizeof b2};
@@ -312,8 +282,8 @@ static void test_destroy_mid_epoch(void **state)
         assert_int_equal(kill(pids[i], 0) == -1 && errno == ESRCH, 1);
     assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* no child, no zombie */
     assert_int_equal(errno, ECHILD);
-    assert_int_equal(count_memfds(), 0);
-    assert_int_equal(count_dev_shm(), shm_before);
+    assert_int_equal(tu_count_memfds(), 0);
+    assert_int_equal(tu_count_dev_shm(), shm_before);
 }
 
 static void test_create_errors(void **state)

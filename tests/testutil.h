@@ -66,4 +66,37 @@ static inline int tu_mkdata(const char *dir, int count, int seed, int classes)
     return system(cmd);
 }
 
+/* This process's fds that are libfeed memfds. */
+static inline int tu_count_memfds(void)
+{
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *de;
+    char p[512], t[512];
+    while ((de = readdir(d))) {
+        snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k > 0) {
+            t[k] = 0;
+            n += strstr(t, "libfeed") != NULL;
+        }
+    }
+    closedir(d);
+    return n;
+}
+
+/* Entries in /dev/shm (libfeed must never leave one). */
+static inline int tu_count_dev_shm(void)
+{
+    int n = 0;
+    DIR *d = opendir("/dev/shm");
+    if (!d)
+        return 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        n += de->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
 #endif

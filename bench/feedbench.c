@@ -126,10 +126,10 @@ typedef struct bench_cfg {
     int quiet;
 } bench_cfg;
 
-enum { SP_NEXT, SP_STEP, SP_READ, SP_DECODE, SP_AUGMENT, SP_CONVERT, SP_COPY, SP_GPU_STEP, SP_LAUNCH };
+enum { SP_NEXT, SP_STEP, SP_READ, SP_DECODE, SP_AUGMENT, SP_CONVERT, SP_COPY, SP_GPU_STEP, SP_LAUNCH, SP_IDLE };
 static const char *const span_names[] = {"next() wait", "step", "read", "decode", "augment",
-                                         "convert", "copy", "step (GPU)", "launch step"};
-enum { TID_CONSUMER = 1, TID_GPU = 2 };
+                                         "convert", "copy", "step (GPU)", "launch step", "idle (no sample to claim)"};
+enum { TID_CONSUMER = 1, TID_GPU = 2, TID_WORKER0 = 100 }; /* worker w: TID_WORKER0 + w */
 
 typedef struct span {
     uint64_t ts, dur; /* ns, ts from the start of the run */
@@ -166,6 +166,7 @@ typedef struct bench {
     double cpu_s;      /* CPU seconds of the run: this process and its reaped workers */
 
     uint64_t samples_delivered, samples_bad, worker_restarts, worker_hangs, samples_redone;
+    uint64_t trace_lost; /* worker events overwritten before feedbench read them */
     char backend[32], reader[16], pinned[16], gpu_name[128];
 #if FEEDBENCH_HAVE_CUDA
     fb_gpu *gpu;
@@ -348,9 +349,45 @@ typedef struct sync_counters {
     uint64_t read, decode, augment, convert, copy, wait;
 } sync_counters;
 
+/* With --trace: the workers' per-sample events (feed_loader_trace_read) as
+ * spans on one track per worker: idle, read, decode, augment, convert. */
+static void drain_worker_events(bench *B, feed_loader *ld)
+{
+    if (!B->c.trace || B->is_calibration)
+        return;
+    feed_trace_event ev[512];
+    uint64_t n, lost;
+    while ((n = feed_loader_trace_read(ld, ev, 512, &lost)) > 0 || lost) {
+        B->trace_lost += lost;
+        for (uint64_t i = 0; i < n; i++) {
+            const feed_trace_event *e = &ev[i];
+            if (e->start_ns < B->t0 + e->wait_ns)
+                continue; /* before this run */
+            uint32_t tid = TID_WORKER0 + e->worker;
+            uint64_t t = e->start_ns;
+            uint64_t saved = B->batches;
+            B->batches = e->batch;
+            if (e->wait_ns)
+                push_span(B, SP_IDLE, tid, t - e->wait_ns, t);
+            push_span(B, SP_READ, tid, t, t + e->read_ns);
+            t += e->read_ns;
+            push_span(B, SP_DECODE, tid, t, t + e->decode_ns);
+            t += e->decode_ns;
+            push_span(B, SP_AUGMENT, tid, t, t + e->augment_ns);
+            t += e->augment_ns;
+            if (e->convert_ns)
+                push_span(B, SP_CONVERT, tid, t, t + e->convert_ns);
+            B->batches = saved;
+        }
+        if (!n)
+            break;
+    }
+}
+
 static void sample_now(bench *B, feed_loader *ld, const sync_counters *sc)
 {
     csample c;
+    drain_worker_events(B, ld);
     if (ld) {
         c = feed_counters(B, ld, NULL);
     } else {
@@ -474,6 +511,7 @@ static feed_status next_polled(bench *B, feed_loader *ld, feed_batch *b)
 static void finish_feed_stats(bench *B, feed_loader *ld)
 {
     feed_stats s;
+    drain_worker_events(B, ld);
     csample c = feed_counters(B, ld, &s);
     B->samples_delivered = s.samples_delivered;
     B->samples_bad = s.samples_bad;
@@ -1066,13 +1104,17 @@ static void write_trace(const bench *B, const char *path)
         fprintf(f, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %d, \"args\": {\"name\": "
                    "\"GPU step stream (CUDA events)\"}},\n",
                 TID_GPU);
+    for (uint32_t w = 0; !B->sync_loader && w < c->workers; w++)
+        fprintf(f, "  {\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 1, \"tid\": %u, \"args\": {\"name\": "
+                   "\"worker %u (feed-worker process)\"}},\n",
+                TID_WORKER0 + w, w);
     fprintf(f, "  {\"name\": \"measured window\", \"ph\": \"i\", \"s\": \"g\", \"pid\": 1, \"tid\": 1, \"ts\": %.3f},\n",
             (B->t_win - B->t0) * 1e-3);
     for (size_t i = 0; i < B->spans.n; i++) {
         const span *s = &B->spans.v[i];
         fprintf(f, "  {\"name\": \"%s\", \"cat\": \"%s\", \"ph\": \"X\", \"pid\": 1, \"tid\": %u, \"ts\": %.3f, "
                    "\"dur\": %.3f, \"args\": {\"batch\": %" PRIu64 "}},\n",
-                span_names[s->name], s->name == SP_STEP ? "step" : "data", s->tid, s->ts * 1e-3, s->dur * 1e-3,
+                span_names[s->name], s->name == SP_STEP ? "step" : s->tid >= TID_WORKER0 ? "worker" : "data", s->tid, s->ts * 1e-3, s->dur * 1e-3,
                 s->batch);
     }
 #if FEEDBENCH_HAVE_CUDA

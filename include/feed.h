@@ -338,6 +338,39 @@ typedef struct feed_stats {
 /* Fills stats (set stats->struct_size first). */
 FEED_API feed_status feed_loader_stats(const feed_loader *loader, feed_stats *stats);
 
+/* ---- per-sample timeline --------------------------------------------------------- */
+
+/*
+ * What one worker did with one sample, for timelines (feedbench --trace).
+ * Every worker records one event per sample into a small ring in the shared
+ * arena (always on: a few stores per sample); the loader's thread drains
+ * them with feed_loader_trace_read(). Times are CLOCK_MONOTONIC nanoseconds,
+ * the same clock as clock_gettime(CLOCK_MONOTONIC) in the caller. The stages
+ * ran back to back from start_ns: read, decode, augment, convert.
+ */
+typedef struct feed_trace_event {
+    uint64_t start_ns;   /* the worker claimed the sample */
+    uint64_t sample_id;  /* dataset index decoded (a substitute's, if replaced) */
+    uint64_t epoch;
+    uint64_t batch;      /* batch index within the epoch */
+    uint32_t wait_ns;    /* idle time (no sample to claim) just before start_ns */
+    uint32_t read_ns, decode_ns, augment_ns, convert_ns;
+    uint32_t worker;     /* worker slot, 0 .. workers-1 (a replacement keeps the slot) */
+    uint32_t flags;      /* FEED_SAMPLE_* */
+    uint32_t reserved;
+} feed_trace_event;
+
+/*
+ * Copies up to max events not read before into out (each worker's in
+ * order; workers one after another). *lost (if not NULL) gets the number of
+ * events overwritten before they could be read (a worker's ring holds
+ * FEED_TRACE_RING events; read at least once per that many samples per worker).
+ * Returns the number of events copied. Call from the loader's thread.
+ */
+#define FEED_TRACE_RING 2048
+FEED_API uint64_t feed_loader_trace_read(feed_loader *loader, feed_trace_event *out, uint64_t max,
+                                         uint64_t *lost);
+
 #ifdef __cplusplus
 }
 #endif

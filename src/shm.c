@@ -16,7 +16,9 @@ static void layout(feed__arena_hdr *h, const feed__arena_geom *g)
     uint64_t B = g->batch_size;
     h->magic = FEED_ARENA_MAGIC;
     h->layout_version = FEED_ARENA_VERSION;
-    h->hdr_bytes = (uint32_t)FEED_ALIGN_UP(sizeof(feed__arena_hdr), 4096);
+    h->off_trace = FEED_ALIGN_UP(sizeof(feed__arena_hdr), 64);
+    h->trace_stride = FEED_ALIGN_UP(sizeof(feed__trace_ring) + FEED_TRACE_RING * sizeof(feed_trace_event), 64);
+    h->hdr_bytes = (uint32_t)FEED_ALIGN_UP(h->off_trace + g->nworkers * h->trace_stride, 4096);
     h->nslots = g->nslots;
     h->batch_size = g->batch_size;
     h->nworkers = g->nworkers;
@@ -131,7 +133,7 @@ feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
     feed__arena_geom g = {h->nslots, h->batch_size, h->nworkers, h->sample_bytes};
     layout(&want, &g);
     if (h->magic != FEED_ARENA_MAGIC || h->layout_version != FEED_ARENA_VERSION ||
-        h->total_bytes != (uint64_t)sb.st_size || h->hdr_bytes != want.hdr_bytes ||
+        h->total_bytes != (uint64_t)sb.st_size || h->hdr_bytes != want.hdr_bytes || h->off_trace != want.off_trace ||
         h->slot_stride != want.slot_stride || h->off_pixels != want.off_pixels) {
         munmap(p, (size_t)sb.st_size);
         return feed__err(FEED_E_INTERNAL, err, errlen,

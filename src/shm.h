@@ -7,6 +7,7 @@
  * atomic that lives in the memfd, so it works across processes):
  *
  *   feed__arena_hdr        geometry, transform, control words, worker records
+ *   trace rings            one per worker: feed__trace_ring + FEED_TRACE_RING events
  *   slot 0 .. nslots-1     each slot_stride bytes, 4 KiB aligned:
  *       feed__slot_hdr
  *       states[B]          _Atomic uint32_t: gen << 8 | owner   (see ring.c)
@@ -65,6 +66,13 @@ typedef struct feed__sample_rec {
     char message[200];
 } feed__sample_rec;
 
+/* One worker's timeline ring (FEED_TRACE_RING events after it). The worker
+ * writes event head % FEED_TRACE_RING, then publishes head + 1 (release). */
+typedef struct feed__trace_ring {
+    _Atomic uint64_t head;
+    char pad[56];
+} feed__trace_ring;
+
 typedef struct feed__slot_hdr {
     _Atomic uint32_t phase;  /* FEED_SLOT_* */
     _Atomic uint32_t gen;    /* bumped at every assignment; low 24 bits in the states */
@@ -81,6 +89,7 @@ typedef struct feed__arena_hdr {
     uint64_t total_bytes;
     uint32_t nslots, batch_size, nworkers, channels;
     uint64_t slot_stride, sample_bytes;
+    uint64_t off_trace, trace_stride; /* worker w's feed__trace_ring at off_trace + w * trace_stride */
     uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels; /* within a slot */
     /* what the workers produce */
     uint32_t out_dtype, out_layout;
@@ -120,6 +129,14 @@ void feed__arena_close(feed__arena *a);
 static inline char *feed__slot_base(const feed__arena_hdr *h, uint32_t i)
 {
     return (char *)h + h->hdr_bytes + (uint64_t)i * h->slot_stride;
+}
+static inline feed__trace_ring *feed__trace(const feed__arena_hdr *h, uint32_t w)
+{
+    return (feed__trace_ring *)((char *)h + h->off_trace + (uint64_t)w * h->trace_stride);
+}
+static inline feed_trace_event *feed__trace_events(const feed__arena_hdr *h, uint32_t w)
+{
+    return (feed_trace_event *)((char *)feed__trace(h, w) + sizeof(feed__trace_ring));
 }
 static inline feed__slot_hdr *feed__slot(const feed__arena_hdr *h, uint32_t i)
 {

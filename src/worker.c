@@ -224,6 +224,7 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
     atomic_store(&c.rec->state, FEED_WREC_RUNNING);
     feed__futex_bump(&h->done_seq); /* the parent may wait for workers to start */
 
+    uint64_t idle_since = feed__now_ns();
     while (!atomic_load_explicit(&h->shutdown, memory_order_acquire)) {
         uint32_t seen = atomic_load(&h->work_seq);
         feed__claim cl;
@@ -234,11 +235,37 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
             feed__futex_wait(&h->work_seq, seen, 1000000000ll);
             continue;
         }
-        atomic_store_explicit(&c.rec->busy_since_ns, feed__now_ns(), memory_order_relaxed);
+        uint64_t start = feed__now_ns();
+        atomic_store_explicit(&c.rec->busy_since_ns, start, memory_order_relaxed);
+        /* This worker is the only writer of its counters: their deltas are
+         * this sample's stage times (substitutes included). */
+        uint64_t r0 = atomic_load_explicit(&c.rec->read_ns, memory_order_relaxed);
+        uint64_t d0 = atomic_load_explicit(&c.rec->decode_ns, memory_order_relaxed);
+        uint64_t a0 = atomic_load_explicit(&c.rec->augment_ns, memory_order_relaxed);
+        uint64_t v0 = atomic_load_explicit(&c.rec->convert_ns, memory_order_relaxed);
         process(&c, &cl);
+        feed__trace_ring *tr = feed__trace(h, w);
+        uint64_t head = atomic_load_explicit(&tr->head, memory_order_relaxed);
+        feed_trace_event *ev = &feed__trace_events(h, w)[head % FEED_TRACE_RING];
+        feed__slot_hdr *s = feed__slot(h, cl.slot);
+        *ev = (feed_trace_event){
+            .start_ns = start,
+            .sample_id = feed__slot_ids(h, cl.slot)[cl.t],
+            .epoch = s->epoch,
+            .batch = s->index,
+            .wait_ns = (uint32_t)(start - idle_since < UINT32_MAX ? start - idle_since : UINT32_MAX),
+            .read_ns = (uint32_t)(atomic_load_explicit(&c.rec->read_ns, memory_order_relaxed) - r0),
+            .decode_ns = (uint32_t)(atomic_load_explicit(&c.rec->decode_ns, memory_order_relaxed) - d0),
+            .augment_ns = (uint32_t)(atomic_load_explicit(&c.rec->augment_ns, memory_order_relaxed) - a0),
+            .convert_ns = (uint32_t)(atomic_load_explicit(&c.rec->convert_ns, memory_order_relaxed) - v0),
+            .worker = w,
+            .flags = feed__slot_flags(h, cl.slot)[cl.t],
+        };
+        atomic_store_explicit(&tr->head, head + 1, memory_order_release);
         atomic_store_explicit(&c.rec->busy_since_ns, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&c.rec->samples_done, 1, memory_order_relaxed);
         feed__ring_complete(h, w, &cl);
+        idle_since = feed__now_ns();
     }
     free(c.scratch);
     free(c.buf);

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "convert.h"
 #include "image.h"
@@ -363,6 +364,47 @@ static void test_set_epoch_at_boundary(void **state)
     feed_loader_destroy(L);
 }
 
+static void test_trace_events(void **state)
+{
+    /* One timeline event per sample decoded, naming the sample, its batch
+     * and a worker, with stage times that add up inside the wall time. */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t_start = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    feed_loader *L = make("workers=2,epochs=1,augment=train");
+    feed_batch b = {.struct_size = sizeof b};
+    int64_t batch_of[NIMG];
+    for (int i = 0; i < NIMG; i++)
+        batch_of[i] = -1;
+    while (feed_loader_next(L, &b, 60000) == FEED_OK) {
+        for (uint32_t i = 0; i < b.count; i++)
+            batch_of[b.sample_ids[i]] = (int64_t)b.index;
+        feed_batch_release(L, &b, NULL);
+    }
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t t_end = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    feed_trace_event ev[2 * NIMG];
+    uint64_t lost = 99;
+    uint64_t n = feed_loader_trace_read(L, ev, 2 * NIMG, &lost);
+    assert_int_equal(lost, 0);
+    assert_int_equal(n, NIMG); /* one epoch, nothing past it */
+    int seen[NIMG] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        assert_true(ev[i].sample_id < NIMG);
+        assert_int_equal(ev[i].epoch, 0);
+        assert_int_equal((int64_t)ev[i].batch, batch_of[ev[i].sample_id]);
+        assert_true(ev[i].worker < 2);
+        assert_true(ev[i].decode_ns > 0 && ev[i].read_ns > 0);
+        uint64_t busy = (uint64_t)ev[i].read_ns + ev[i].decode_ns + ev[i].augment_ns + ev[i].convert_ns;
+        assert_true(ev[i].start_ns > t_start && ev[i].start_ns + busy < t_end);
+        seen[ev[i].sample_id]++;
+    }
+    for (int i = 0; i < NIMG; i++)
+        assert_int_equal(seen[i], 1);
+    assert_int_equal(feed_loader_trace_read(L, ev, 2 * NIMG, &lost), 0); /* all read */
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -374,6 +416,7 @@ int main(void)
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_set_epoch_at_boundary),
+        cmocka_unit_test(test_trace_events),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -292,6 +292,7 @@ static void *supervisor(void *arg)
     p->started = 1;
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
+    feed__futex_bump(&p->h->done_seq); /* feed__pool_start re-checks */
 
     int tick = -1;
     if (p->timeout_ms)
@@ -389,38 +390,34 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     }
     p->thread_started = 1;
 
-    /* Wait until every worker runs, or the pool gives up. */
-    struct timespec dl;
-    clock_gettime(CLOCK_MONOTONIC, &dl);
-    dl.tv_sec += 60;
+    /* Wait until every worker runs, or the pool gives up. Whatever changes
+     * the answer bumps done_seq: a worker that starts, a death, a fatal
+     * error, the end of the first spawns. */
+    uint64_t deadline = feed__now_ns() + 60ull * 1000000000ull;
     feed_status st = FEED_OK;
-    pthread_mutex_lock(&p->mu);
     for (;;) {
-        if (p->fatal != FEED_OK) {
-            st = feed__err(p->fatal, err, errlen, "%s", p->fatal_msg);
+        uint32_t seen = atomic_load(&h->done_seq);
+        pthread_mutex_lock(&p->mu);
+        feed_status fatal = p->fatal;
+        if (fatal != FEED_OK)
+            st = feed__err(fatal, err, errlen, "%s", p->fatal_msg);
+        int started = p->started;
+        pthread_mutex_unlock(&p->mu);
+        if (fatal != FEED_OK)
             break;
-        }
         uint32_t running = 0;
         for (uint32_t i = 0; i < n; i++)
             running += atomic_load(&h->workers[i].state) == FEED_WREC_RUNNING;
-        if (p->started && running == n)
+        if (started && running == n)
             break;
-        /* Workers bump done_seq when they start; poll the records at a short
-         * interval meanwhile (start-up only). */
-        struct timespec now, step;
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (now.tv_sec > dl.tv_sec || (now.tv_sec == dl.tv_sec && now.tv_nsec >= dl.tv_nsec)) {
+        uint64_t now = feed__now_ns();
+        if (now >= deadline) {
             st = feed__err(FEED_E_WORKER, err, errlen, "workers did not start within 60 s (%u of %u running)",
                            running, n);
             break;
         }
-        step = now;
-        step.tv_nsec += 2000000;
-        if (step.tv_nsec >= 1000000000)
-            step.tv_sec++, step.tv_nsec -= 1000000000;
-        pthread_cond_timedwait(&p->cv, &p->mu, &step);
+        feed__futex_wait(&h->done_seq, seen, (int64_t)(deadline - now));
     }
-    pthread_mutex_unlock(&p->mu);
     if (st != FEED_OK)
         feed__pool_stop(p);
     return st;

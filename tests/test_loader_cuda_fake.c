@@ -1,0 +1,243 @@
+/*
+ * test_loader_cuda_fake.c - the whole loader with device=cuda, end to end,
+ * on the CPU: real worker processes fill the ring, the CUDA backend
+ * (cuda/device_cuda.c, compiled unchanged) copies and converts every batch
+ * through tests/fake_cuda.c, whose "device memory" is host memory the test
+ * can read. Checks what the copier unit test cannot: the loader and the
+ * backend together (selection, held limits, seek through stop/start, labels
+ * on the device, END_OF_EPOCH), against an in-process reference decode.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "convert.h"
+#include "fake_cuda.h"
+#include "image.h"
+#include "index.h"
+#include "loader_test.h"
+#include "testutil.h"
+
+#define NIMG 30
+#define BATCH 8
+#define SIDE 40
+
+static char *data;
+static feed__index ix;
+
+static int setup(void **state)
+{
+    data = tu_mkdtemp("loadercuda");
+    char err[512];
+    /* cmocka counts a failed group setup as no failure: exit instead. */
+    if (tu_mkdata(data, NIMG, 21, 3) != 0 || feed__index_build(&ix, data, "", err, sizeof err) != FEED_OK) {
+        fprintf(stderr, "cannot make the dataset: %s\n", err);
+        exit(1);
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    feed__index_free(&ix);
+    tu_rmtree(data);
+    free(data);
+    return 0;
+}
+
+static feed_loader *make(const char *extra)
+{
+    feed_options o;
+    char err[1024];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    /* sync=1: next() returns when the data is on the "device", so the test
+     * may read it from the host (the fake's device memory is host memory). */
+    if (feed_options_parse(&o, "batch_size=8,height=40,width=40,resize_shorter=48,seed=77,workers=2,sync=1", err,
+                           sizeof err) != FEED_OK ||
+        feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
+        fail_msg("%s", err);
+    feed_loader *L = NULL;
+    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
+        fail_msg("create: %s", err);
+    return L;
+}
+
+static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
+{
+    static feed__image_ctx *ctx;
+    if (!ctx)
+        ctx = feed__image_ctx_create();
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", ix.hdr->root, feed__index_path(ix.hdr, id));
+    FILE *f = fopen(p, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    size_t len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(len);
+    assert_int_equal(fread(b, 1, len, f), len);
+    fclose(f);
+    feed__image_info info;
+    char msg[256];
+    assert_int_equal(feed__image_process(ctx, feed__loader_xform(L), b, len, 77, epoch, id, out, &info, msg,
+                                         sizeof msg),
+                     FEED_OK);
+    free(b);
+}
+
+/* Every sample of each epoch once, bytes (or converted values) equal to the
+ * reference, labels on host and "device" equal the index's. */
+static void run(const char *opts, uint32_t epochs, uint32_t dtype)
+{
+    char o[256];
+    snprintf(o, sizeof o, "%s,epochs=%u", opts, epochs);
+    feed_loader *L = make(o);
+    feed_stats st = {.struct_size = sizeof st};
+    assert_int_equal(feed_loader_stats(L, &st), FEED_OK);
+    assert_string_equal(st.backend, "cuda:0");
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    float *want = malloc(SIDE * SIDE * 3 * sizeof(float));
+    float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f}, sc[3], bi[3];
+    feed__convert_params(mean, std, sc, bi);
+    size_t esz = feed__dtype_size(dtype);
+    for (uint32_t e = 0; e < epochs; e++) {
+        uint8_t seen[NIMG] = {0};
+        uint32_t n = 0;
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status s;
+        while ((s = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+            assert_int_equal(b.device, 0);
+            assert_non_null(b.ready_event);
+            assert_non_null(b.labels_device);
+            assert_int_equal(b.dtype, dtype);
+            assert_int_equal(b.sample_bytes, SIDE * SIDE * 3 * esz);
+            assert_int_equal(feed_batch_wait(L, &b, NULL), FEED_OK);
+            for (uint32_t i = 0; i < b.count; i++) {
+                uint64_t id = b.sample_ids[i];
+                assert_true(id < NIMG);
+                assert_int_equal(seen[id]++, 0);
+                assert_int_equal(b.labels[i], feed__index_label(ix.hdr, id));
+                assert_int_equal(((const int32_t *)b.labels_device)[i], feed__index_label(ix.hdr, id));
+                reference(L, e, id, ref);
+                const uint8_t *got = (const uint8_t *)b.data + i * b.sample_bytes;
+                if (dtype == FEED_DTYPE_UINT8) {
+                    assert_memory_equal(got, ref, SIDE * SIDE * 3);
+                } else {
+                    feed__convert_sample(ref, SIDE, SIDE, dtype, b.layout, sc, bi, 0, want);
+                    assert_memory_equal(got, want, SIDE * SIDE * 3 * esz);
+                }
+            }
+            n += b.count;
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        }
+        assert_int_equal(s, FEED_END_OF_EPOCH);
+        assert_int_equal(n, NIMG);
+    }
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 1000), FEED_END_OF_DATA);
+    assert_int_equal(feed_loader_stats(L, &st), FEED_OK);
+    assert_int_equal(st.samples_delivered, (uint64_t)NIMG * epochs);
+    assert_true(st.h2d_bytes > 0);
+    free(ref);
+    free(want);
+    feed_loader_destroy(L);
+}
+
+static void test_uint8_hwc(void **state)
+{
+    run("device=cuda:0,augment=train", 2, FEED_DTYPE_UINT8);
+}
+
+static void test_float32_chw_converted_on_device(void **state)
+{
+    run("device=cuda,augment=val,dtype=float32", 1, FEED_DTYPE_FLOAT32);
+}
+
+static void test_bfloat16_and_auto(void **state)
+{
+    run("device=auto,dtype=bfloat16,device_prefetch=2", 1, FEED_DTYPE_BFLOAT16);
+}
+
+static void test_bounce_buffer(void **state)
+{
+    fake_cuda_fail_register(1); /* as under a memlock limit */
+    feed_loader *L = make("device=cuda:0,epochs=1");
+    feed_stats st = {.struct_size = sizeof st};
+    feed_loader_stats(L, &st);
+    assert_string_equal(st.pinned, "bounce");
+    feed_loader_destroy(L);
+    fake_cuda_fail_register(0);
+    run("device=cuda:0", 1, FEED_DTYPE_UINT8);
+}
+
+static void test_held_limit_and_seek(void **state)
+{
+    /* device_prefetch device buffers: one more held batch is BUSY. A seek
+     * restarts the copier and gives the same batches as a straight run. */
+    feed_loader *L = make("device=cuda:0,device_prefetch=2,augment=train,epochs=2");
+    feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b}, c = {.struct_size = sizeof c};
+    assert_int_equal(feed_loader_next(L, &a, 60000), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &c, 0), FEED_E_BUSY);
+    uint64_t h1 = 0;
+    for (uint64_t k = 0; k < b.count * b.sample_bytes; k++)
+        h1 = h1 * 31 + ((const uint8_t *)b.data)[k];
+    feed_batch_release(L, &a, NULL);
+    feed_batch_release(L, &b, NULL);
+    assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK);
+    assert_int_equal(c.index, 2);
+    feed_batch_release(L, &c, NULL);
+    assert_int_equal(feed_loader_seek(L, 0, 1), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.epoch, 0);
+    assert_int_equal(b.index, 1);
+    uint64_t h2 = 0;
+    for (uint64_t k = 0; k < b.count * b.sample_bytes; k++)
+        h2 = h2 * 31 + ((const uint8_t *)b.data)[k];
+    assert_int_equal(h1, h2);
+    feed_batch_release(L, &b, NULL);
+    /* Destroy with copies in flight and the ring full. */
+    feed_loader_destroy(L);
+    fake_cuda_counters fc;
+    fake_cuda_get_counters(&fc);
+    assert_int_equal(fc.live_device, 0);
+    assert_int_equal(fc.live_registered, 0);
+    assert_int_equal(fc.pageable_h2d, 0);
+    assert_int_equal(fc.wrong_device_ops, 0);
+}
+
+static void test_no_device(void **state)
+{
+    fake_cuda_set_device_count(0);
+    feed_options o;
+    char err[512];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    snprintf(o.device, sizeof o.device, "cuda:0");
+    feed_loader *L;
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_DEVICE);
+    assert_non_null(strstr(err, "0 CUDA devices"));
+    snprintf(o.device, sizeof o.device, "auto"); /* falls back to the host */
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    feed_stats st = {.struct_size = sizeof st};
+    feed_loader_stats(L, &st);
+    assert_string_equal(st.backend, "host");
+    feed_loader_destroy(L);
+    fake_cuda_set_device_count(1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uint8_hwc),
+        cmocka_unit_test(test_float32_chw_converted_on_device),
+        cmocka_unit_test(test_bfloat16_and_auto),
+        cmocka_unit_test(test_bounce_buffer),
+        cmocka_unit_test(test_held_limit_and_seek),
+        cmocka_unit_test(test_no_device),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

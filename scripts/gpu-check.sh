@@ -17,6 +17,11 @@
 #     GPU busy fraction) and h2dbench (plain pinned H2D vs the backend);
 #  5. writes every log and JSON to $OUT (default ./gpu-check-out) and a
 #     summary to $OUT/summary.txt. Exit status: 0 if every check passed.
+#
+# It writes more than a dozen files. Where only a few files come back from
+# the GPU machine (the project's device tool returns 8), run it as:
+#   OUT=/tmp/gc scripts/gpu-check.sh; rc=$?; cp /tmp/gc/summary.txt "$DEST"/;
+#   tar -czf "$DEST"/gpu-check.tgz -C /tmp/gc .; exit $rc
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -34,17 +34,7 @@ static feed__index ix; /* the test's own index of the dataset, for labels and pa
 
 static int setup(void **state)
 {
-    data = tu_mkdtemp("loader");
-    /* cmocka counts a failed group setup as no failure: exit instead. */
-    if (tu_mkdata(data, NIMG, 11, NCLASS) != 0) {
-        fprintf(stderr, "feed-mkdata failed\n");
-        exit(1);
-    }
-    char err[512];
-    if (feed__index_build(&ix, data, "", err, sizeof err) != FEED_OK) {
-        fprintf(stderr, "%s\n", err);
-        exit(1);
-    }
+    data = tu_dataset("loader", NIMG, 11, NCLASS, &ix);
     return 0;
 }
 
@@ -74,35 +64,11 @@ static feed_loader *make(const char *extra)
     return L;
 }
 
-static uint8_t *read_file(const char *rel, size_t *len)
-{
-    char p[8192];
-    snprintf(p, sizeof p, "%s/%s", ix.hdr->root, rel);
-    FILE *f = fopen(p, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    *len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(*len);
-    assert_int_equal(fread(b, 1, *len, f), *len);
-    fclose(f);
-    return b;
-}
-
 /* The pixels sample id of epoch should have, computed here in-process. */
 static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
 {
-    static feed__image_ctx *ctx;
-    if (!ctx)
-        ctx = feed__image_ctx_create();
-    size_t len;
-    uint8_t *b = read_file(feed__index_path(ix.hdr, id), &len);
-    feed__image_info info;
     char msg[256];
-    int st = feed__image_process(ctx, feed__loader_xform(L), b, len, 1234, epoch, id, out, &info, msg,
-                                 sizeof msg);
-    free(b);
-    if (st != FEED_OK)
+    if (tu_reference(ix.hdr, feed__loader_xform(L), 1234, epoch, id, out, msg, sizeof msg) != FEED_OK)
         fail_msg("reference decode of %s: %s", feed__index_path(ix.hdr, id), msg);
 }
 

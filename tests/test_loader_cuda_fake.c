@@ -29,13 +29,7 @@ static feed__index ix;
 
 static int setup(void **state)
 {
-    data = tu_mkdtemp("loadercuda");
-    char err[512];
-    /* cmocka counts a failed group setup as no failure: exit instead. */
-    if (tu_mkdata(data, NIMG, 21, 3) != 0 || feed__index_build(&ix, data, "", err, sizeof err) != FEED_OK) {
-        fprintf(stderr, "cannot make the dataset: %s\n", err);
-        exit(1);
-    }
+    data = tu_dataset("loadercuda", NIMG, 21, 3, &ix);
     return 0;
 }
 
@@ -67,25 +61,9 @@ static feed_loader *make(const char *extra)
 
 static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
 {
-    static feed__image_ctx *ctx;
-    if (!ctx)
-        ctx = feed__image_ctx_create();
-    char p[8192];
-    snprintf(p, sizeof p, "%s/%s", ix.hdr->root, feed__index_path(ix.hdr, id));
-    FILE *f = fopen(p, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    size_t len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *b = malloc(len);
-    assert_int_equal(fread(b, 1, len, f), len);
-    fclose(f);
-    feed__image_info info;
     char msg[256];
-    assert_int_equal(feed__image_process(ctx, feed__loader_xform(L), b, len, 77, epoch, id, out, &info, msg,
-                                         sizeof msg),
-                     FEED_OK);
-    free(b);
+    if (tu_reference(ix.hdr, feed__loader_xform(L), 77, epoch, id, out, msg, sizeof msg) != FEED_OK)
+        fail_msg("reference decode of %s: %s", feed__index_path(ix.hdr, id), msg);
 }
 
 /* Every sample of each epoch once, bytes (or converted values) equal to the

@@ -9,6 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "image.h"
+#include "index.h"
+
 /* A fresh temporary directory under $FEED_TEST_TMP (or /tmp). */
 static inline char *tu_mkdtemp(const char *tag)
 {
@@ -97,6 +100,56 @@ static inline int tu_count_dev_shm(void)
         n += de->d_name[0] != '.';
     closedir(d);
     return n;
+}
+
+/* Reads a whole file; aborts if it cannot. The caller frees. */
+static inline uint8_t *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f || fseek(f, 0, SEEK_END) != 0) {
+        perror(path);
+        abort();
+    }
+    *len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(*len ? *len : 1);
+    if (!b || fread(b, 1, *len, f) != *len) {
+        perror(path);
+        abort();
+    }
+    fclose(f);
+    return b;
+}
+
+/* A generated dataset of n images in a fresh temp dir, indexed into *ix.
+ * Exits on failure: cmocka counts a failed group setup as no failure. */
+static inline char *tu_dataset(const char *tag, int n, int seed, int classes, feed__index *ix)
+{
+    char *dir = tu_mkdtemp(tag);
+    char err[512] = "feed-mkdata failed";
+    if (tu_mkdata(dir, n, seed, classes) != 0 || feed__index_build(ix, dir, "", err, sizeof err) != FEED_OK) {
+        fprintf(stderr, "cannot make the test dataset: %s\n", err);
+        exit(1);
+    }
+    return dir;
+}
+
+/* The pixels sample id of epoch should have: an in-process decode of its file
+ * with the loader's transform x. Returns the feed_status (message in msg). */
+static inline int tu_reference(const feed__index_hdr *ix, const feed__xform *x, uint64_t seed, uint64_t epoch,
+                               uint64_t id, uint8_t *out, char *msg, size_t msglen)
+{
+    static feed__image_ctx *ctx;
+    if (!ctx)
+        ctx = feed__image_ctx_create();
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s", ix->root, feed__index_path(ix, id));
+    size_t len;
+    uint8_t *b = tu_read_file(p, &len);
+    feed__image_info info;
+    int st = feed__image_process(ctx, x, b, len, seed, epoch, id, out, &info, msg, msglen);
+    free(b);
+    return st;
 }
 
 #endif

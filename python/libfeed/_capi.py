@@ -131,6 +131,25 @@ class FeedBadSample(ctypes.Structure):
     ]
 
 
+class FeedTraceEvent(ctypes.Structure):
+    """Mirror of feed_trace_event."""
+
+    _fields_ = [
+        ("start_ns", u64),
+        ("sample_id", u64),
+        ("epoch", u64),
+        ("batch", u64),
+        ("wait_ns", u32),
+        ("read_ns", u32),
+        ("decode_ns", u32),
+        ("augment_ns", u32),
+        ("convert_ns", u32),
+        ("worker", u32),
+        ("flags", u32),
+        ("reserved", u32),
+    ]
+
+
 class FeedStats(ctypes.Structure):
     """Mirror of feed_stats."""
 
@@ -265,6 +284,7 @@ def declare(lib):
     fn("feed_loader_bad_count", u64, vp)
     fn("feed_loader_bad_sample", ctypes.c_int, vp, u64, vp)
     fn("feed_loader_stats", ctypes.c_int, vp, vp)
+    fn("feed_loader_trace_read", u64, vp, vp, u64, ctypes.POINTER(u64))
     return lib
 
 

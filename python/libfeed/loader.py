@@ -630,6 +630,21 @@ class Loader:
                 out[name] = v.decode(errors="replace") if isinstance(v, bytes) else int(v)
             return out
 
+    def trace_events(self, max_events=65536):
+        """Per-sample worker events not read before (feed_loader_trace_read):
+        a list of dicts with start_ns (CLOCK_MONOTONIC, like
+        time.clock_gettime_ns(time.CLOCK_MONOTONIC)), sample_id, epoch, batch,
+        worker, flags and the stage times wait_ns, read_ns, decode_ns,
+        augment_ns, convert_ns. Each worker keeps the last 2048 events: call
+        at least that often (per worker) to see them all."""
+        with self._lock:
+            buf = (_capi.FeedTraceEvent * max_events)()
+            lost = ctypes.c_uint64(0)
+            n = _lib.feed_loader_trace_read(self._handle(), buf, max_events, ctypes.byref(lost))
+            self.trace_events_lost = getattr(self, "trace_events_lost", 0) + int(lost.value)
+            names = [f for f, _ in _capi.FeedTraceEvent._fields_ if f != "reserved"]
+            return [{f: int(getattr(buf[i], f)) for f in names} for i in range(n)]
+
     def bad_samples(self):
         """Every bad sample met so far (deduplicated per epoch), oldest first."""
         with self._lock:

@@ -235,3 +235,23 @@ def test_dataloader_only_arguments_are_explained(dataset):
         libfeed.Loader(dataset, persistent_workers=True)
     with pytest.raises(TypeError, match="prefetch="):
         libfeed.Loader(dataset, prefetch_factor=2)
+
+
+def test_trace_events(make_loader):
+    """One worker event per sample of the epoch, naming a delivered sample
+    and its batch, with stage times inside the run's wall time."""
+    import time
+    t0 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    with make_loader(epochs=1) as ld:
+        where = {}
+        for batch in ld:
+            for sid in batch.sample_ids:
+                where[int(sid)] = batch.index
+        t1 = time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+        ev = ld.trace_events()
+        assert sorted(e["sample_id"] for e in ev) == sorted(where)
+        for e in ev:
+            assert e["epoch"] == 0 and e["batch"] == where[e["sample_id"]]
+            assert e["worker"] in (0, 1) and e["decode_ns"] > 0
+            assert t0 < e["start_ns"] < t1
+        assert ld.trace_events() == []

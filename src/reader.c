@@ -41,7 +41,10 @@
 #define READER_URING_MAX_READ (1u << 30)
 /* pread may move at most this much per call (Linux caps at 0x7ffff000). */
 #define READER_PREAD_MAX (1ull << 30)
-#define READER_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY)
+/* O_NONBLOCK: opening a FIFO named in a file list must not block the worker
+ * until the hang timeout (it is then refused as not a regular file); it has
+ * no effect on regular files. */
+#define READER_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
 enum { UD_OPEN = 1, UD_READ, UD_CLOSE };
 /* read_uring's "do this file with pread" (never a feed_status) */
@@ -94,10 +97,10 @@ static int too_large(uint64_t size, uint64_t max_bytes, int *sys_errno, char *ms
         *sys_errno = 0;
     if (!size)
         return feed__err(FEED_E_TOO_LARGE, msg, msglen,
-                         "file grew past the limit of %llu bytes while being read",
+                         "file grew past the limit of %llu bytes (max_file_bytes) while being read",
                          (unsigned long long)max_bytes);
     return feed__err(FEED_E_TOO_LARGE, msg, msglen,
-                     "file is %llu bytes, over the limit of %llu bytes",
+                     "file is %llu bytes, over the limit of %llu bytes (max_file_bytes)",
                      (unsigned long long)size, (unsigned long long)max_bytes);
 }
 

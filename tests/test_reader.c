@@ -355,6 +355,13 @@ static void errors_kind(int kind)
     snprintf(want, sizeof want, "read: %s", strerror(EISDIR));
     assert_string_equal(msg, want);
 
+    /* a FIFO (in a file list, say) is refused at once, without blocking */
+    assert_int_equal(mkfifoat(dirfd_, "afifo", 0600), 0);
+    rc = feed__reader_read(r, dirfd_, "afifo", UINT64_MAX, &buf, &cap, &len, &err, msg, sizeof msg);
+    assert_int_equal(rc, FEED_E_IO);
+    assert_int_equal(err, EINVAL);
+    unlinkat(dirfd_, "afifo", 0);
+
     /* a small msg buffer is truncated, not overrun; NULL msg and errno are fine */
     char tiny[6] = "zzzzz";
     rc = feed__reader_read(r, dirfd_, "missing", UINT64_MAX, &buf, &cap, &len, &err, tiny, 5);

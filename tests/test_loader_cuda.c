@@ -1,11 +1,21 @@
 /*
- * test_loader_cuda_fake.c - the whole loader with device=cuda, end to end,
- * on the CPU: real worker processes fill the ring, the CUDA backend
- * (cuda/device_cuda.c, compiled unchanged) copies and converts every batch
- * through tests/fake_cuda.c, whose "device memory" is host memory the test
- * can read. Checks what the copier unit test cannot: the loader and the
- * backend together (selection, held limits, seek through stop/start, labels
- * on the device, END_OF_EPOCH), against an in-process reference decode.
+ * test_loader_cuda.c - the whole loader with device=cuda, end to end: real
+ * worker processes fill the ring, the CUDA backend copies and converts every
+ * batch, and the test reads each batch back the way a training step would
+ * consume it: feed_batch_wait() on a stream of its own, a device-to-host
+ * copy on that stream, feed_batch_release() on that stream. No sync mode and
+ * no host stall in between, so a copy or kernel that is not ordered before
+ * the ready event shows up as wrong pixels. Checks what the copier unit test
+ * cannot: the loader and the backend together (selection, held limits, seek
+ * through stop/start, labels on the device, END_OF_EPOCH), against an
+ * in-process reference decode.
+ *
+ * Built twice:
+ *  - test_loader_cuda_fake: on the CPU, against tests/fake_cuda.c (streams
+ *    are threads that run their work after random delays);
+ *  - test_loader_cuda_real (FEED_REAL_CUDA): against the CUDA runtime and a
+ *    real GPU, where the device pointer must be device memory and the
+ *    conversion ran in cuda/convert.cu; it exits 77 (skip) without a GPU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,8 +23,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <cuda_runtime_api.h>
+
 #include "convert.h"
+#include "device.h"
+#if !defined(FEED_REAL_CUDA)
 #include "fake_cuda.h"
+#endif
 #include "image.h"
 #include "index.h"
 #include "loader_test.h"
@@ -26,15 +41,21 @@
 
 static char *data;
 static feed__index ix;
+static cudaStream_t consumer;
 
 static int setup(void **state)
 {
     data = tu_dataset("loadercuda", NIMG, 21, 3, &ix);
+    if (cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess) {
+        fprintf(stderr, "cudaStreamCreateWithFlags failed\n");
+        return -1;
+    }
     return 0;
 }
 
 static int teardown(void **state)
 {
+    cudaStreamDestroy(consumer);
     feed__index_free(&ix);
     tu_rmtree(data);
     free(data);
@@ -47,9 +68,7 @@ static feed_loader *make(const char *extra)
     char err[1024];
     feed_options_init(&o, sizeof o);
     snprintf(o.source, sizeof o.source, "%s", data);
-    /* sync=1: next() returns when the data is on the "device", so the test
-     * may read it from the host (the fake's device memory is host memory). */
-    if (feed_options_parse(&o, "batch_size=8,height=40,width=40,resize_shorter=48,seed=77,workers=2,sync=1", err,
+    if (feed_options_parse(&o, "batch_size=8,height=40,width=40,resize_shorter=48,seed=77,workers=2", err,
                            sizeof err) != FEED_OK ||
         feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
         fail_msg("%s", err);
@@ -66,6 +85,32 @@ static void reference(feed_loader *L, uint64_t epoch, uint64_t id, uint8_t *out)
         fail_msg("reference decode of %s: %s", feed__index_path(ix.hdr, id), msg);
 }
 
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess)                                                                     \
+            fail_msg("%s: %s", #call, cudaGetErrorString(e_));                                    \
+    } while (0)
+
+/* The consumer's side: a stream of its own, made to wait for the batch on
+ * the device; what it copies back is what a kernel on it would read. */
+static void fetch(feed_loader *L, const feed_batch *b, void *pixels, int32_t *labels)
+{
+    assert_int_equal(feed_batch_wait(L, b, consumer), FEED_OK);
+    CK(cudaMemcpyAsync(pixels, b->data, (size_t)b->count * b->sample_bytes, cudaMemcpyDeviceToHost,
+                       consumer));
+    if (labels)
+        CK(cudaMemcpyAsync(labels, b->labels_device, b->count * sizeof(int32_t),
+                           cudaMemcpyDeviceToHost, consumer));
+    CK(cudaStreamSynchronize(consumer));
+#if defined(FEED_REAL_CUDA)
+    struct cudaPointerAttributes a;
+    CK(cudaPointerGetAttributes(&a, b->data));
+    assert_int_equal(a.type, cudaMemoryTypeDevice);
+    assert_int_equal(a.device, b->device);
+#endif
+}
+
 /* Every sample of each epoch once, bytes (or converted values) equal to the
  * reference, labels on host and "device" equal the index's. */
 static void run(const char *opts, uint32_t epochs, uint32_t dtype)
@@ -76,7 +121,10 @@ static void run(const char *opts, uint32_t epochs, uint32_t dtype)
     feed_stats st = {.struct_size = sizeof st};
     assert_int_equal(feed_loader_stats(L, &st), FEED_OK);
     assert_string_equal(st.backend, "cuda:0");
+    print_message("device=%s pinned=%s\n", st.backend, st.pinned);
     uint8_t *ref = malloc(SIDE * SIDE * 3);
+    uint8_t *host = malloc((size_t)BATCH * SIDE * SIDE * 3 * sizeof(float));
+    int32_t dlabels[BATCH];
     float *want = malloc(SIDE * SIDE * 3 * sizeof(float));
     float mean[3] = {0.485f, 0.456f, 0.406f}, std[3] = {0.229f, 0.224f, 0.225f}, sc[3], bi[3];
     feed__convert_params(mean, std, sc, bi);
@@ -92,15 +140,16 @@ static void run(const char *opts, uint32_t epochs, uint32_t dtype)
             assert_non_null(b.labels_device);
             assert_int_equal(b.dtype, dtype);
             assert_int_equal(b.sample_bytes, SIDE * SIDE * 3 * esz);
-            assert_int_equal(feed_batch_wait(L, &b, NULL), FEED_OK);
+            assert_true(b.count <= BATCH);
+            fetch(L, &b, host, dlabels);
             for (uint32_t i = 0; i < b.count; i++) {
                 uint64_t id = b.sample_ids[i];
                 assert_true(id < NIMG);
                 assert_int_equal(seen[id]++, 0);
                 assert_int_equal(b.labels[i], feed__index_label(ix.hdr, id));
-                assert_int_equal(((const int32_t *)b.labels_device)[i], feed__index_label(ix.hdr, id));
+                assert_int_equal(dlabels[i], feed__index_label(ix.hdr, id));
                 reference(L, e, id, ref);
-                const uint8_t *got = (const uint8_t *)b.data + i * b.sample_bytes;
+                const uint8_t *got = host + i * b.sample_bytes;
                 if (dtype == FEED_DTYPE_UINT8) {
                     assert_memory_equal(got, ref, SIDE * SIDE * 3);
                 } else {
@@ -109,7 +158,7 @@ static void run(const char *opts, uint32_t epochs, uint32_t dtype)
                 }
             }
             n += b.count;
-            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+            assert_int_equal(feed_batch_release(L, &b, consumer), FEED_OK);
         }
         assert_int_equal(s, FEED_END_OF_EPOCH);
         assert_int_equal(n, NIMG);
@@ -120,6 +169,7 @@ static void run(const char *opts, uint32_t epochs, uint32_t dtype)
     assert_int_equal(st.samples_delivered, (uint64_t)NIMG * epochs);
     assert_true(st.h2d_bytes > 0);
     free(ref);
+    free(host);
     free(want);
     feed_loader_destroy(L);
 }
@@ -136,19 +186,28 @@ static void test_float32_chw_converted_on_device(void **state)
 
 static void test_bfloat16_and_auto(void **state)
 {
-    run("device=auto,dtype=bfloat16,device_prefetch=2", 1, FEED_DTYPE_BFLOAT16);
+    /* sync=1 too: next() returns once the batch is on the device. */
+    run("device=auto,dtype=bfloat16,device_prefetch=2,sync=1", 1, FEED_DTYPE_BFLOAT16);
 }
 
 static void test_bounce_buffer(void **state)
 {
-    fake_cuda_fail_register(1); /* as under a memlock limit */
+#if defined(FEED_REAL_CUDA)
+    setenv("FEED_FORCE_BOUNCE", "1", 1); /* the arena is not registered */
+#else
+    fake_cuda_fail_register(1); /* cudaHostRegister fails, as under a memlock limit */
+#endif
     feed_loader *L = make("device=cuda:0,epochs=1");
     feed_stats st = {.struct_size = sizeof st};
     feed_loader_stats(L, &st);
     assert_string_equal(st.pinned, "bounce");
     feed_loader_destroy(L);
+    run("device=cuda:0,dtype=float16", 1, FEED_DTYPE_FLOAT16);
+#if defined(FEED_REAL_CUDA)
+    unsetenv("FEED_FORCE_BOUNCE");
+#else
     fake_cuda_fail_register(0);
-    run("device=cuda:0", 1, FEED_DTYPE_UINT8);
+#endif
 }
 
 static void test_held_limit_and_seek(void **state)
@@ -160,9 +219,11 @@ static void test_held_limit_and_seek(void **state)
     assert_int_equal(feed_loader_next(L, &a, 60000), FEED_OK);
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
     assert_int_equal(feed_loader_next(L, &c, 0), FEED_E_BUSY);
+    uint8_t *host = malloc((size_t)BATCH * SIDE * SIDE * 3);
+    fetch(L, &b, host, NULL);
     uint64_t h1 = 0;
     for (uint64_t k = 0; k < b.count * b.sample_bytes; k++)
-        h1 = h1 * 31 + ((const uint8_t *)b.data)[k];
+        h1 = h1 * 31 + host[k];
     feed_batch_release(L, &a, NULL);
     feed_batch_release(L, &b, NULL);
     assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK);
@@ -172,23 +233,30 @@ static void test_held_limit_and_seek(void **state)
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
     assert_int_equal(b.epoch, 0);
     assert_int_equal(b.index, 1);
+    fetch(L, &b, host, NULL);
     uint64_t h2 = 0;
     for (uint64_t k = 0; k < b.count * b.sample_bytes; k++)
-        h2 = h2 * 31 + ((const uint8_t *)b.data)[k];
+        h2 = h2 * 31 + host[k];
     assert_int_equal(h1, h2);
-    feed_batch_release(L, &b, NULL);
+    free(host);
+    feed_batch_release(L, &b, consumer);
     /* Destroy with copies in flight and the ring full. */
     feed_loader_destroy(L);
+#if !defined(FEED_REAL_CUDA)
     fake_cuda_counters fc;
     fake_cuda_get_counters(&fc);
     assert_int_equal(fc.live_device, 0);
     assert_int_equal(fc.live_registered, 0);
     assert_int_equal(fc.pageable_h2d, 0);
     assert_int_equal(fc.wrong_device_ops, 0);
+#endif
 }
 
 static void test_no_device(void **state)
 {
+#if defined(FEED_REAL_CUDA)
+    skip(); /* a process cannot lose its GPU; test_cuda_count covers "none" */
+#else
     fake_cuda_set_device_count(0);
     feed_options o;
     char err[512];
@@ -205,10 +273,17 @@ static void test_no_device(void **state)
     assert_string_equal(st.backend, "host");
     feed_loader_destroy(L);
     fake_cuda_set_device_count(1);
+#endif
 }
 
 int main(void)
 {
+#if defined(FEED_REAL_CUDA)
+    if (feed__device_cuda_count() == 0) {
+        printf("test_loader_cuda_real: no CUDA device here: skipped\n");
+        return 77;
+    }
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_uint8_hwc),
         cmocka_unit_test(test_float32_chw_converted_on_device),

@@ -327,7 +327,7 @@ static void run_epoch(const opts *o, const char *list, uint64_t n, int faulty, r
     feed_loader_stats(L, &r->stats);
     r->bad_reported = feed_loader_bad_count(L);
     for (uint64_t i = 0; i < r->bad_reported; i++) {
-        feed_bad_sample s;
+        feed_bad_sample s = {.struct_size = sizeof s};
         if (feed_loader_bad_sample(L, i, &s) == FEED_OK && s.sample_id < n)
             r->reported[s.sample_id] = 1;
     }

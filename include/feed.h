@@ -292,8 +292,10 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * of JPEG file"), or "" if none. Valid until the next call on the loader. */
 FEED_API const char *feed_loader_last_error(const feed_loader *loader);
 
-/* A report of one bad sample. */
+/* A report of one bad sample. The caller sets struct_size. */
 typedef struct feed_bad_sample {
+    uint32_t struct_size; /* sizeof(feed_bad_sample) as the caller knows it */
+    uint32_t reserved0;
     uint64_t sample_id;  /* dataset index */
     uint64_t epoch;
     uint64_t batch;      /* batch index in the epoch */
@@ -306,7 +308,8 @@ typedef struct feed_bad_sample {
 /* Number of bad-sample reports kept (every bad sample met, deduplicated by
  * (sample_id, epoch)). */
 FEED_API uint64_t feed_loader_bad_count(const feed_loader *loader);
-/* Copies report i (0 = oldest) into out. */
+/* Copies report i (0 = oldest) into out (set out->struct_size first).
+ * FEED_E_INVALID if there is no report i or struct_size is too small. */
 FEED_API feed_status feed_loader_bad_sample(const feed_loader *loader, uint64_t i,
                                             feed_bad_sample *out);
 

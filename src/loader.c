@@ -646,12 +646,13 @@ uint64_t feed_loader_bad_count(const feed_loader *L)
 
 feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sample *out)
 {
-    if (!L || !out)
+    if (!L || !out || out->struct_size < sizeof(feed_bad_sample))
         return FEED_E_INVALID;
     feed_status st = FEED_E_INVALID;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
     if (i < L->nbad) {
         *out = L->bad[i];
+        out->struct_size = sizeof *out;
         st = FEED_OK;
     }
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);

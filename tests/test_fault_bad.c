@@ -246,7 +246,7 @@ static void run_replace(uint32_t workers)
             assert_int_equal(have, seen_reports + bad_here);
             uint32_t t = 0;
             for (; seen_reports < have; seen_reports++) {
-                feed_bad_sample r;
+                feed_bad_sample r = {.struct_size = sizeof r};
                 assert_int_equal(feed_loader_bad_sample(L, seen_reports, &r), FEED_OK);
                 while (!is_bad[ids[t]])
                     t++;
@@ -384,7 +384,7 @@ static void test_unreadable(void **state)
     assert_int_equal(st, FEED_END_OF_EPOCH);
     assert_int_equal(bad, 2);
     assert_int_equal(feed_loader_bad_count(L), 2);
-    feed_bad_sample r;
+    feed_bad_sample r = {.struct_size = sizeof r};
     assert_int_equal(feed_loader_bad_sample(L, 0, &r), FEED_OK);
     assert_int_equal(r.sample_id, NGOOD);
     assert_int_equal(r.status, FEED_E_IO);

@@ -149,7 +149,7 @@ static void run_poison(uint32_t max_retries)
     assert_int_equal(s.samples_bad, 2);
     assert_int_equal(feed_loader_bad_count(L), 2); /* one report per epoch */
     for (uint64_t e = 0; e < 2; e++) {
-        feed_bad_sample b;
+        feed_bad_sample b = {.struct_size = sizeof b};
         assert_int_equal(feed_loader_bad_sample(L, e, &b), FEED_OK);
         assert_int_equal(b.sample_id, pill);
         assert_int_equal(b.epoch, e);
@@ -169,7 +169,13 @@ static void run_poison(uint32_t max_retries)
         if (!FU_SANITIZED && !strstr(b.message, "signal 6"))
             fail_msg("report message '%s' does not say how the worker died", b.message);
     }
-    assert_int_equal(feed_loader_bad_sample(L, 2, &(feed_bad_sample){0}), FEED_E_INVALID);
+    assert_int_equal(feed_loader_bad_sample(L, 2, &(feed_bad_sample){.struct_size = sizeof(feed_bad_sample)}),
+                     FEED_E_INVALID); /* no report 2 */
+    feed_bad_sample small = {.struct_size = sizeof small - 1};
+    assert_int_equal(feed_loader_bad_sample(L, 0, &small), FEED_E_INVALID); /* too small */
+    feed_bad_sample ok = {.struct_size = sizeof ok + 64}; /* a newer caller's size */
+    assert_int_equal(feed_loader_bad_sample(L, 0, &ok), FEED_OK);
+    assert_int_equal(ok.struct_size, sizeof ok);
     fu_destroy(L);
     fu_assert_no_children();
 }
@@ -217,7 +223,7 @@ static void test_crash_on_substitute(void **state)
     feed_stats s = fu_stats(L);
     assert_int_equal(s.worker_restarts, 1);
     assert_int_equal(feed_loader_bad_count(L), 1);
-    feed_bad_sample b;
+    feed_bad_sample b = {.struct_size = sizeof b};
     assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
     assert_int_equal(b.sample_id, 0);
     assert_int_equal(b.status, FEED_E_DECODE); /* the sample's own fault, not the crash */

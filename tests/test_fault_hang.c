@@ -88,7 +88,7 @@ static void test_hang_always_quarantined(void **state)
     assert_int_equal(s.worker_restarts, 2);
     assert_int_equal(s.samples_bad, 1);
     assert_int_equal(feed_loader_bad_count(L), 1);
-    feed_bad_sample b;
+    feed_bad_sample b = {.struct_size = sizeof b};
     assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
     assert_int_equal(b.sample_id, stuck);
     assert_int_equal(b.status, FEED_E_WORKER);

@@ -121,6 +121,8 @@ class FeedBadSample(ctypes.Structure):
     """Mirror of feed_bad_sample."""
 
     _fields_ = [
+        ("struct_size", u32),
+        ("reserved0", u32),
         ("sample_id", u64),
         ("epoch", u64),
         ("batch", u64),

@@ -1,6 +1,7 @@
 /* pool.c - spawn, supervise, respawn and shut down the worker processes. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,6 +17,7 @@
 #include "internal.h"
 #include "pool.h"
 #include "ring.h"
+#include "worker.h"
 
 extern char **environ;
 
@@ -106,16 +108,40 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     snprintf(ppbuf, sizeof ppbuf, "%ld", (long)p->parent);
     char *argv[] = {p->worker_path, "--id", idbuf, "--parent", ppbuf, NULL};
 
+    /* The report pipe: the worker writes why it cannot start on its fd 5.
+     * Without one (fd table full) the worker only has its stderr. */
+    int rep[2] = {-1, -1};
+    if (pipe2(rep, O_CLOEXEC | O_NONBLOCK) == 0) {
+        /* Both ends >= 10: low fds stay free for the host, and the write end
+         * cannot be one of the child's 3, 4 and 5 before the dup2s below. */
+        for (int k = 0; k < 2; k++) {
+            if (rep[k] >= 10)
+                continue;
+            int hi = fcntl(rep[k], F_DUPFD_CLOEXEC, 10);
+            close(rep[k]);
+            rep[k] = hi;
+        }
+        if (rep[0] < 0 || rep[1] < 0) {
+            if (rep[0] >= 0)
+                close(rep[0]);
+            if (rep[1] >= 0)
+                close(rep[1]);
+            rep[0] = rep[1] = -1;
+        }
+    }
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, p->arena_fd, 3);
     posix_spawn_file_actions_adddup2(&fa, p->index_fd, 4);
+    if (rep[1] >= 0)
+        posix_spawn_file_actions_adddup2(&fa, rep[1], FEED_WORKER_REPORT_FD);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     /* Nothing else of the host's: fds it leaked without O_CLOEXEC could
      * fill the worker's fd table before main() (the worker closes them too,
      * but only once it runs) and would be held open by every worker. */
-    posix_spawn_file_actions_addclosefrom_np(&fa, 5);
+    posix_spawn_file_actions_addclosefrom_np(&fa, rep[1] >= 0 ? FEED_WORKER_REPORT_FD + 1
+                                                              : FEED_WORKER_REPORT_FD);
 #endif
     posix_spawnattr_init(&at);
     sigset_t none, all;
@@ -131,6 +157,13 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     int e = posix_spawn(&pid, p->worker_path, &fa, &at, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
+    if (rep[1] >= 0)
+        close(rep[1]); /* the worker's end only: EOF once it is gone */
+    if (p->errfds[i] >= 0)
+        close(p->errfds[i]);
+    p->errfds[i] = e == 0 ? rep[0] : -1;
+    if (e != 0 && rep[0] >= 0)
+        close(rep[0]);
     if (e != 0) {
         snprintf(msg, msglen, "cannot start worker %.300s: %s%s", p->worker_path, strerror(e),
                  e == EAGAIN ? " (process limit: raise ulimit -u)"
@@ -192,7 +225,13 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     if (p->stopping)
         return;
 
-    char how[128], msg[700];
+    char how[128], msg[700], said[256] = "";
+    if (p->errfds[i] >= 0) {
+        ssize_t k = read(p->errfds[i], said, sizeof said - 1);
+        said[k > 0 ? k : 0] = 0;
+        close(p->errfds[i]);
+        p->errfds[i] = -1;
+    }
     if (p->hung[i])
         snprintf(how, sizeof how, "hung for more than sample_timeout_ms=%u and was killed", p->timeout_ms);
     else
@@ -231,12 +270,17 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     if (barren_limit < 4 * (h->max_retries + 1))
         barren_limit = 4 * (h->max_retries + 1);
     if (p->start_failures >= FEED_START_FAILURE_LIMIT) {
-        snprintf(msg, sizeof msg, "workers fail to start: %.250s %s (%u times in a row); see its stderr",
-                 p->worker_path, how, p->start_failures);
+        /* What the worker said on its report pipe, else where to look. */
+        const char *hint = said[0] ? ""
+                           : status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127
+                               ? "; it could not be loaded (a missing shared library?): see its stderr"
+                               : "; see its stderr";
+        snprintf(msg, sizeof msg, "workers fail to start: %.200s %s (%u times in a row)%s%.200s%s",
+                 p->worker_path, how, p->start_failures, said[0] ? ": " : "", said, hint);
         set_fatal(p, FEED_E_WORKER, msg);
     } else if (p->barren_deaths >= barren_limit) {
-        snprintf(msg, sizeof msg, "workers keep dying without finishing a sample (%u in a row, last %s)",
-                 p->barren_deaths, how);
+        snprintf(msg, sizeof msg, "workers keep dying without finishing a sample (%u in a row, last %s%s%.200s)",
+                 p->barren_deaths, how, said[0] ? ": " : "", said);
         set_fatal(p, FEED_E_WORKER, msg);
     } else if (spawn_worker(p, i, msg, sizeof msg) != 0) {
         set_fatal(p, FEED_E_RESOURCE, msg);
@@ -358,7 +402,7 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     p->last_done = UINT64_MAX;
     snprintf(p->worker_path, sizeof p->worker_path, "%s", worker_path);
     for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
-        p->pidfds[i] = -1;
+        p->pidfds[i] = p->errfds[i] = -1;
     pthread_mutex_init(&p->mu, NULL);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
@@ -441,6 +485,11 @@ void feed__pool_stop(feed__pool *p)
     if (p->evfd >= 0)
         close(p->evfd);
     p->epfd = p->evfd = -1;
+    for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++) {
+        if (p->errfds[i] >= 0)
+            close(p->errfds[i]);
+        p->errfds[i] = -1;
+    }
     feed__free(p->quar);
     p->quar = NULL;
     p->capquar = 0;

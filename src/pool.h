@@ -43,6 +43,7 @@ typedef struct feed__pool {
     int stopping;
     pid_t pids[FEED_ARENA_MAX_WORKERS];
     int pidfds[FEED_ARENA_MAX_WORKERS];
+    int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (worker.h) */
     uint8_t hung[FEED_ARENA_MAX_WORKERS];
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
     uint64_t restarts, hangs, redone;

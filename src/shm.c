@@ -125,8 +125,13 @@ feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
     /* MAP_POPULATE: map every page now, so the first pass over the ring does
      * not take a minor fault per page in every worker. */
     void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
-    if (p == MAP_FAILED)
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap: %s", strerror(errno));
+    if (p == MAP_FAILED) {
+        int e = errno;
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap of %.1f MiB: %s%s",
+                         (double)sb.st_size / 1048576.0, strerror(e),
+                         e == ENOMEM ? " (address-space limit? raise ulimit -v, or lower prefetch or batch_size)"
+                                     : "");
+    }
     feed__arena_hdr *h = p;
     feed__arena_hdr want;
     memset(&want, 0, sizeof want);

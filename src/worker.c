@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,18 @@
 #include "ring.h"
 #include "rng.h"
 #include "worker.h"
+
+void feed__worker_fail(const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "feed-worker: %s\n", msg);
+    ssize_t n = write(FEED_WORKER_REPORT_FD, msg, strlen(msg)); /* one write: the pipe keeps it whole */
+    (void)n;
+}
 
 uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n)
 {
@@ -210,14 +223,14 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
     c.fault = getenv("FEED_TEST_FAULT");
     c.rootfd = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.rootfd < 0) {
-        fprintf(stderr, "feed-worker: cannot open dataset root %s: %s\n", ix->root, strerror(errno));
+        feed__worker_fail("cannot open dataset root %.200s: %s", ix->root, strerror(errno));
         return 4;
     }
     c.reader = feed__reader_create(h->reader);
     c.img = feed__image_ctx_create();
     c.scratch = malloc((size_t)h->xform.out_h * h->xform.out_w * 3);
     if (!c.reader || !c.img || !c.scratch) {
-        fprintf(stderr, "feed-worker: out of memory\n");
+        feed__worker_fail("out of memory at start (raise ulimit -v or free memory)");
         return 5;
     }
     atomic_store(&c.rec->reader_kind, (uint32_t)feed__reader_kind(c.reader));

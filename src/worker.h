@@ -11,6 +11,16 @@
 #include "index.h"
 #include "shm.h"
 
+/* A worker's fd 5: the write end of a pipe whose read end the parent's
+ * supervisor keeps. A worker that cannot start (or must stop) says why on it
+ * (feed__worker_fail), so the loader's error names the cause instead of only
+ * an exit status. */
+#define FEED_WORKER_REPORT_FD 5
+
+/* Prints "feed-worker: MESSAGE" on stderr and writes MESSAGE to the report
+ * fd (at most 255 bytes; nothing if the fd is not there). */
+void feed__worker_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Runs until the arena's shutdown word is set. Returns the exit code. */
 int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w);
 

@@ -3,6 +3,8 @@
  * posix_spawn (never a bare fork, so a parent with CUDA or other threads is
  * safe): fd 3 is the arena, fd 4 the index.
  *
+ * fd 5 the report pipe (worker.h).
+ *
  *   feed-worker --id W --parent PID
  */
 #include <signal.h>
@@ -35,17 +37,18 @@ int main(int argc, char **argv)
     if (getppid() != (pid_t)parent)
         return 0;
 #ifdef SYS_close_range
-    syscall(SYS_close_range, 5u, ~0u, 0u); /* nothing else of the parent's */
+    /* nothing else of the parent's: 3 arena, 4 index, 5 the report pipe */
+    syscall(SYS_close_range, FEED_WORKER_REPORT_FD + 1u, ~0u, 0u);
 #endif
     char err[256];
     feed__arena a;
     feed__index ix;
     if (feed__arena_attach(&a, 3, err, sizeof err) != 0 || feed__index_attach(&ix, 4, err, sizeof err) != 0) {
-        fprintf(stderr, "feed-worker: %s\n", err);
+        feed__worker_fail("%s", err);
         return 3;
     }
     if ((uint32_t)id >= a.hdr->nworkers) {
-        fprintf(stderr, "feed-worker: id %ld out of range\n", id);
+        feed__worker_fail("id %ld out of range (a feed-worker of another libfeed version?)", id);
         return 2;
     }
     return feed__worker_run(a.hdr, ix.hdr, (uint32_t)id);

@@ -279,6 +279,38 @@ static void test_crash_storm_fails(void **state)
         fail_msg("message: %s", err);
     fu_assert_no_children();
     unlink(script);
+
+    /* A worker that cannot start says why (its report pipe, fd 5), and the
+     * error carries it. Here the real feed-worker under an address-space
+     * limit too small for the arena, the libraries still fitting. */
+    if (!FU_SANITIZED) { /* sanitizers reserve terabytes of address space */
+        char real[PATH_MAX];
+        assert_non_null(realpath(getenv("FEED_WORKER"), real));
+        char text2[PATH_MAX + 64];
+        snprintf(text2, sizeof text2, "#!/bin/sh\nulimit -v 81920\nexec '%s' \"$@\"\n", real);
+        tu_write(script, text2, strlen(text2));
+        chmod(script, 0755);
+        fu_options(&o, NULL, "workers=1,batch_size=256,height=224,width=224,prefetch=4");
+        snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
+        assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+        if (!strstr(err, "fail to start") || !strstr(err, "exited with status 3") ||
+            !strstr(err, "arena: mmap of") || !strstr(err, "ulimit -v"))
+            fail_msg("message: %s", err);
+        fu_assert_no_children();
+        unlink(script);
+    }
+
+    /* One that cannot even be loaded (exit 127, as from the dynamic loader). */
+    const char *text3 = "#!/bin/sh\necho 'error while loading shared libraries' >&2\nexit 127\n";
+    tu_write(script, text3, strlen(text3));
+    chmod(script, 0755);
+    fu_options(&o, NULL, "workers=1");
+    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+    if (!strstr(err, "status 127") || !strstr(err, "missing shared library"))
+        fail_msg("message: %s", err);
+    fu_assert_no_children();
+    unlink(script);
 }
 
 /* Workers, first and respawned, are the feed-worker executable (posix_spawn

@@ -120,6 +120,21 @@ enum { FEED_READER_AUTO = 0, FEED_READER_URING = 1, FEED_READER_PREAD = 2 };
 #define FEED_PATH_MAX 4096
 
 /*
+ * rank / world_size = FEED_RANK_AUTO (text "auto"): taken at
+ * feed_loader_create() from the launcher's environment, the first found of
+ *   torchrun / torch.distributed   RANK, WORLD_SIZE (LOCAL_RANK)
+ *   Open MPI                       OMPI_COMM_WORLD_RANK, _SIZE (_LOCAL_RANK)
+ *   MPICH, Intel MPI (PMI)         PMI_RANK, PMI_SIZE (MPI_LOCALRANKID)
+ *   MVAPICH2                       MV2_COMM_WORLD_RANK, _SIZE (_LOCAL_RANK)
+ *   Slurm srun                     SLURM_PROCID, SLURM_NTASKS (SLURM_LOCALID)
+ * (torchrun before Slurm: under srun torchrun, Slurm's variables count
+ * nodes). None found, or a value that does not parse, fails create.
+ * feed_loader_stats() says what was used. device=cuda:local picks the GPU of
+ * the launcher's local rank (the only one if a single GPU is visible).
+ */
+#define FEED_RANK_AUTO 0xFFFFFFFFu
+
+/*
  * Loader options. Fill with feed_options_init() (which sets every default),
  * then change fields directly or with feed_options_set()/feed_options_parse()
  * using the "key" names given in brackets. Unknown bytes past the caller's
@@ -141,8 +156,8 @@ typedef struct feed_options {
     uint64_t seed;        /* [seed] root of every random choice (default 0) */
     uint32_t epochs;      /* [epochs] 0 = unlimited; else END_OF_DATA after this many */
     uint32_t start_epoch; /* [start_epoch] first epoch number (default 0) */
-    uint32_t rank;        /* [rank] this process's rank (default 0) */
-    uint32_t world_size;  /* [world_size] number of ranks (default 1) */
+    uint32_t rank;        /* [rank] this process's rank (default 0), or FEED_RANK_AUTO */
+    uint32_t world_size;  /* [world_size] number of ranks (default 1), or FEED_RANK_AUTO */
 
     /* pipeline */
     uint32_t workers;       /* [workers] worker processes (default 2) */
@@ -336,6 +351,9 @@ typedef struct feed_stats {
     char backend[16];            /* "host" or "cuda:N" */
     char reader[16];             /* "io_uring", "pread" or "mixed" */
     char pinned[16];             /* "registered", "bounce", "none" */
+    uint32_t rank, world_size;   /* this loader's share (after rank/world_size=auto) */
+    char launcher[16];           /* where auto ranks came from: "torchrun", "openmpi",
+                                    "pmi", "mvapich", "slurm"; "" if given */
 } feed_stats;
 
 /* Fills stats (set stats->struct_size first). */

@@ -239,7 +239,8 @@ if command -v python3 >/dev/null && python3 -c "import numpy, pytest" 2>/dev/nul
   LIBFEED_BUILD_DIR=$BUILD LIBFEED_LIBRARY=$BUILD/lib/libfeed.so PYTHONPATH=$ROOT/python \
     run python-gpu 150 python3 -m pytest -v -p no:cacheprovider -rs \
     "$ROOT/python/tests/test_gpu.py" "$ROOT/python/tests/test_torch.py" \
-    "$ROOT/python/tests/test_dlpack.py" "$ROOT/python/tests/test_errors.py" || true
+    "$ROOT/python/tests/test_dlpack.py" "$ROOT/python/tests/test_errors.py" \
+    "$ROOT/python/tests/test_distributed.py" || true
   grep -E "SKIPPED|passed|failed" "$OUT/python-gpu.log" | tail -n 8 || true
   if grep -q "test_gpu.py.*SKIPPED\|SKIPPED.*test_gpu.py" "$OUT/python-gpu.log"; then
     grep -q "test_gpu.py::test_device_batches_equal_the_host_conversion.*PASSED" "$OUT/python-gpu.log" ||

@@ -29,6 +29,7 @@
 #include "shm.h"
 
 struct feed_loader {
+    char launcher[16]; /* where rank/world_size=auto came from ("" if given) */
     feed_options o;
     feed__index ix;
     feed__sampler sampler;
@@ -265,6 +266,16 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
 
 /* ---- create / destroy ------------------------------------------------------------ */
 
+/* Remembers which launcher rank/world_size=auto will come from (for stats). */
+static feed_status note_launcher(feed_loader *L)
+{
+    feed__launcher l;
+    if ((L->o.rank == FEED_RANK_AUTO || L->o.world_size == FEED_RANK_AUTO) &&
+        feed__launcher_find(&l, NULL, 0))
+        snprintf(L->launcher, sizeof L->launcher, "%s", l.name);
+    return FEED_OK;
+}
+
 static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size_t errlen)
 {
     const char *d = L->o.device;
@@ -282,6 +293,26 @@ static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size
             L->dev = &feed__device_host;
             *ordinal = -1;
         }
+        return FEED_OK;
+    }
+    if (!strcasecmp(d, "cuda:local")) {
+        feed__launcher l;
+        char why[200];
+        if (!feed__launcher_find(&l, why, sizeof why) || l.local == FEED_RANK_AUTO)
+            return feed__err(FEED_E_INVALID, err, errlen,
+                             "device=cuda:local: no local rank in the environment (LOCAL_RANK, "
+                             "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK "
+                             "or SLURM_LOCALID)%s%s", why[0] ? ": " : "", why);
+        if (!cuda)
+            return feed__err(FEED_E_UNSUPPORTED, err, errlen,
+                             "device=cuda:local: this libfeed was built without CUDA");
+        int count = feed__device_cuda_count();
+        if (count < 1 || (count > 1 && l.local >= (uint32_t)count))
+            return feed__err(FEED_E_DEVICE, err, errlen,
+                             "device=cuda:local: local rank %u (%s), %d CUDA device%s visible", l.local,
+                             l.name, count, count == 1 ? "" : "s");
+        L->dev = cuda;
+        *ordinal = count == 1 ? 0 : (int32_t)l.local; /* one visible: the launcher chose it */
         return FEED_OK;
     }
     if (!strncasecmp(d, "cuda", 4)) {
@@ -327,6 +358,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     int32_t ordinal = -1;
 
     if ((st = feed__options_copy(&L->o, opts, err, errlen)) != FEED_OK ||
+        (st = note_launcher(L)) != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = pick_device(L, &ordinal, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
@@ -673,6 +705,9 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     s->next_wait_ns = L->next_wait_ns;
     s->ring_slots = h->nslots;
     s->ring_ready = feed__ring_ready_count(h);
+    s->rank = L->o.rank;
+    s->world_size = L->o.world_size;
+    snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);
 
     feed__pool *p = &M->pool;
     pthread_mutex_lock(&p->mu);

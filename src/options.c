@@ -16,7 +16,7 @@
 #include "internal.h"
 #include "options.h"
 
-enum opt_type { T_U32, T_U64, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
+enum opt_type { T_U32, T_U32A, T_U64, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
 
 typedef struct opt_def {
     const char *key;
@@ -44,8 +44,8 @@ static const opt_def defs[] = {
     OPT("seed", T_U64, seed),
     OPT("epochs", T_U32, epochs),
     OPT("start_epoch", T_U32, start_epoch),
-    OPT("rank", T_U32, rank),
-    OPT("world_size", T_U32, world_size),
+    OPT("rank", T_U32A, rank),
+    OPT("world_size", T_U32A, world_size),
     OPT("workers", T_U32, workers),
     OPT("prefetch", T_U32, prefetch),
     OPT("height", T_U32, height),
@@ -204,6 +204,15 @@ feed_status feed_options_set(feed_options *o, const char *key, const char *value
     uint32_t b;
     float f;
     switch (d->type) {
+    case T_U32A: /* a number, or "auto" (FEED_RANK_AUTO) */
+        if (!strcasecmp(value, "auto")) {
+            *(uint32_t *)field = FEED_RANK_AUTO;
+            break;
+        }
+        if (parse_u64(value, &u) || u >= FEED_RANK_AUTO)
+            goto bad;
+        *(uint32_t *)field = (uint32_t)u;
+        break;
     case T_U32:
         if (parse_u64(value, &u) || u > UINT32_MAX)
             goto bad;
@@ -275,7 +284,8 @@ bad:
         return feed__err(FEED_E_INVALID, err, errlen, "options: %s='%s': expected one of %s", key,
                          value, words);
     }
-    static const char *const what[] = {"an unsigned 32-bit integer", "an unsigned integer",
+    static const char *const what[] = {"an unsigned 32-bit integer",
+                                       "an unsigned 32-bit integer or auto", "an unsigned integer",
                                        "a number", "true/false", "text", "", "three numbers r:g:b",
                                        "a hex colour RRGGBB"};
     return feed__err(FEED_E_INVALID, err, errlen, "options: %s='%s': expected %s", key, value,
@@ -311,6 +321,55 @@ feed_status feed_options_parse(feed_options *o, const char *text, char *err, siz
     return st;
 }
 
+/* ---- rank and world size from the launcher's environment ---------------------- */
+
+static const struct {
+    const char *name, *rank, *size, *local;
+} launchers[] = {
+    {"torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK"},
+    {"openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+    {"pmi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID"},
+    {"mvapich", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK"},
+    {"slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"},
+};
+
+static int env_u32(const char *var, uint32_t *out)
+{
+    const char *v = getenv(var);
+    uint64_t u;
+    if (!v || !*v)
+        return 0;
+    if (parse_u64(v, &u) || u >= FEED_RANK_AUTO)
+        return -1;
+    *out = (uint32_t)u;
+    return 1;
+}
+
+int feed__launcher_find(feed__launcher *l, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    for (size_t i = 0; i < FEED_ARRAY_SIZE(launchers); i++) {
+        uint32_t r = 0, n = 0, loc = 0;
+        int hr = env_u32(launchers[i].rank, &r), hn = env_u32(launchers[i].size, &n);
+        if (hr == 0 && hn == 0)
+            continue;
+        if (hr <= 0 || hn <= 0 || n == 0 || r >= n) {
+            if (err && errlen)
+                snprintf(err, errlen, "%s=%.40s %s=%.40s do not make a rank below a size",
+                         launchers[i].rank, getenv(launchers[i].rank) ? getenv(launchers[i].rank) : "(unset)",
+                         launchers[i].size, getenv(launchers[i].size) ? getenv(launchers[i].size) : "(unset)");
+            return 0;
+        }
+        int hl = env_u32(launchers[i].local, &loc);
+        *l = (feed__launcher){.name = launchers[i].name, .rank_var = launchers[i].rank,
+                              .size_var = launchers[i].size, .rank = r, .size = n,
+                              .local = hl > 0 ? loc : FEED_RANK_AUTO};
+        return 1;
+    }
+    return 0;
+}
+
 feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
 {
 #define REQUIRE(cond, ...) \
@@ -326,6 +385,24 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->prefetch >= 2 && o->prefetch <= 1024, "prefetch=%u must be in 2..1024", o->prefetch);
     REQUIRE(o->height >= 1 && o->width >= 1 && o->height <= 8192 && o->width <= 8192,
             "height=%u width=%u must be in 1..8192", o->height, o->width);
+    if (o->rank == FEED_RANK_AUTO || o->world_size == FEED_RANK_AUTO) {
+        feed__launcher l;
+        char why[200];
+        if (!feed__launcher_find(&l, why, sizeof why)) {
+            if (why[0])
+                return feed__err(FEED_E_INVALID, err, errlen, "options: rank/world_size=auto: %s", why);
+            return feed__err(FEED_E_INVALID, err, errlen,
+                             "options: rank/world_size=auto: no launcher in the environment (RANK and "
+                             "WORLD_SIZE from torchrun, OMPI_COMM_WORLD_RANK/SIZE, PMI_RANK/SIZE, "
+                             "MV2_COMM_WORLD_RANK/SIZE or SLURM_PROCID/SLURM_NTASKS)");
+        }
+        REQUIRE(o->world_size == FEED_RANK_AUTO || o->world_size == l.size,
+                "world_size=%u, but %s says %s=%u", o->world_size, l.name, l.size_var, l.size);
+        REQUIRE(o->rank == FEED_RANK_AUTO || o->rank == l.rank, "rank=%u, but %s says %s=%u",
+                o->rank, l.name, l.rank_var, l.rank);
+        o->rank = l.rank;
+        o->world_size = l.size;
+    }
     REQUIRE(o->world_size >= 1, "world_size must be >= 1");
     REQUIRE(o->rank < o->world_size, "rank=%u must be < world_size=%u", o->rank, o->world_size);
     REQUIRE(o->augment <= FEED_AUGMENT_TRAIN, "augment=%u unknown", o->augment);

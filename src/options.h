@@ -11,7 +11,20 @@
 
 /* Copies the caller's options over the defaults (only struct_size bytes). */
 feed_status feed__options_copy(feed_options *dst, const feed_options *src, char *err, size_t errlen);
-/* Checks every field; resolves defaults that depend on others. */
+/* A launcher's view of this process (feed.h, FEED_RANK_AUTO). */
+typedef struct feed__launcher {
+    const char *name;               /* "torchrun", "openmpi", "pmi", "mvapich", "slurm" */
+    const char *rank_var, *size_var; /* the variables read */
+    uint32_t rank, size;
+    uint32_t local; /* local rank, FEED_RANK_AUTO if not given */
+} feed__launcher;
+
+/* The first launcher whose variables are set: 1 and *l filled; 0 if none
+ * (err empty) or if its values are unusable (err says which). */
+int feed__launcher_find(feed__launcher *l, char *err, size_t errlen);
+
+/* Checks every field; resolves defaults that depend on others (and
+ * rank/world_size=auto, from the launcher). */
 feed_status feed__options_validate(feed_options *o, char *err, size_t errlen);
 
 #endif

@@ -276,6 +276,53 @@ static void test_no_device(void **state)
 #endif
 }
 
+static feed_status make_local(const char *local, char *backend, char *err, size_t errlen)
+{
+    feed_options o;
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    snprintf(o.device, sizeof o.device, "cuda:local");
+    o.workers = 1;
+    if (local) {
+        setenv("RANK", local, 1);
+        setenv("WORLD_SIZE", "8", 1);
+        setenv("LOCAL_RANK", local, 1);
+    }
+    feed_loader *L = NULL;
+    feed_status st = feed_loader_create(&L, &o, err, errlen);
+    unsetenv("RANK");
+    unsetenv("WORLD_SIZE");
+    unsetenv("LOCAL_RANK");
+    if (st == FEED_OK) {
+        feed_stats s = {.struct_size = sizeof s};
+        feed_loader_stats(L, &s);
+        snprintf(backend, 16, "%s", s.backend);
+        feed_loader_destroy(L);
+    }
+    return st;
+}
+
+/* device=cuda:local: the launcher's local rank picks the GPU; with a single
+ * visible GPU (the launcher already chose it) that one. */
+static void test_local_rank_device(void **state)
+{
+    char backend[16] = "", err[512];
+    assert_int_equal(make_local(NULL, backend, err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "LOCAL_RANK"));
+    assert_int_equal(make_local("0", backend, err, sizeof err), FEED_OK);
+    assert_string_equal(backend, "cuda:0");
+#if !defined(FEED_REAL_CUDA)
+    fake_cuda_set_device_count(4);
+    assert_int_equal(make_local("3", backend, err, sizeof err), FEED_OK);
+    assert_string_equal(backend, "cuda:3");
+    assert_int_equal(make_local("5", backend, err, sizeof err), FEED_E_DEVICE);
+    assert_non_null(strstr(err, "local rank 5"));
+    fake_cuda_set_device_count(1);
+    assert_int_equal(make_local("5", backend, err, sizeof err), FEED_OK);
+    assert_string_equal(backend, "cuda:0");
+#endif
+}
+
 int main(void)
 {
 #if defined(FEED_REAL_CUDA)
@@ -291,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_bounce_buffer),
         cmocka_unit_test(test_held_limit_and_seek),
         cmocka_unit_test(test_no_device),
+        cmocka_unit_test(test_local_rank_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

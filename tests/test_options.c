@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "feed.h"
@@ -106,6 +107,96 @@ static void test_struct_size(void **state)
     assert_int_equal(feed_version(), FEED_VERSION_NUMBER);
 }
 
+static const char *const launcher_vars[] = {
+    "RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+    "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK",
+    "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+};
+
+static void clear_launchers(void)
+{
+    for (size_t i = 0; i < sizeof launcher_vars / sizeof *launcher_vars; i++)
+        unsetenv(launcher_vars[i]);
+}
+
+/* Validates text over source=/x; returns the status, err filled. */
+static feed_status auto_ranks(const char *text, feed_options *o, char *err, size_t errlen)
+{
+    feed_options_init(o, sizeof *o);
+    assert_int_equal(feed_options_parse(o, "source=/x", err, errlen), FEED_OK);
+    assert_int_equal(feed_options_parse(o, text, err, errlen), FEED_OK);
+    return feed__options_validate(o, err, errlen);
+}
+
+/* rank/world_size=auto from each launcher's variables, their precedence, and
+ * every way it can fail (with a message that says what to set). */
+static void test_ranks_from_launcher(void **state)
+{
+    static const struct {
+        const char *rank, *size, *local, *name;
+    } env[] = {
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "openmpi"},
+        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "pmi"},
+        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "mvapich"},
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "slurm"},
+    };
+    feed_options o;
+    char err[512];
+    clear_launchers();
+    assert_int_equal(auto_ranks("rank=auto,world_size=auto", &o, err, sizeof err), FEED_E_INVALID);
+    if (!strstr(err, "no launcher") || !strstr(err, "WORLD_SIZE") || !strstr(err, "SLURM_PROCID"))
+        fail_msg("message: %s", err);
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+        clear_launchers();
+        setenv(env[i].rank, "3", 1);
+        setenv(env[i].size, "8", 1);
+        setenv(env[i].local, "1", 1);
+        assert_int_equal(auto_ranks("rank=auto,world_size=auto", &o, err, sizeof err), FEED_OK);
+        assert_int_equal(o.rank, 3);
+        assert_int_equal(o.world_size, 8);
+        feed__launcher l;
+        assert_int_equal(feed__launcher_find(&l, err, sizeof err), 1);
+        assert_string_equal(l.name, env[i].name);
+        assert_int_equal(l.local, 1);
+        /* one of them given: it must agree */
+        assert_int_equal(auto_ranks("rank=auto,world_size=8", &o, err, sizeof err), FEED_OK);
+        assert_int_equal(o.rank, 3);
+        assert_int_equal(auto_ranks("rank=3,world_size=auto", &o, err, sizeof err), FEED_OK);
+        assert_int_equal(o.world_size, 8);
+        assert_int_equal(auto_ranks("rank=auto,world_size=4", &o, err, sizeof err), FEED_E_INVALID);
+        if (!strstr(err, "world_size=4") || !strstr(err, env[i].size) || !strstr(err, env[i].name))
+            fail_msg("message: %s", err);
+        /* unusable values */
+        setenv(env[i].rank, "8", 1);
+        assert_int_equal(auto_ranks("rank=auto,world_size=auto", &o, err, sizeof err), FEED_E_INVALID);
+        if (!strstr(err, env[i].rank) || !strstr(err, "=8"))
+            fail_msg("message: %s", err);
+        setenv(env[i].rank, "x1", 1);
+        assert_int_equal(auto_ranks("rank=auto", &o, err, sizeof err), FEED_E_INVALID);
+        unsetenv(env[i].rank);
+        assert_int_equal(auto_ranks("world_size=auto", &o, err, sizeof err), FEED_E_INVALID);
+        if (!strstr(err, "(unset)"))
+            fail_msg("message: %s", err);
+    }
+    /* torchrun inside srun: torchrun's ranks, not Slurm's (one task per node). */
+    clear_launchers();
+    setenv("SLURM_PROCID", "1", 1);
+    setenv("SLURM_NTASKS", "2", 1);
+    setenv("RANK", "5", 1);
+    setenv("WORLD_SIZE", "16", 1);
+    assert_int_equal(auto_ranks("rank=auto,world_size=auto", &o, err, sizeof err), FEED_OK);
+    assert_int_equal(o.rank, 5);
+    assert_int_equal(o.world_size, 16);
+    /* explicit ranks ignore the environment */
+    assert_int_equal(auto_ranks("rank=1,world_size=3", &o, err, sizeof err), FEED_OK);
+    assert_int_equal(o.rank, 1);
+    assert_int_equal(o.world_size, 3);
+    clear_launchers();
+    feed_options_init(&o, sizeof o);
+    assert_int_equal(feed_options_set(&o, "rank", "4294967295", err, sizeof err), FEED_E_INVALID);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -113,6 +204,7 @@ int main(void)
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_struct_size),
+        cmocka_unit_test(test_ranks_from_launcher),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

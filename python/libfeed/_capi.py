@@ -177,6 +177,9 @@ class FeedStats(ctypes.Structure):
         ("backend", ctypes.c_char * 16),
         ("reader", ctypes.c_char * 16),
         ("pinned", ctypes.c_char * 16),
+        ("rank", u32),
+        ("world_size", u32),
+        ("launcher", ctypes.c_char * 16),
     ]
 
 

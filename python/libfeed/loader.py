@@ -209,7 +209,8 @@ class Loader:
 
     Every option of include/feed.h can be given by its key: source,
     file_list, batch_size (32), shuffle (True), drop_last (False), seed (0),
-    epochs (0 = unlimited), start_epoch (0), rank (0), world_size (1),
+    epochs (0 = unlimited), start_epoch (0), rank (0; "auto": from the
+    launcher, torchrun/MPI/Slurm), world_size (1; or "auto"),
     workers (2), prefetch (4 ring slots), height/width (224; or size=N or
     (H, W)), augment ("val"), resize_shorter, scale_min/max, ratio_min/max,
     flip_p, rotate_deg, fill, brightness, contrast, saturation, hue,
@@ -598,6 +599,8 @@ class Loader:
         if _capi.options_mirror_ok:
             for k in self._ORDER_KEYS:
                 d[k] = int(self._option(k))
+        st = self.stats()  # the share in use (rank/world_size may have been "auto")
+        d["rank"], d["world_size"] = st["rank"], st["world_size"]
         return d
 
     def load_state_dict(self, state, strict=True):

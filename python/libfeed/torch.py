@@ -27,16 +27,32 @@ def to_torch(x):
     return _torch.from_numpy(x)
 
 
+def _ranks_from_process_group(kwargs):
+    """rank/world_size="auto" with torch.distributed initialised: the process
+    group's (what DistributedSampler uses), else libfeed reads the launcher's
+    environment (RANK/WORLD_SIZE from torchrun, MPI, Slurm)."""
+    dist = getattr(_torch, "distributed", None)
+    if dist is None or not dist.is_available() or not dist.is_initialized():
+        return
+    if kwargs.get("rank") == "auto":
+        kwargs["rank"] = dist.get_rank()
+    if kwargs.get("world_size") == "auto":
+        kwargs["world_size"] = dist.get_world_size()
+
+
 class Loader(_loader.Loader):
     """libfeed.Loader yielding (images, labels) as torch tensors.
 
     labels_dtype: torch dtype of the labels (default torch.int64; None keeps
     libfeed's int32 without a conversion). Other arguments as libfeed.Loader;
     dtype and device may be given as torch.dtype / torch.device.
+    rank="auto", world_size="auto": the torch.distributed process group's
+    when it is initialised, else the launcher's environment.
     """
 
     def __init__(self, *args, labels_dtype=_torch.int64, **kwargs):
         kwargs["output"] = "array"
+        _ranks_from_process_group(kwargs)
         self._labels_dtype = labels_dtype
         super().__init__(*args, **kwargs)
 

@@ -1,0 +1,168 @@
+"""rank="auto", world_size="auto": every process of a launch takes its own
+share of each epoch from the launcher's environment (torchrun, MPI, Slurm),
+disjoint from the others', together the whole dataset."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import NIMG, PYTHON_DIR
+
+CHILD = r"""
+import json, sys
+import libfeed
+with libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, workers=1, seed=5,
+                    rank="auto", world_size="auto", epochs=2) as L:
+    st = L.stats()
+    epochs = [[int(i) for b in L for i in b.sample_ids] for _ in range(2)]
+    print(json.dumps({"rank": st["rank"], "world_size": st["world_size"],
+                      "launcher": st["launcher"], "state": L.state_dict(), "epochs": epochs}))
+"""
+
+LAUNCHER_ENV = {
+    "torchrun": ("RANK", "WORLD_SIZE", "LOCAL_RANK"),
+    "openmpi": ("OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"),
+    "slurm": ("SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID"),
+}
+ALL_VARS = [v for vs in LAUNCHER_ENV.values() for v in vs] + [
+    "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE"]
+
+
+def clean_env():
+    env = {k: v for k, v in os.environ.items() if k not in ALL_VARS}
+    env["PYTHONPATH"] = PYTHON_DIR + os.pathsep + env.get("PYTHONPATH", "")
+    return env
+
+
+def check_shares(results, world):
+    assert sorted(r["rank"] for r in results) == list(range(world))
+    for e in range(2):
+        shares = [set(r["epochs"][e]) for r in results]
+        assert sum(len(s) for s in shares) == NIMG  # 45 = 3 * 15: no padding
+        assert set().union(*shares) == set(range(NIMG))  # every sample once
+    # each rank's order differs per epoch (the permutation is per epoch)
+    assert any(r["epochs"][0] != r["epochs"][1] for r in results)
+
+
+@pytest.mark.parametrize("launcher", sorted(LAUNCHER_ENV))
+def test_processes_take_disjoint_shares(dataset, launcher):
+    rank_var, size_var, local_var = LAUNCHER_ENV[launcher]
+    world = 3
+    procs = []
+    for r in range(world):
+        env = clean_env()
+        env.update({rank_var: str(r), size_var: str(world), local_var: str(r)})
+        procs.append(subprocess.Popen([sys.executable, "-c", CHILD, dataset], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    results = []
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        results.append(json.loads(out))
+    for r in results:
+        assert r["launcher"] == launcher and r["world_size"] == world
+        assert r["state"]["rank"] == r["rank"] and r["state"]["world_size"] == world
+    check_shares(results, world)
+
+
+def test_auto_without_a_launcher_fails_clearly(dataset):
+    p = subprocess.run([sys.executable, "-c", CHILD, dataset], env=clean_env(),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode != 0
+    assert "no launcher in the environment" in p.stderr and "WORLD_SIZE" in p.stderr
+
+
+TORCHRUN_CHILD = r"""
+import json, sys
+import torch.distributed as dist
+import libfeed.torch as lt
+dist.init_process_group("gloo")
+with lt.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, workers=1, seed=5,
+               rank="auto", world_size="auto", epochs=2) as L:
+    epochs = [[int(i) for b in L for i in b.sample_ids] for _ in range(2)]
+    mine = {"rank": dist.get_rank(), "epochs": epochs, "stats_rank": L.stats()["rank"]}
+everyone = [None] * dist.get_world_size()
+dist.all_gather_object(everyone, mine)
+if dist.get_rank() == 0:
+    with open(sys.argv[2], "w") as f:
+        json.dump(everyone, f)
+dist.destroy_process_group()
+"""
+
+
+def torch_python():
+    """A python3 with torch.distributed (this one, or the system's)."""
+    for py in (sys.executable, "/usr/bin/python3"):
+        if py and os.access(py, os.X_OK) and subprocess.run(
+                [py, "-c", "import torch.distributed as d, numpy; assert d.is_available()"],
+                capture_output=True).returncode == 0:
+            return py
+    return None
+
+
+def test_under_torchrun(dataset, tmp_path):
+    py = torch_python()
+    if py is None:
+        pytest.skip("no python3 with torch.distributed here")
+    script = tmp_path / "child.py"
+    script.write_text(TORCHRUN_CHILD)
+    out = tmp_path / "out.json"
+    env = clean_env()
+    for k in ("MASTER_ADDR", "MASTER_PORT"):
+        env.pop(k, None)
+    run = [py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node"]
+    # torchrun itself must work here (Debian's torch 1.13 under Python 3.11 does not).
+    probe = tmp_path / "probe.py"
+    probe.write_text("import torch.distributed as d\nd.init_process_group('gloo')\n"
+                     "d.destroy_process_group()\n")
+    p = subprocess.run(run + ["2", str(probe)], env=env, capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        pytest.skip("torchrun does not work with this torch: " + (p.stderr.strip().splitlines()
+                                                                   or ["?"])[-1])
+    p = subprocess.run(run + ["3", str(script), dataset, str(out)], env=env, capture_output=True,
+                       text=True, timeout=300)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    results = json.loads(out.read_text())
+    assert [r["stats_rank"] for r in results] == [r["rank"] for r in results]
+    check_shares(results, 3)
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_torch_process_group_gives_the_ranks(dataset, tmp_path):
+    """libfeed.torch with rank/world_size="auto" uses the initialised process
+    group (what DistributedSampler uses): the launcher's variables are
+    removed before the loader is made, so only the group can tell."""
+    py = torch_python()
+    if py is None:
+        pytest.skip("no python3 with torch.distributed here")
+    child = TORCHRUN_CHILD.replace(
+        'dist.init_process_group("gloo")\n',
+        'dist.init_process_group("gloo")\nimport os\n'
+        'for k in ("RANK", "WORLD_SIZE", "LOCAL_RANK"):\n    os.environ.pop(k, None)\n')
+    script = tmp_path / "child.py"
+    script.write_text(child)
+    out = tmp_path / "out.json"
+    port = str(free_port())
+    procs = []
+    for r in range(3):
+        env = clean_env()
+        env.update({"RANK": str(r), "WORLD_SIZE": "3", "MASTER_ADDR": "127.0.0.1",
+                    "MASTER_PORT": port})
+        procs.append(subprocess.Popen([py, str(script), dataset, str(out)], env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    for p in procs:
+        _, err = p.communicate(timeout=300)
+        assert p.returncode == 0, err[-3000:]
+    results = json.loads(out.read_text())
+    assert [r["stats_rank"] for r in results] == [0, 1, 2]
+    check_shares(results, 3)

@@ -167,7 +167,8 @@ typedef struct bench {
 
     uint64_t samples_delivered, samples_bad, worker_restarts, worker_hangs, samples_redone;
     uint64_t trace_lost; /* worker events overwritten before feedbench read them */
-    char backend[32], reader[16], pinned[16], gpu_name[128];
+    char backend[32], reader[16], pinned[16], readahead[16], gpu_name[128];
+    uint64_t readahead_files;
 #if FEEDBENCH_HAVE_CUDA
     fb_gpu *gpu;
 #endif
@@ -521,6 +522,8 @@ static void finish_feed_stats(bench *B, feed_loader *ld)
     snprintf(B->backend, sizeof B->backend, "%s", s.backend);
     snprintf(B->reader, sizeof B->reader, "%s", s.reader);
     snprintf(B->pinned, sizeof B->pinned, "%s", s.pinned);
+    snprintf(B->readahead, sizeof B->readahead, "%s", s.readahead);
+    B->readahead_files = s.readahead_files;
     B->win1 = c;
     push_sample(B, &c);
 }
@@ -650,6 +653,7 @@ static void run_sync(bench *B)
     snprintf(B->reader, sizeof B->reader, "%s", feed__reader_kind_name(rd));
     snprintf(B->backend, sizeof B->backend, "%s", B->on_gpu ? B->c.device : "host");
     snprintf(B->pinned, sizeof B->pinned, "none");
+    snprintf(B->readahead, sizeof B->readahead, "off");
     void *devbuf = NULL;
 #if FEEDBENCH_HAVE_CUDA
     if (B->gpu && fb_gpu_alloc(B->gpu, sample_bytes * o.batch_size, &devbuf, err, sizeof err) != 0)
@@ -930,8 +934,8 @@ static void sparkline(char *out, const double *v, int n, double max)
 static void print_table(const bench *B, const results *R)
 {
     const bench_cfg *c = &B->c;
-    printf("\nfeedbench  loader=%s  device=%s  backend=%s  reader=%s  pinned=%s\n", c->loader, c->device,
-           B->backend, B->reader, B->pinned);
+    printf("\nfeedbench  loader=%s  device=%s  backend=%s  reader=%s  readahead=%s  pinned=%s\n",
+           c->loader, c->device, B->backend, B->reader, B->readahead, B->pinned);
     if (B->gpu_name[0])
         printf("  gpu            %s\n", B->gpu_name);
     printf("  dataset        %s: %" PRIu64 " samples, %" PRIu64 " batches/epoch\n", c->data,
@@ -1027,6 +1031,9 @@ static void write_json(const bench *B, const results *R, const char *path)
     json_str(f, B->reader);
     fprintf(f, ",\n  \"pinned\": ");
     json_str(f, B->pinned);
+    fprintf(f, ",\n  \"readahead\": ");
+    json_str(f, B->readahead);
+    fprintf(f, ",\n  \"readahead_files\": %llu", (unsigned long long)B->readahead_files);
     fprintf(f, ",\n  \"gpu\": ");
     json_str(f, B->gpu_name);
     fprintf(f, ",\n  \"data\": ");

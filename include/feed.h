@@ -194,6 +194,10 @@ typedef struct feed_options {
     uint32_t reader;            /* [reader] auto|uring|pread (default auto) */
     char worker_path[FEED_PATH_MAX]; /* [worker_path] feed-worker executable
                                         (default: found next to libfeed, or $FEED_WORKER) */
+    /* since 0.1.1 */
+    uint32_t readahead;  /* [readahead] batches past the ring whose files the kernel is asked
+                            to read ahead (posix_fadvise WILLNEED, from a thread of this
+                            process, io_uring where allowed); 0 = off (default 4) */
 } feed_options;
 
 /* Sets every field to its default. struct_size must be sizeof(feed_options)
@@ -354,6 +358,8 @@ typedef struct feed_stats {
     uint32_t rank, world_size;   /* this loader's share (after rank/world_size=auto) */
     char launcher[16];           /* where auto ranks came from: "torchrun", "openmpi",
                                     "pmi", "mvapich", "slurm"; "" if given */
+    uint64_t readahead_files;    /* files the read-ahead thread advised */
+    char readahead[16];          /* "io_uring", "sync" or "off" */
 } feed_stats;
 
 /* Fills stats (set stats->struct_size first). */

@@ -25,6 +25,7 @@
 #include "pool.h"
 #include "ring.h"
 #include "rng.h"
+#include "prefetch.h"
 #include "sampler.h"
 #include "shm.h"
 
@@ -33,6 +34,7 @@ struct feed_loader {
     feed_options o;
     feed__index ix;
     feed__sampler sampler;
+    feed__prefetch *pf; /* read-ahead thread (NULL: off) */
     feed__arena arena;
     feed__pool pool;
     int pool_started;
@@ -107,6 +109,7 @@ static void set_base(feed_loader *L, uint64_t seq, uint64_t epoch, uint64_t inde
         uint64_t nb = L->sampler.nbatches;
         L->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - index;
     }
+    feed__prefetch_reset(L->pf, seq, epoch, index, L->end_seq);
 }
 
 /* ---- the host ring, as the device backend sees it ----------------------------- */
@@ -137,6 +140,7 @@ static void assign_locked(feed_loader *L, uint64_t seq)
             return;
         feed__futex_wait(&h->done_seq, seen, 100000000ll);
     }
+    feed__prefetch_progress(L->pf, seq + 1, L->next_seq);
 }
 
 static void ring_release_slot(void *ring, uint64_t seq)
@@ -438,6 +442,11 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         goto fail;
     L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
 
+    if (L->o.readahead) { /* no thread: no read-ahead, nothing else changes */
+        const char *fp = getenv("FEED_FORCE_PREAD");
+        L->pf = feed__prefetch_start(L->ix.hdr, &L->sampler, L->o.readahead,
+                                     L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
+    }
     set_base(L, 0, L->o.start_epoch, 0);
     for (uint32_t i = 0; i < L->o.prefetch; i++)
         assign_locked(L, i);
@@ -461,6 +470,7 @@ void feed_loader_destroy(feed_loader *L)
 {
     if (!L)
         return;
+    feed__prefetch_stop(L->pf);
     if (L->dev_started)
         L->dev->stop(L->dev_state);
     if (L->pool_started)
@@ -708,6 +718,9 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
     snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);
+    s->readahead_files = feed__prefetch_files(L->pf);
+    snprintf(s->readahead, sizeof s->readahead, "%s",
+             !L->pf ? "off" : feed__prefetch_uring(L->pf) ? "io_uring" : "sync");
 
     feed__pool *p = &M->pool;
     pthread_mutex_lock(&p->mu);

@@ -80,6 +80,7 @@ static const opt_def defs[] = {
     OPT("max_file_bytes", T_U64, max_file_bytes),
     OPTE("reader", reader, reader_words),
     OPT("worker_path", T_STR, worker_path),
+    OPT("readahead", T_U32, readahead),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -118,6 +119,7 @@ static void set_defaults(feed_options *o)
     o->max_pixels = 100u * 1000u * 1000u;
     o->max_file_bytes = 256u << 20;
     o->reader = FEED_READER_AUTO;
+    o->readahead = 4;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)
@@ -437,6 +439,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->max_pixels >= 1, "max_pixels must be >= 1");
     REQUIRE(o->max_file_bytes >= 1, "max_file_bytes must be >= 1");
     REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown", o->reader);
+    REQUIRE(o->readahead <= 4096, "readahead=%u must be in 0..4096 (batches)", o->readahead);
     REQUIRE(memchr(o->source, 0, sizeof o->source) && memchr(o->file_list, 0, sizeof o->file_list) &&
                 memchr(o->device, 0, sizeof o->device) &&
                 memchr(o->worker_path, 0, sizeof o->worker_path),

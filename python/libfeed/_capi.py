@@ -87,6 +87,7 @@ class FeedOptions(ctypes.Structure):
         ("max_file_bytes", u64),
         ("reader", u32),
         ("worker_path", ctypes.c_char * FEED_PATH_MAX),
+        ("readahead", u32),
     ]
 
 
@@ -180,6 +181,8 @@ class FeedStats(ctypes.Structure):
         ("rank", u32),
         ("world_size", u32),
         ("launcher", ctypes.c_char * 16),
+        ("readahead_files", u64),
+        ("readahead", ctypes.c_char * 16),
     ]
 
 

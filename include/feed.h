@@ -26,7 +26,9 @@
  *     feed_loader_destroy(ld);
  *
  * Threads: a loader may be used from one thread at a time (the caller's
- * training thread). Distinct loaders are independent.
+ * training thread), except feed_loader_stats(), feed_loader_bad_count() and
+ * feed_loader_bad_sample(), which another thread (a monitor) may call at any
+ * time between create and destroy. Distinct loaders are independent.
  */
 #ifndef FEED_H
 #define FEED_H

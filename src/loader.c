@@ -67,7 +67,8 @@ struct feed_loader {
     const char **quar_tmp;   /* per batch position, for feed__ring_assign */
     char (*quar_why)[200];   /* their reasons */
 
-    uint64_t batches_delivered, samples_delivered, next_wait_ns;
+    /* written by the loader's thread, read by feed_loader_stats from any */
+    _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
     uint64_t trace_cursor[FEED_ARENA_MAX_WORKERS]; /* events read per worker ring */
     char last_error[1024];
 };
@@ -543,13 +544,13 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     memset(b, 0, sizeof *b);
     b->struct_size = size;
     feed_status st = L->dev->next(L->dev_state, L->next_seq, timeout_ms, b);
-    L->next_wait_ns += feed__now_ns() - t0;
+    atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
     L->next_seq++;
     L->held++;
-    L->batches_delivered++;
-    L->samples_delivered += b->count;
+    atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
         feed_status bst = report_first_bad(L, b);
         if (L->o.bad_policy == FEED_BAD_FAIL) {
@@ -710,11 +711,13 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     memset(s, 0, sizeof *s);
     s->struct_size = sizeof *s;
     s->workers = L->o.workers;
-    s->batches_delivered = L->batches_delivered;
-    s->samples_delivered = L->samples_delivered;
-    s->next_wait_ns = L->next_wait_ns;
+    s->batches_delivered = atomic_load_explicit(&M->batches_delivered, memory_order_relaxed);
+    s->samples_delivered = atomic_load_explicit(&M->samples_delivered, memory_order_relaxed);
+    s->next_wait_ns = atomic_load_explicit(&M->next_wait_ns, memory_order_relaxed);
     s->ring_slots = h->nslots;
+    pthread_mutex_lock(&M->mu); /* slot headers change under it */
     s->ring_ready = feed__ring_ready_count(h);
+    pthread_mutex_unlock(&M->mu);
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
     snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);

@@ -13,6 +13,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -371,6 +373,57 @@ static void test_trace_events(void **state)
     feed_loader_destroy(L);
 }
 
+/* A monitor thread reads stats and bad-sample counts while the loader's
+ * thread consumes (the documented exception to one thread per loader): what
+ * it sees only grows, and ends at the consumer's count. TSan checks the rest. */
+typedef struct monitor {
+    feed_loader *L;
+    atomic_int stop;
+    uint64_t reads, last, backwards, errors;
+} monitor;
+
+static void *monitor_main(void *arg)
+{
+    monitor *m = arg;
+    while (!atomic_load(&m->stop)) {
+        feed_stats s = {.struct_size = sizeof s};
+        m->errors += feed_loader_stats(m->L, &s) != FEED_OK; /* no cmocka asserts off the test's thread */
+        m->backwards += s.samples_delivered < m->last;
+        m->last = s.samples_delivered;
+        (void)feed_loader_bad_count(m->L);
+        m->reads++;
+    }
+    return NULL;
+}
+
+static void test_stats_from_another_thread(void **state)
+{
+    feed_loader *L = make("workers=2,epochs=2");
+    monitor m = {.L = L};
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, monitor_main, &m), 0);
+    uint64_t n = 0;
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) != FEED_END_OF_DATA) {
+        if (st == FEED_END_OF_EPOCH)
+            continue;
+        assert_int_equal(st, FEED_OK);
+        n += b.count;
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    atomic_store(&m.stop, 1);
+    pthread_join(t, NULL);
+    assert_true(m.reads > 0);
+    assert_int_equal(m.errors, 0);
+    assert_int_equal(m.backwards, 0);
+    assert_true(m.last <= n);
+    feed_stats s = {.struct_size = sizeof s};
+    assert_int_equal(feed_loader_stats(L, &s), FEED_OK);
+    assert_int_equal(s.samples_delivered, n);
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +436,7 @@ int main(void)
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_set_epoch_at_boundary),
         cmocka_unit_test(test_trace_events),
+        cmocka_unit_test(test_stats_from_another_thread),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

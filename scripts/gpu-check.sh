@@ -17,7 +17,8 @@
 #  3. feedbench --device cuda (images/s, GPU busy fraction with a model step
 #     1.2x the pipeline's, the sync loop for comparison) and h2dbench (plain
 #     pinned cudaMemcpyAsync vs the backend, raw tensors, no decode);
-#  4. the Python tests with the GPU build (torch, CuPy, JAX in one process);
+#  4. the Python tests with the GPU build (torch, CuPy, JAX in one process),
+#     and examples/train_torch_ddp.py under torchrun (bfloat16 batches on the GPU);
 #  5. compute-sanitizer (memcheck, synccheck) on test_cuda_real, if installed;
 #  6. the fake-runtime CUDA tests and the rest of the suite, as time allows.
 # Every log and JSON goes to $OUT (default ./gpu-check-out), the table to
@@ -251,6 +252,16 @@ else
   SKIPPED+=(python-gpu)
 fi
 
+say "examples/train_torch_ddp.py under torchrun on the GPU"
+if command -v python3 >/dev/null && python3 -c "import torch.distributed" 2>/dev/null; then
+  LIBFEED_LIBRARY=$BUILD/lib/libfeed.so run ddp-example 120 python3 -m torch.distributed.run \
+    --standalone --nproc_per_node 1 "$ROOT/examples/train_torch_ddp.py" "$DATA" --epochs 2 \
+    --batch 256 --workers "$WORKERS" --max-steps 12 || true
+  grep -E "^epoch" "$OUT/ddp-example.log" || true
+else
+  SKIPPED+=(ddp-example)
+fi
+
 say "compute-sanitizer"
 CS=""
 for c in "$(command -v compute-sanitizer || true)" "$(dirname "$NVCC")/compute-sanitizer" \
@@ -277,10 +288,10 @@ run ctest-all 240 ctest -j "$CTEST_J" --timeout 200 -E 'install_consumer|test_mk
 say "summary"
 {
   echo "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
-  for t in test-cuda-real test-loader-cuda-real python-gpu sanitizer-memcheck sanitizer-synccheck ctest-all; do
+  for t in test-cuda-real test-loader-cuda-real python-gpu ddp-example sanitizer-memcheck sanitizer-synccheck ctest-all; do
     f=$OUT/$t.log
     if [ -f "$f" ]; then
-      printf '%-28s %s\n' "$t" "$(grep -E "PASSED|FAILED|passed|failed|tests passed|ERROR SUMMARY" "$f" | tail -n 2 | tr '\n' ' ')"
+      printf '%-28s %s\n' "$t" "$(grep -E "PASSED|FAILED|passed|failed|tests passed|ERROR SUMMARY|^epoch" "$f" | tail -n 2 | tr '\n' ' ')"
     fi
   done
   printf '%-28s %12s %10s %10s %12s %8s\n' "feedbench (batch 256)" "images/s" "busy" "pinned" "H2D GB/s" "step ms"

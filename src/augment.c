@@ -13,14 +13,18 @@
  * row), then the horizontal pass over out_h rows only, which is the smallest
  * amount of the strided work. Pixels stay RGBX (libjpeg-turbo writes RGBX as
  * fast as RGB) so each output pixel is one 4-lane operation per tap. The two
- * passes run row by row through one intermediate row that stays in L1.
+ * passes run row by row (two rows at a time with AVX2, which share the
+ * horizontal windows and coefficients) through intermediate rows that stay in
+ * L1.
  *
  * Why our own kernels: measured on the 2-core dev machine (350x350 RGBX ->
  * 224x224 RGB, antialiased, per call): portable C at -O2 ~1.6 ms (GCC does
  * not vectorise the horizontal gather), SSE2 pmaddwd ~285 us, AVX2 ~160-220
- * us; libswscale 6 (FFmpeg 5.1) SWS_BILINEAR ~920 us with a cached context
- * (a new crop size needs a new context: ~1.1 ms), SWS_AREA ~870 us,
- * SWS_FAST_BILINEAR ~600 us but up to 60 levels off PIL's result.
+ * us with a horizontal pass of two pixels a step, ~85-110 us with the present
+ * one (fixed block counts, two rows a step); libswscale 6 (FFmpeg 5.1)
+ * SWS_BILINEAR ~920 us with a cached context (a new crop size needs a new
+ * context: ~1.1 ms), SWS_AREA ~870 us, SWS_FAST_BILINEAR ~600 us but up to 60
+ * levels off PIL's result.
  */
 #include "augment.h"
 
@@ -61,6 +65,14 @@ static int feed__grow(void **p, size_t *cap, size_t need)
     *p = q;
     *cap = n;
     return 0;
+}
+
+/* Tap pairs per output in cvec: 1, or the pairs rounded up to even so that
+ * the AVX2 horizontal pass reads whole 256-bit blocks (two pairs each). */
+static uint32_t feed__cvec_pairs(uint32_t taps)
+{
+    uint32_t pairs = taps / 2;
+    return pairs <= 1 ? pairs : (pairs + 1) & ~1u;
 }
 
 int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out)
@@ -152,18 +164,18 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
             hi = (uint32_t)f + taps;
     }
     if (!(taps & 1)) {
-        size_t pairs = taps / 2;
-        if (feed__grow((void **)&a->cvec, &a->cap_cvec, pairs * out * 8 * sizeof *a->cvec))
+        size_t pairs = taps / 2, padded = feed__cvec_pairs(taps);
+        if (feed__grow((void **)&a->cvec, &a->cap_cvec, padded * out * 8 * sizeof *a->cvec))
             return FEED_E_NOMEM;
-        for (size_t k = 0; k < pairs; k++)
-            for (uint32_t xx = 0; xx < out; xx++) {
-                int16_t *v = a->cvec + (k * out + xx) * 8;
-                const int16_t *c = a->coef + (size_t)xx * taps + 2 * k;
+        for (uint32_t xx = 0; xx < out; xx++) {
+            int16_t *v = a->cvec + (size_t)xx * padded * 8;
+            const int16_t *c = a->coef + (size_t)xx * taps;
+            for (size_t k = 0; k < padded; k++, v += 8)
                 for (int l = 0; l < 8; l += 2) {
-                    v[l] = c[0];
-                    v[l + 1] = c[1];
+                    v[l] = k < pairs ? c[2 * k] : 0;
+                    v[l + 1] = k < pairs ? c[2 * k + 1] : 0;
                 }
-            }
+        }
     }
     a->in = in;
     a->out = out;
@@ -303,14 +315,13 @@ static void vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t st
 }
 
 /* One output pixel of the horizontal pass (even taps), as 4 packed bytes. */
-static inline uint32_t hpixel_sse2(const int16_t *p, const int16_t *cv, size_t cstep,
-                                   uint32_t pairs)
+static inline uint32_t hpixel_sse2(const int16_t *p, const int16_t *cv, uint32_t pairs)
 {
     __m128i a = _mm_set1_epi32(1 << 20);
     for (uint32_t k = 0; k < pairs; k++) {
         __m128i v = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(p + 8 * k)),
                                        _mm_loadl_epi64((const __m128i *)(p + 8 * k + 4)));
-        a = _mm_add_epi32(a, _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(cv + k * cstep))));
+        a = _mm_add_epi32(a, _mm_madd_epi16(v, _mm_loadu_si128((const __m128i *)(cv + 8 * k))));
     }
     a = _mm_srai_epi32(a, 21);
     a = _mm_packs_epi32(a, a);
@@ -335,11 +346,11 @@ static void hpass_sse2(uint8_t *restrict d, int flip, const int16_t *restrict s,
                        const feed__axis *xa, int32_t off)
 {
     uint32_t out = xa->out, pairs = xa->taps / 2;
-    size_t cstep = (size_t)out * 8;
+    size_t cs = (size_t)feed__cvec_pairs(xa->taps) * 8;
     for (uint32_t X = 0; X < out; X++) {
         uint32_t x = flip ? out - 1 - X : X;
-        uint32_t v = hpixel_sse2(s + (size_t)(xa->first[x] - off) * 4, xa->cvec + (size_t)x * 8,
-                                 cstep, pairs);
+        uint32_t v = hpixel_sse2(s + (size_t)(xa->first[x] - off) * 4, xa->cvec + (size_t)x * cs,
+                                 pairs);
         put_rgb(d + (size_t)X * 3, v, X + 1 == out);
     }
 }
@@ -379,47 +390,109 @@ vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, size_t stride,
         vpass_sse2(d + i, s + i, stride, c, n - i, T);
 }
 
-/* Two output pixels per step: one 128-bit window load each (taps 2k, 2k+1),
- * pshufb into channel pairs, pmaddwd with the two pixels' coefficients. */
-__attribute__((target("avx2"))) static void
-hpass_avx2(uint8_t *restrict d, int flip, const int16_t *restrict s, const feed__axis *xa,
-           int32_t off)
+/*
+ * Horizontal pass, AVX2, two rows at a time (same axis: the same windows and
+ * coefficients). An output pixel's window is read as whole 256-bit blocks of
+ * 4 source pixels (two tap pairs; cvec pads the pairs to even): pshufb into
+ * channel pairs, pmaddwd with the pixel's coefficients, the two lanes add up
+ * to the pixel. One tap pair (upscaling) takes one 128-bit block a row. The
+ * block counts of the 1x-2x shrinks of a typical crop (1, 2) are compiled as
+ * their own loops. Four pixels of both rows pack into one register, and each
+ * row's 12 RGB bytes go out in one 16-byte store.
+ */
+#define FEED_AVX2 __attribute__((target("avx2")))
+#define FEED_AVX2_INLINE static inline __attribute__((always_inline, target("avx2")))
+
+/* The 4 channel sums of one pixel, spread over two lanes (blocks >= 1). */
+FEED_AVX2_INLINE __m256i hwin_avx2(const int16_t *p, const int16_t *c, uint32_t blocks)
 {
-    uint32_t out = xa->out, pairs = xa->taps / 2;
-    size_t cstep = (size_t)out * 8;
     const __m256i shuf = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15,
                                           0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15);
-    const __m256i rnd = _mm256_set1_epi32(1 << 20);
+    __m256i a = _mm256_setzero_si256();
+    for (uint32_t q = 0; q < blocks; q++)
+        a = _mm256_add_epi32(
+            a, _mm256_madd_epi16(
+                   _mm256_shuffle_epi8(_mm256_loadu_si256((const __m256i *)(p + 16 * q)), shuf),
+                   _mm256_loadu_si256((const __m256i *)(c + 16 * q))));
+    return a;
+}
+
+/* Pixel x of rows a and b (windows at sa, sb, coefficients at c), rounded and
+ * shifted, one a lane: row a | row b. */
+FEED_AVX2_INLINE __m256i hpix2_avx2(const int16_t *sa, const int16_t *sb, const int16_t *c,
+                                    uint32_t blocks)
+{
+    __m256i a;
+    if (blocks == 0) {
+        const __m256i shuf = _mm256_setr_epi8(0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14,
+                                              15, 0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7,
+                                              14, 15);
+        __m256i w = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)sa)),
+            _mm_loadu_si128((const __m128i *)sb), 1);
+        a = _mm256_madd_epi16(_mm256_shuffle_epi8(w, shuf),
+                              _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c)));
+    } else { /* (a.lo + a.hi | b.lo + b.hi) */
+        __m256i wa = hwin_avx2(sa, c, blocks), wb = hwin_avx2(sb, c, blocks);
+        a = _mm256_add_epi32(_mm256_blend_epi32(wa, wb, 0xF0),
+                             _mm256_permute2x128_si256(wa, wb, 0x21));
+    }
+    return _mm256_srai_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 20)), 21);
+}
+
+/* Destination pixels left to right (flip reads the windows right to left);
+ * each 16-byte store's last 4 bytes belong to the next two pixels, written
+ * later, and the last few pixels go one at a time. da == db (sa == sb) does
+ * one row. */
+FEED_AVX2_INLINE void hpass_avx2_n(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,
+                                   const int16_t *sb, const feed__axis *xa, int32_t off,
+                                   uint32_t blocks)
+{
+    const __m256i rgb = _mm256_setr_epi8(0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1,
+                                         0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1);
+    const int32_t *first = xa->first;
+    const int16_t *cv = xa->cvec;
+    uint32_t out = xa->out;
+    ptrdiff_t cs = blocks ? (ptrdiff_t)blocks * 16 : 8;
+    ptrdiff_t dx = flip ? -1 : 1, x0 = flip ? (ptrdiff_t)out - 1 : 0;
     uint32_t X = 0;
-    for (; X + 2 < out; X += 2) {
-        uint32_t x0 = flip ? out - 1 - X : X, x1 = flip ? out - 2 - X : X + 1;
-        const int16_t *p0 = s + (size_t)(xa->first[x0] - off) * 4;
-        const int16_t *p1 = s + (size_t)(xa->first[x1] - off) * 4;
-        const int16_t *c0 = xa->cvec + (size_t)x0 * 8, *c1 = xa->cvec + (size_t)x1 * 8;
-        __m256i a = rnd;
-        for (uint32_t k = 0; k < pairs; k++) {
-            __m256i v = _mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(p0 + 8 * k))),
-                _mm_loadu_si128((const __m128i *)(p1 + 8 * k)), 1);
-            __m256i cc = _mm256_inserti128_si256(
-                _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(c0 + k * cstep))),
-                _mm_loadu_si128((const __m128i *)(c1 + k * cstep)), 1);
-            a = _mm256_add_epi32(a, _mm256_madd_epi16(_mm256_shuffle_epi8(v, shuf), cc));
-        }
-        a = _mm256_srai_epi32(a, 21);
-        a = _mm256_packs_epi32(a, a);
-        a = _mm256_packus_epi16(a, a);
-        uint32_t v0 = (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(a));
-        uint32_t v1 = (uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(a, 1));
-        memcpy(d + (size_t)X * 3, &v0, 4);
-        memcpy(d + (size_t)X * 3 + 3, &v1, 4);
+#define FEED_HPIX2(x)                                                                         \
+    hpix2_avx2(sa + (ptrdiff_t)(first[x] - off) * 4, sb + (ptrdiff_t)(first[x] - off) * 4,   \
+               cv + (x) * cs, blocks)
+    for (; X + 6 <= out; X += 4) {
+        ptrdiff_t x = x0 + (ptrdiff_t)X * dx;
+        __m256i v0 = FEED_HPIX2(x), v1 = FEED_HPIX2(x + dx);
+        __m256i v2 = FEED_HPIX2(x + 2 * dx), v3 = FEED_HPIX2(x + 3 * dx);
+        /* lanes: row a pixels 0..3 | row b pixels 0..3 */
+        __m256i r = _mm256_packus_epi16(_mm256_packs_epi32(v0, v1), _mm256_packs_epi32(v2, v3));
+        r = _mm256_shuffle_epi8(r, rgb);
+        _mm_storeu_si128((__m128i *)(da + (size_t)X * 3), _mm256_castsi256_si128(r));
+        _mm_storeu_si128((__m128i *)(db + (size_t)X * 3), _mm256_extracti128_si256(r, 1));
     }
     for (; X < out; X++) {
-        uint32_t x = flip ? out - 1 - X : X;
-        uint32_t v = hpixel_sse2(s + (size_t)(xa->first[x] - off) * 4, xa->cvec + (size_t)x * 8,
-                                 cstep, pairs);
-        put_rgb(d + (size_t)X * 3, v, X + 1 == out);
+        ptrdiff_t x = x0 + (ptrdiff_t)X * dx;
+        __m256i v = _mm256_packs_epi32(FEED_HPIX2(x), _mm256_setzero_si256());
+        v = _mm256_packus_epi16(v, v);
+        put_rgb(da + (size_t)X * 3, (uint32_t)_mm_cvtsi128_si32(_mm256_castsi256_si128(v)),
+                X + 1 == out);
+        put_rgb(db + (size_t)X * 3, (uint32_t)_mm_cvtsi128_si32(_mm256_extracti128_si256(v, 1)),
+                X + 1 == out);
     }
+#undef FEED_HPIX2
+}
+
+FEED_AVX2 static void hpass_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,
+                                 const int16_t *sb, const feed__axis *xa, int32_t off)
+{
+    uint32_t pairs = feed__cvec_pairs(xa->taps);
+    if (pairs == 1)
+        hpass_avx2_n(da, db, flip, sa, sb, xa, off, 0);
+    else if (pairs == 2)
+        hpass_avx2_n(da, db, flip, sa, sb, xa, off, 1);
+    else if (pairs == 4)
+        hpass_avx2_n(da, db, flip, sa, sb, xa, off, 2);
+    else
+        hpass_avx2_n(da, db, flip, sa, sb, xa, off, pairs / 2);
 }
 
 static int feed__simd_level(void)
@@ -450,8 +523,16 @@ static void feed__resize_rows(int16_t *row, const feed__axis *xa, const feed__ax
 #if defined(__SSE2__)
         if (level >= 2) {
             vpass_avx2(row, s, src_stride, cv, n, ya->taps);
+            if (hsimd && y + 1 < ya->out) {
+                int16_t *row2 = row + n + 8;
+                const uint8_t *s2 = src + (size_t)(ya->first[y + 1] - (int32_t)ya->lo) * src_stride;
+                vpass_avx2(row2, s2, src_stride, cv + ya->taps, n, ya->taps);
+                hpass_avx2(d, d + dst_stride, hflip, row, row2, xa, off);
+                y++;
+                continue;
+            }
             if (hsimd) {
-                hpass_avx2(d, hflip, row, xa, off);
+                hpass_avx2(d, d, hflip, row, row, xa, off);
                 continue;
             }
         } else if (level == 1) {
@@ -475,8 +556,13 @@ int feed__resize_axes(feed__resizer *rz, const feed__axis *xa, const feed__axis 
                       int hflip)
 {
     size_t n = (size_t)(xa->hi - xa->lo) * 4;
-    if (feed__grow((void **)&rz->row, &rz->cap, n * sizeof *rz->row))
+    /* two rows (AVX2 does two at a time), each + 2 pixels: the AVX2
+     * horizontal pass reads windows padded to a multiple of 4 pixels, past hi
+     * when the tap pairs are odd (weight 0 there) */
+    if (feed__grow((void **)&rz->row, &rz->cap, 2 * (n + 8) * sizeof *rz->row))
         return FEED_E_NOMEM;
+    memset(rz->row + n, 0, 8 * sizeof *rz->row);
+    memset(rz->row + 2 * n + 8, 0, 8 * sizeof *rz->row);
     feed__resize_rows(rz->row, xa, ya, src, src_stride, dst, dst_stride, hflip);
     return 0;
 }

@@ -29,8 +29,9 @@ typedef struct feed__axis {
     uint32_t lo, hi;  /* source pixels used: [lo, hi) */
     int32_t *first;   /* out entries: first source pixel of each output */
     int16_t *coef;    /* out * taps, Q14 */
-    int16_t *cvec;    /* SIMD layout when taps is even: for tap pair k and output x,
-                         8 int16 (c[2k], c[2k+1]) x 4 at ((k * out) + x) * 8 */
+    int16_t *cvec;    /* SIMD layout when taps is even: output x's P tap pairs (P = 1,
+                         or taps / 2 rounded up to even, the extra pairs zero), pair k
+                         as 8 int16 (c[2k], c[2k+1]) x 4 at (x * P + k) * 8 */
     double *wbuf;     /* scratch: one output's float weights */
     size_t cap_first, cap_coef, cap_cvec, cap_wbuf;
     double b0, b1;    /* the box these were built for (cache key with in, out) */

@@ -128,6 +128,71 @@ static void resize_reference_cases(void)
     feed__resizer_free(&rz);
 }
 
+/* Every SIMD level gives the portable C path's bytes exactly: output widths
+ * 1..40 and some wide ones (the AVX2 horizontal pass's groups of 4 pixels and
+ * its tail), odd and even heights (it runs two rows at a time), flips, upscales
+ * (one tap pair) and downscales up to 6x (2, 4, 6 and more pairs, which the
+ * coefficient layout pads to even), noise in the unused 4th byte. Buffers are
+ * allocated at their exact size, so a store past a row's end shows under ASan. */
+static void test_resize_levels_identical(void **state)
+{
+    (void)state;
+    feed__resizer rz = {0};
+    feed__axis xa = {0}, ya = {0};
+    uint32_t seed = 77;
+    int levels = 0;
+    for (int level = 1; level <= 2; level++) {
+#if defined(__x86_64__)
+        if (level == 2 && !__builtin_cpu_supports("avx2"))
+            continue;
+#else
+        continue;
+#endif
+        levels++;
+        for (int k = 0; k < 400; k++) {
+            uint32_t dw = k < 80 ? 1 + (uint32_t)k % 40 : 1 + rnd(&seed) % 300;
+            uint32_t dh = 1 + rnd(&seed) % 9 + (k % 5 == 0 ? rnd(&seed) % 60 : 0);
+            double sx = 0.3 + 5.7 * rndu(&seed) * rndu(&seed), sy = 0.3 + 3.0 * rndu(&seed);
+            uint32_t w = (uint32_t)(dw * sx) + 1 + rnd(&seed) % 4;
+            uint32_t h = (uint32_t)(dh * sy) + 1 + rnd(&seed) % 4;
+            uint8_t *src = malloc((size_t)w * h * 4);
+            for (size_t i = 0; i < (size_t)w * h * 4; i++)
+                src[i] = (uint8_t)rnd(&seed);
+            double bx0 = 0, by0 = 0, bx1 = w, by1 = h;
+            if (k % 2) {
+                bx0 = rndu(&seed) * w * 0.3;
+                by0 = rndu(&seed) * h * 0.3;
+                bx1 = bx0 + (w - bx0) * (0.7 + 0.3 * rndu(&seed));
+                by1 = by0 + (h - by0) * (0.7 + 0.3 * rndu(&seed));
+            }
+            int flip = (int)(rnd(&seed) & 1);
+            size_t n = (size_t)dw * dh * 3;
+            uint8_t *ref = malloc(n), *out = malloc(n);
+            feed__resize_simd = 0;
+            assert_int_equal(feed__resize(&rz, &xa, &ya, src, (size_t)w * 4, w, h, bx0, by0, bx1,
+                                          by1, ref, (size_t)dw * 3, dw, dh, flip),
+                             0);
+            feed__resize_simd = level;
+            assert_int_equal(feed__resize(&rz, &xa, &ya, src, (size_t)w * 4, w, h, bx0, by0, bx1,
+                                          by1, out, (size_t)dw * 3, dw, dh, flip),
+                             0);
+            if (memcmp(ref, out, n))
+                fprintf(stderr, "level %d: %ux%u box (%g,%g)-(%g,%g) -> %ux%u flip %d taps %u\n",
+                        level, w, h, bx0, by0, bx1, by1, dw, dh, flip, xa.taps);
+            assert_memory_equal(ref, out, n);
+            free(ref);
+            free(out);
+            free(src);
+        }
+    }
+    feed__resize_simd = -1;
+    if (!levels)
+        fprintf(stderr, "no SIMD resize kernels on this CPU: nothing to compare\n");
+    feed__axis_free(&xa);
+    feed__axis_free(&ya);
+    feed__resizer_free(&rz);
+}
+
 /* Same size, integer box: an exact copy. Coefficient tables are reused for the
  * same geometry and rebuilt for another. */
 static void test_resize_identity_and_cache(void **state)
@@ -902,6 +967,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resize_reference),
+        cmocka_unit_test(test_resize_levels_identical),
         cmocka_unit_test(test_resize_identity_and_cache),
         cmocka_unit_test(test_orient_copy),
         cmocka_unit_test(test_rotate),

@@ -87,7 +87,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True)
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=4, help="pairs; the order alternates (ABBA)")
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--augment", default="val")
@@ -109,7 +109,8 @@ def main():
         for cache in ("cold", "warm"):
             for r in range(args.rounds):
                 pair = {}
-                for ra in (0, args.readahead):  # off first, then on: alternate within the round
+                order = (0, args.readahead) if r % 2 == 0 else (args.readahead, 0)  # ABBA
+                for ra in order:
                     if cache == "cold":
                         evict(files)
                     pair[ra] = run(feedbench, args, ra, os.path.join(tmp, "r.json"))

@@ -38,7 +38,7 @@ void feed__prefetch_stop(feed__prefetch *p);
 void feed__prefetch_reset(feed__prefetch *p, uint64_t seq0, uint64_t epoch0, uint64_t index0,
                           uint64_t end_seq);
 /* The ring holds batches up to assigned (exclusive); the consumer is at
- * next_seq. Wakes the thread. */
+ * next_seq. Does not wake the thread: it looks every few milliseconds. */
 void feed__prefetch_progress(feed__prefetch *p, uint64_t assigned, uint64_t next_seq);
 
 /* Files advised so far; 1 if io_uring is in use. */

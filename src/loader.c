@@ -471,11 +471,12 @@ void feed_loader_destroy(feed_loader *L)
 {
     if (!L)
         return;
-    feed__prefetch_stop(L->pf);
     if (L->dev_started)
-        L->dev->stop(L->dev_state);
+        L->dev->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
     if (L->pool_started)
         feed__pool_stop(&L->pool);
+    feed__prefetch_stop(L->pf); /* after everything that calls assign_locked */
+    L->pf = NULL;
     if (L->dev && L->dev_state)
         L->dev->close(L->dev_state);
     feed__arena_close(&L->arena);

@@ -141,7 +141,7 @@ static void assign_locked(feed_loader *L, uint64_t seq)
             return;
         feed__futex_wait(&h->done_seq, seen, 100000000ll);
     }
-    feed__prefetch_progress(L->pf, seq + 1, L->next_seq);
+    feed__prefetch_progress(L->pf, seq + 1, 0); /* any thread (the copier too): not next_seq */
 }
 
 static void ring_release_slot(void *ring, uint64_t seq)
@@ -550,6 +550,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         return st;
     L->next_seq++;
     L->held++;
+    feed__prefetch_progress(L->pf, 0, L->next_seq); /* the consumer's thread owns next_seq */
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {

@@ -43,7 +43,6 @@
 #include <cuda_runtime_api.h>
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -535,11 +534,7 @@ static feed_status on_device_thread(cuda_dev *d, feed_status (*fn)(cuda_dev *, c
 {
     devjob j = {.d = d, .fn = fn, .err = err, .errlen = errlen, .st = FEED_OK};
     pthread_t t;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&t, NULL, devjob_main, &j);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    int rc = feed__thread_start(&t, devjob_main, &j, "feed-cuda-setup");
     if (rc != 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "cuda backend: cannot start a thread: %s",
                          strerror(rc));
@@ -703,11 +698,7 @@ static feed_status cuda_open(const feed__device_config *cfg, void **state, char 
     d->out_sample_bytes =
         convert ? (uint64_t)cfg->height * cfg->width * 3 * osz : cfg->host_sample_bytes;
     feed__convert_params(cfg->mean, cfg->std, d->scale, d->bias);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&d->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    feed__cond_init_monotonic(&d->cv);
     pthread_mutex_init(&d->mu, NULL);
 
     feed_status st = on_device_thread(d, setup_job, err, errlen);
@@ -740,16 +731,8 @@ static feed_status cuda_start(void *state, uint64_t seq)
     d->nfl = 0;
 
     /* The copier takes no signals: the caller's handlers run on its threads. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&d->thread, NULL, copier_main, d);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc != 0)
+    if (feed__thread_start(&d->thread, copier_main, d, "feed-copier") != 0)
         return FEED_E_RESOURCE;
-#if defined(__GLIBC__)
-    pthread_setname_np(d->thread, "feed-copier");
-#endif
     d->running = 1;
     return FEED_OK;
 }

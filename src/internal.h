@@ -4,6 +4,8 @@
 #ifndef FEED_INTERNAL_H
 #define FEED_INTERNAL_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,6 +25,33 @@ static inline uint64_t feed__now_ns(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Starts one of the library's threads with every signal blocked (the host's
+ * handlers run on the host's threads, never on ours) and names it (15 chars
+ * at most). Returns pthread_create's error number. */
+static inline int feed__thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const char *name)
+{
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(t, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+#if defined(__GLIBC__)
+    if (rc == 0 && name)
+        pthread_setname_np(*t, name);
+#endif
+    return rc;
+}
+
+/* A condition variable whose timed waits use CLOCK_MONOTONIC. */
+static inline void feed__cond_init_monotonic(pthread_cond_t *cv)
+{
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(cv, &ca);
+    pthread_condattr_destroy(&ca);
 }
 
 /* Test hook: a malloc that can be told to fail after N calls (see

@@ -272,13 +272,12 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
 /* ---- create / destroy ------------------------------------------------------------ */
 
 /* Remembers which launcher rank/world_size=auto will come from (for stats). */
-static feed_status note_launcher(feed_loader *L)
+static void note_launcher(feed_loader *L)
 {
     feed__launcher l;
     if ((L->o.rank == FEED_RANK_AUTO || L->o.world_size == FEED_RANK_AUTO) &&
         feed__launcher_find(&l, NULL, 0))
         snprintf(L->launcher, sizeof L->launcher, "%s", l.name);
-    return FEED_OK;
 }
 
 static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size_t errlen)
@@ -300,29 +299,19 @@ static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size
         }
         return FEED_OK;
     }
-    if (!strcasecmp(d, "cuda:local")) {
-        feed__launcher l;
-        char why[200];
-        if (!feed__launcher_find(&l, why, sizeof why) || l.local == FEED_RANK_AUTO)
-            return feed__err(FEED_E_INVALID, err, errlen,
-                             "device=cuda:local: no local rank in the environment (LOCAL_RANK, "
-                             "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK "
-                             "or SLURM_LOCALID)%s%s", why[0] ? ": " : "", why);
-        if (!cuda)
-            return feed__err(FEED_E_UNSUPPORTED, err, errlen,
-                             "device=cuda:local: this libfeed was built without CUDA");
-        int count = feed__device_cuda_count();
-        if (count < 1 || (count > 1 && l.local >= (uint32_t)count))
-            return feed__err(FEED_E_DEVICE, err, errlen,
-                             "device=cuda:local: local rank %u (%s), %d CUDA device%s visible", l.local,
-                             l.name, count, count == 1 ? "" : "s");
-        L->dev = cuda;
-        *ordinal = count == 1 ? 0 : (int32_t)l.local; /* one visible: the launcher chose it */
-        return FEED_OK;
-    }
     if (!strncasecmp(d, "cuda", 4)) {
         long n = 0;
-        if (d[4] == ':') {
+        feed__launcher l = {.name = ""};
+        const int local = !strcasecmp(d + 4, ":local"); /* the launcher's local rank */
+        if (local) {
+            char why[200];
+            if (!feed__launcher_find(&l, why, sizeof why) || l.local == FEED_RANK_AUTO)
+                return feed__err(FEED_E_INVALID, err, errlen,
+                                 "device=cuda:local: no local rank in the environment (LOCAL_RANK, "
+                                 "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK "
+                                 "or SLURM_LOCALID)%s%s", why[0] ? ": " : "", why);
+            n = l.local;
+        } else if (d[4] == ':') {
             char *end;
             n = strtol(d + 5, &end, 10);
             if (*end || end == d + 5 || n < 0)
@@ -334,9 +323,12 @@ static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size
             return feed__err(FEED_E_UNSUPPORTED, err, errlen,
                              "device=%s: this libfeed was built without CUDA (use device=host or auto)", d);
         int count = feed__device_cuda_count();
+        if (local && count == 1)
+            n = 0; /* one GPU visible: the launcher chose it (CUDA_VISIBLE_DEVICES) */
         if (n >= count)
-            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible", d, count,
-                             count == 1 ? "" : "s");
+            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible%s%ld%s%s%s", d,
+                             count, count == 1 ? "" : "s", local ? ", local rank " : "", local ? n : 0,
+                             local ? " (" : "", l.name, local ? ")" : "");
         L->dev = cuda;
         *ordinal = (int32_t)n;
         return FEED_OK;
@@ -362,8 +354,10 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     char worker[FEED_PATH_MAX];
     int32_t ordinal = -1;
 
-    if ((st = feed__options_copy(&L->o, opts, err, errlen)) != FEED_OK ||
-        (st = note_launcher(L)) != FEED_OK ||
+    st = feed__options_copy(&L->o, opts, err, errlen);
+    if (st == FEED_OK)
+        note_launcher(L); /* before validate resolves rank/world_size=auto */
+    if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = pick_device(L, &ordinal, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||

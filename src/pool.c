@@ -325,9 +325,6 @@ static void *supervisor(void *arg)
 {
     feed__pool *p = arg;
     char msg[400];
-    sigset_t all;
-    sigfillset(&all);
-    pthread_sigmask(SIG_BLOCK, &all, NULL); /* host signals go to the host's threads */
 
     pthread_mutex_lock(&p->mu);
     for (uint32_t i = 0; i < p->n && p->fatal == FEED_OK; i++)
@@ -404,11 +401,7 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
         p->pidfds[i] = p->errfds[i] = -1;
     pthread_mutex_init(&p->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    feed__cond_init_monotonic(&p->cv);
 
     p->epfd = epoll_create1(EPOLL_CLOEXEC);
     p->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -425,7 +418,7 @@ feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, in
     if (probe >= 0)
         close(probe);
 
-    int e = pthread_create(&p->thread, NULL, supervisor, p);
+    int e = feed__thread_start(&p->thread, supervisor, p, "feed-supervisor");
     if (e != 0) {
         feed__pool_stop(p);
         return feed__err(FEED_E_RESOURCE, err, errlen, "pool: cannot start a thread: %s%s", strerror(e),

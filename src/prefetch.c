@@ -19,7 +19,6 @@
 #include <fcntl.h>
 #include <liburing.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +32,7 @@
 #define PF_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 /* How often an idle read-ahead thread looks at the consumer's progress. */
 #define FEED_PREFETCH_POLL_MS 5
-#ifndef FEED_PREFETCH_NICE
 #define FEED_PREFETCH_NICE 10
-#endif
 /* user_data: slot index in the low 32 bits, the operation above */
 enum { OP_OPEN = 1, OP_ADVISE, OP_CLOSE };
 
@@ -265,7 +262,6 @@ feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__samp
     p->ix = ix;
     p->ahead = ahead;
     p->rootfd = -1;
-    p->end_seq = 0;
     char err[64];
     if (feed__sampler_init(&p->s, s->n, s->batch, s->shuffle, s->drop_last, s->rank, s->world,
                            s->seed, err, sizeof err) != FEED_OK)
@@ -288,16 +284,8 @@ feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__samp
             io_uring_queue_exit(&p->ring);
     }
     pthread_mutex_init(&p->mu, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&p->cv, &ca);
-    pthread_condattr_destroy(&ca);
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old); /* the host's signals go to its threads */
-    int rc = pthread_create(&p->thread, NULL, prefetch_main, p);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    feed__cond_init_monotonic(&p->cv);
+    int rc = feed__thread_start(&p->thread, prefetch_main, p, "feed-readahead");
     if (rc != 0) {
         if (p->uring)
             io_uring_queue_exit(&p->ring);
@@ -305,9 +293,6 @@ feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__samp
         pthread_mutex_destroy(&p->mu);
         goto fail;
     }
-#if defined(__GLIBC__)
-    pthread_setname_np(p->thread, "feed-readahead");
-#endif
     return p;
 fail:
     if (p->rootfd >= 0)
@@ -353,10 +338,11 @@ void feed__prefetch_reset(feed__prefetch *p, uint64_t seq0, uint64_t epoch0, uin
     pthread_mutex_unlock(&p->mu);
 }
 
-/* No wakeup here: waking the thread from the consumer's release path cost
- * the consumer ~0.5% of its time on a 2-core machine (busy fraction 0.993
- * against 0.9992; feedbench --step-ms auto, measured alternately); the
- * thread polls every FEED_PREFETCH_POLL_MS instead. */
+/* No wakeup here: waking the thread from the consumer's path cost the
+ * consumer ~0.5% of its time on a 2-core machine (busy fraction 0.957-0.993
+ * against 0.9992, `feedbench --data data/demo-2000 --step-ms auto --opts
+ * readahead=4` vs readahead=0, alternately); the thread polls every
+ * FEED_PREFETCH_POLL_MS instead. */
 void feed__prefetch_progress(feed__prefetch *p, uint64_t assigned, uint64_t next_seq)
 {
     if (!p)

@@ -253,16 +253,7 @@ static void test_respawn_with_fd_table_full(void **state)
     /* The limit goes down to the worker's pidfd: once the supervisor closes
      * it, no fd at all can be had, not even that one. */
     int pidfd = -1;
-    DIR *d = opendir("/proc/self/fd");
-    struct dirent *de;
-    char p[512], t[512];
-    while ((de = readdir(d))) {
-        snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
-        ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k > 0 && (t[k] = 0, strstr(t, "pidfd")))
-            pidfd = atoi(de->d_name);
-    }
-    closedir(d);
+    tu_fds_with("pidfd", &pidfd);
     if (pidfd < 0) {
         fu_destroy(L);
         skip(); /* no pidfd_open here: the pool polls anyway */

@@ -107,16 +107,25 @@ static void test_struct_size(void **state)
     assert_int_equal(feed_version(), FEED_VERSION_NUMBER);
 }
 
-static const char *const launcher_vars[] = {
-    "RANK", "WORLD_SIZE", "LOCAL_RANK", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
-    "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MV2_COMM_WORLD_RANK",
-    "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID",
+/* What each launcher sets, as their documentation names it (written out here,
+ * not taken from src/options.c, so a typo there fails). */
+static const struct {
+    const char *rank, *size, *local, *name;
+} env[] = {
+    {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "openmpi"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "pmi"},
+    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "mvapich"},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "slurm"},
 };
 
 static void clear_launchers(void)
 {
-    for (size_t i = 0; i < sizeof launcher_vars / sizeof *launcher_vars; i++)
-        unsetenv(launcher_vars[i]);
+    for (size_t i = 0; i < sizeof env / sizeof *env; i++) {
+        unsetenv(env[i].rank);
+        unsetenv(env[i].size);
+        unsetenv(env[i].local);
+    }
 }
 
 /* Validates text over source=/x; returns the status, err filled. */
@@ -132,15 +141,6 @@ static feed_status auto_ranks(const char *text, feed_options *o, char *err, size
  * every way it can fail (with a message that says what to set). */
 static void test_ranks_from_launcher(void **state)
 {
-    static const struct {
-        const char *rank, *size, *local, *name;
-    } env[] = {
-        {"RANK", "WORLD_SIZE", "LOCAL_RANK", "torchrun"},
-        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "openmpi"},
-        {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "pmi"},
-        {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK", "mvapich"},
-        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "slurm"},
-    };
     feed_options o;
     char err[512];
     clear_launchers();

@@ -69,8 +69,9 @@ static inline int tu_mkdata(const char *dir, int count, int seed, int classes)
     return system(cmd);
 }
 
-/* This process's fds that are libfeed memfds. */
-static inline int tu_count_memfds(void)
+/* This process's fds whose /proc/self/fd link contains needle; *last (if
+ * not NULL) is set to the number of the last one found. */
+static inline int tu_fds_with(const char *needle, int *last)
 {
     int n = 0;
     DIR *d = opendir("/proc/self/fd");
@@ -79,13 +80,20 @@ static inline int tu_count_memfds(void)
     while ((de = readdir(d))) {
         snprintf(p, sizeof p, "/proc/self/fd/%s", de->d_name);
         ssize_t k = readlink(p, t, sizeof t - 1);
-        if (k > 0) {
-            t[k] = 0;
-            n += strstr(t, "libfeed") != NULL;
+        if (k > 0 && (t[k] = 0, strstr(t, needle))) {
+            n++;
+            if (last)
+                *last = atoi(de->d_name);
         }
     }
     closedir(d);
     return n;
+}
+
+/* This process's fds that are libfeed memfds. */
+static inline int tu_count_memfds(void)
+{
+    return tu_fds_with("libfeed", NULL);
 }
 
 /* Entries in /dev/shm (libfeed must never leave one). */

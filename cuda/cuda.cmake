@@ -37,10 +37,12 @@ set_target_properties(feed_cuda_kernels PROPERTIES
   POSITION_INDEPENDENT_CODE ON
   CUDA_RUNTIME_LIBRARY Static)
 
-target_sources(feed_core PRIVATE cuda/device_cuda.c
-               INTERFACE $<TARGET_OBJECTS:feed_cuda_kernels>)
-target_include_directories(feed_core PRIVATE cuda ${CUDAToolkit_INCLUDE_DIRS})
-target_link_libraries(feed_core PUBLIC CUDA::cudart_static)
+foreach(core IN LISTS FEED_CORE_TARGETS) # feed_core, and feed_core_test with the test hooks
+  target_sources(${core} PRIVATE cuda/device_cuda.c
+                 INTERFACE $<TARGET_OBJECTS:feed_cuda_kernels>)
+  target_include_directories(${core} PRIVATE cuda ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(${core} PUBLIC CUDA::cudart_static)
+endforeach()
 
 # NVTX ranges (header-only nvtx3, no library) around copies and conversions.
 set(FEED_HAVE_NVTX OFF)

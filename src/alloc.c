@@ -1,9 +1,11 @@
-/* alloc.c - the library's allocator, with a failure switch for fault tests. */
+/* alloc.c - the library's allocator; test builds (FEED_TEST_HOOKS) add a
+ * switch that makes it fail after N calls, for the fault tests. */
 #include <stdatomic.h>
 #include <stdlib.h>
 
 #include "internal.h"
 
+#if FEED_TEST_HOOKS
 static _Atomic long fail_after = -1;
 
 static int should_fail(void)
@@ -21,6 +23,9 @@ void feed__alloc_fail_after(long n)
 {
     atomic_store(&fail_after, n);
 }
+#else
+#define should_fail() 0
+#endif
 
 void *feed__malloc(size_t n)
 {

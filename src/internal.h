@@ -54,14 +54,16 @@ static inline void feed__cond_init_monotonic(pthread_cond_t *cv)
     pthread_condattr_destroy(&ca);
 }
 
-/* Test hook: a malloc that can be told to fail after N calls (see
- * feed__alloc_fail_after). All library allocations on create paths go through
- * these so the fault test can walk every failure point. */
+/* The library's allocator. All allocations on create paths go through these
+ * so that the fault test can walk every failure point: in test builds
+ * (FEED_TEST_HOOKS) feed__alloc_fail_after makes them fail after N calls. */
 void *feed__malloc(size_t n);
 void *feed__calloc(size_t n, size_t size);
 void *feed__realloc(void *p, size_t n);
 void feed__free(void *p);
-/* Next n allocations succeed, then every one fails (n < 0: never fail). Tests only. */
+#if FEED_TEST_HOOKS
+/* Next n allocations succeed, then every one fails (n < 0: never fail). */
 void feed__alloc_fail_after(long n);
+#endif
 
 #endif /* FEED_INTERNAL_H */

@@ -791,6 +791,7 @@ uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t 
     return n;
 }
 
+#if FEED_TEST_HOOKS
 /* ---- test hooks (not exported) ----------------------------------------------------- */
 
 
@@ -809,3 +810,4 @@ const feed__xform *feed__loader_xform(feed_loader *L)
 {
     return &L->arena.hdr->xform;
 }
+#endif

@@ -1,4 +1,5 @@
-/* loader_test.h - internal hooks the tests use (not exported from libfeed.so). */
+/* loader_test.h - internal accessors the tests use: test builds (FEED_TEST_HOOKS)
+ * only, never in libfeed.so. */
 #ifndef FEED_LOADER_TEST_H
 #define FEED_LOADER_TEST_H
 

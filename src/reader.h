@@ -47,7 +47,8 @@ struct stat;
  * The system calls of the pread path, replaceable so tests can inject EINTR,
  * EIO and short reads (the io_uring path does not use them, except when it
  * falls back to pread for one file). They follow the libc calls' conventions
- * (-1 and errno). Tests only; not thread-safe.
+ * (-1 and errno). Replaceable in test builds (FEED_TEST_HOOKS) only; not
+ * thread-safe.
  */
 typedef struct feed__reader_syscalls {
     int (*openat)(int dirfd, const char *path, int flags, mode_t mode);
@@ -56,7 +57,9 @@ typedef struct feed__reader_syscalls {
     int (*close)(int fd);
 } feed__reader_syscalls;
 
+#if FEED_TEST_HOOKS
 /* Installs s (copied; NULL members keep the real call); NULL restores all. */
 void feed__reader_test_syscalls(const feed__reader_syscalls *s);
+#endif
 
 #endif /* FEED_READER_H */

@@ -4,17 +4,8 @@
  * complete. A bad sample is reported in its record and replaced by a
  * deterministic substitute, so the batch keeps its shape.
  *
- * Test hooks (FEED_TEST_FAULT in the environment, for the fault tests only):
- * "abort:SUB", "segv:SUB", "exit:SUB" or "hang:SUB" makes the worker abort,
- * crash, exit(3) or hang on any sample whose path contains SUB; several may
- * be given separated by ';'. The general form is ACTION[1][@PHASE]:SUB[:MARKER]:
- *   - a "1" after the action ("hang1", "exit1", ...) fires only once: the
- *     worker creates MARKER (O_EXCL) first and does nothing if it exists, so
- *     the retry of the sample succeeds;
- *   - PHASE is where it fires: "read" (default: before the file is read, for
- *     the sample and for any substitute), "decode" (after the read, before
- *     the decode) or "publish" (after the pixels, label, id and flags of the
- *     slot's own sample are written, before the sample is marked done).
+ * Test builds (FEED_TEST_HOOKS) can make a worker crash, exit or hang on
+ * chosen samples: FEED_TEST_FAULT in the environment, see fault.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +23,13 @@
 #include "ring.h"
 #include "rng.h"
 #include "worker.h"
+
+#if FEED_TEST_HOOKS
+#include "fault.h"
+#define maybe_fault(c, path, phase) feed__fault_maybe((c)->fault, path, phase)
+#else
+#define maybe_fault(c, path, phase) ((void)0)
+#endif
 
 void feed__worker_fail(const char *fmt, ...)
 {
@@ -67,60 +65,10 @@ typedef struct wctx {
     uint8_t *buf; /* file bytes */
     size_t cap;
     uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
+#if FEED_TEST_HOOKS
     const char *fault;
+#endif
 } wctx;
-
-enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
-
-static void maybe_fault(const wctx *c, const char *path, int phase)
-{
-    if (!c->fault)
-        return;
-    char spec[1024];
-    snprintf(spec, sizeof spec, "%s", c->fault);
-    char *save = NULL;
-    for (char *it = strtok_r(spec, ";", &save); it; it = strtok_r(NULL, ";", &save)) {
-        char *sub = strchr(it, ':');
-        if (!sub || !sub[1])
-            continue;
-        *sub++ = 0;
-        int at = FAULT_READ;
-        char *ph = strchr(it, '@');
-        if (ph) {
-            *ph++ = 0;
-            at = !strcmp(ph, "decode") ? FAULT_DECODE : !strcmp(ph, "publish") ? FAULT_PUBLISH : FAULT_READ;
-        }
-        if (at != phase)
-            continue;
-        size_t alen = strlen(it);
-        int once = alen > 1 && it[alen - 1] == '1';
-        char *marker = NULL;
-        if (once) {
-            it[alen - 1] = 0;
-            marker = strchr(sub, ':');
-            if (!marker || !marker[1])
-                continue;
-            *marker++ = 0;
-        }
-        if (!strstr(path, sub))
-            continue;
-        if (once) {
-            int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-            if (fd < 0)
-                continue; /* fired before (or cannot tell): behave */
-            close(fd);
-        }
-        if (!strcmp(it, "abort"))
-            abort();
-        if (!strcmp(it, "segv"))
-            raise(SIGSEGV);
-        if (!strcmp(it, "exit"))
-            _exit(3);
-        if (!strcmp(it, "hang"))
-            for (;;)
-                pause();
-    }
-}
 
 /* Reads and transforms dataset sample id into the slot. */
 static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
@@ -220,7 +168,9 @@ static void process(wctx *c, const feed__claim *cl)
 int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
 {
     wctx c = {.h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
+#if FEED_TEST_HOOKS
     c.fault = getenv("FEED_TEST_FAULT");
+#endif
     c.rootfd = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.rootfd < 0) {
         feed__worker_fail("cannot open dataset root %.200s: %s", ix->root, strerror(errno));

@@ -14,6 +14,9 @@ pc_flags=$(pkg-config --cflags --libs libfeed)
 echo "pkg-config: $pc_flags"
 
 cc -std=c11 -Wall -Wextra -Werror "$src/examples/train_loop.c" $pc_flags -o "$tmp/train_loop"
+# A custom prefix: the .pc's rpath variable makes the program find libfeed.so.0 by itself.
+cc -std=c11 -Wall -Wextra -Werror "$src/examples/train_loop.c" $pc_flags $(pkg-config --variable=rpath libfeed) \
+   -o "$tmp/train_loop_rpath"
 cc -std=c11 -Wall -Wextra -Werror -static-libgcc "$src/examples/train_loop.c" \
    $(pkg-config --cflags libfeed) "$tmp"/prefix/lib*/libfeed.a $(pkg-config --libs --static libfeed | sed 's/-lfeed//') \
    -o "$tmp/train_loop_static"
@@ -45,5 +48,7 @@ echo "$out"
 grep -q "delivered 24, bad 0" <<<"$out"
 out2=$(env -u FEED_WORKER "$tmp/train_loop_static" "$tmp/data" "batch_size=8,epochs=1,height=64,width=64,worker_path=$tmp/prefix/libexec/libfeed/feed-worker")
 grep -q "delivered 24, bad 0" <<<"$out2"
+out3=$(env -u FEED_WORKER -u LD_LIBRARY_PATH "$tmp/train_loop_rpath" "$tmp/data" "batch_size=8,epochs=1,height=64,width=64")
+grep -q "delivered 24, bad 0" <<<"$out3"
 [ "$(grep checksum <<<"$out" | cut -d' ' -f2)" = "$(grep checksum <<<"$out2" | cut -d' ' -f2)" ]
 echo "consumer: OK"

@@ -1,0 +1,25 @@
+/*
+ * fault.h - fault injection for the test worker (FEED_TEST_HOOKS builds only).
+ *
+ * FEED_TEST_FAULT in the worker's environment: "abort:SUB", "segv:SUB",
+ * "exit:SUB" or "hang:SUB" makes the worker abort, crash, exit(3) or hang on
+ * any sample whose path contains SUB; several may be given separated by ';'.
+ * The general form is ACTION[1][@PHASE]:SUB[:MARKER]:
+ *   - a "1" after the action ("hang1", "exit1", ...) fires only once: the
+ *     worker creates MARKER (O_EXCL) first and does nothing if it exists, so
+ *     the retry of the sample succeeds;
+ *   - PHASE is where it fires: "read" (default: before the file is read, for
+ *     the sample and for any substitute), "decode" (after the read, before
+ *     the decode) or "publish" (after the pixels, label, id and flags of the
+ *     slot's own sample are written, before the sample is marked done).
+ */
+#ifndef FEED_FAULT_H
+#define FEED_FAULT_H
+
+enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
+
+/* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
+ * that matches path at phase. */
+void feed__fault_maybe(const char *faults, const char *path, int phase);
+
+#endif

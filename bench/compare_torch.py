@@ -18,7 +18,7 @@ batches (worker start-up, first reads) and then time --images images.
 
 The libfeed side is driven through feedbench as a subprocess with --json (the
 Python binding, python/libfeed, is not used here, so the numbers are those of
-the C library; see bench/README-section.md).
+the C library; see the README, "Compared with PyTorch's DataLoader").
 
 Without torch/torchvision it prints why and exits 0 (skip). Debian:
   apt-get install python3-torch python3-torchvision ; then run with /usr/bin/python3

@@ -9,11 +9,10 @@
  * there (a short read, a file that changed size since fstat, EINTR/EAGAIN, a
  * file of 1 GiB or more) makes that one file go through the pread path from
  * scratch: the pread path handles every corner, the ring is only a faster
- * route for the common case. Measured on 2000 cached ~90 KB JPEGs (a shared,
- * noisy 2-core machine): 12-19 us per file either way, the copy dominates;
- * the ring saves system calls, not time, when the data is cached. The win
- * would come from keeping several files in flight (a batch interface) on cold
- * storage, which this one-file-at-a-time interface cannot express.
+ * route for the common case. On cached files the copy dominates and the two
+ * paths cost about the same (the ring saves system calls, not time); the win
+ * is on cold storage with several files in flight, which this one-file-at-a-
+ * time interface cannot express (the read-ahead thread does that instead).
  *
  * End of file: a read asks for at least one byte more than the size stat gave.
  * When it comes back short with the total exactly at that size, the file ended
@@ -285,7 +284,7 @@ static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max
     if (fd < 0)
         return io_error(-fd, "open", sys_errno, msg, msglen);
     /* fstat, not IORING_OP_STATX: statx always goes through an io-wq thread,
-     * which made the ring slower than pread (27 vs 18 us per 90 KB file).
+     * which made the ring slower than pread when we measured it.
      * Through the syscall table, so tests can lie about the size here too. */
     struct stat st;
     if (sys.fstat(fd, &st) < 0) {

@@ -24,6 +24,9 @@ extern char **environ;
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
+#ifndef SYS_pidfd_send_signal
+#define SYS_pidfd_send_signal 424
+#endif
 
 /* Deaths in a row without a single sample completed before the pool gives
  * up: a broken install or a poisoned environment, not a bad sample (those
@@ -140,8 +143,11 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     /* Nothing else of the host's: fds it leaked without O_CLOEXEC could
      * fill the worker's fd table before main() (the worker closes them too,
      * but only once it runs) and would be held open by every worker. */
-    posix_spawn_file_actions_addclosefrom_np(&fa, rep[1] >= 0 ? FEED_WORKER_REPORT_FD + 1
-                                                              : FEED_WORKER_REPORT_FD);
+#if FEED_TEST_HOOKS
+    if (!getenv("FEED_TEST_NO_CLOSEFROM")) /* the worker's own fallback, tested alone */
+#endif
+        posix_spawn_file_actions_addclosefrom_np(&fa, rep[1] >= 0 ? FEED_WORKER_REPORT_FD + 1
+                                                                  : FEED_WORKER_REPORT_FD);
 #endif
     posix_spawnattr_init(&at);
     sigset_t none, all;
@@ -305,6 +311,18 @@ static void reap(feed__pool *p, uint32_t i, int block)
     handle_death(p, i, status);
 }
 
+/* SIGKILL to worker i through its pidfd where it has one: a raw pid can name
+ * another process once the worker is reaped behind our back (a host that
+ * ignores SIGCHLD has its children reaped by the kernel). */
+static void kill_worker(feed__pool *p, uint32_t i)
+{
+    if (p->pidfds[i] >= 0 && syscall(SYS_pidfd_send_signal, p->pidfds[i], SIGKILL, NULL, 0) == 0)
+        return;
+    if (p->pidfds[i] >= 0 && errno == ESRCH)
+        return; /* gone already */
+    kill(p->pids[i], SIGKILL);
+}
+
 static void check_hangs(feed__pool *p)
 {
     if (!p->timeout_ms)
@@ -316,7 +334,7 @@ static void check_hangs(feed__pool *p)
         uint64_t since = atomic_load_explicit(&p->h->workers[i].busy_since_ns, memory_order_relaxed);
         if (since && now > since && now - since > limit) {
             p->hung[i] = 1;
-            kill(p->pids[i], SIGKILL);
+            kill_worker(p, i);
         }
     }
 }
@@ -371,7 +389,7 @@ static void *supervisor(void *arg)
     pthread_mutex_lock(&p->mu);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->pids[i])
-            kill(p->pids[i], SIGKILL);
+            kill_worker(p, i);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->pids[i]) {
             int status = 0; /* stays 0 if SIGCHLD is ignored (ECHILD) */

@@ -7,17 +7,57 @@
  *
  *   feed-worker --id W --parent PID
  */
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "index.h"
 #include "shm.h"
 #include "worker.h"
+
+/* Closes every fd >= first: nothing else of the host's (3 arena, 4 index,
+ * 5 the report pipe stay). close_range where the kernel has it (5.9+) and a
+ * seccomp profile allows it; else the fds /proc lists; else every fd below
+ * the fd limit. The spawn closed them too where glibc can (closefrom), but
+ * not every libc can. */
+static void close_inherited(int first)
+{
+#ifdef SYS_close_range
+#if FEED_TEST_HOOKS
+    if (!getenv("FEED_TEST_NO_CLOSE_RANGE"))
+#endif
+        if (syscall(SYS_close_range, (unsigned)first, ~0u, 0u) == 0)
+            return;
+#endif
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        int fds[256], n;
+        do { /* a batch at a time: closing while reading the directory is not reliable */
+            n = 0;
+            rewinddir(d);
+            struct dirent *de;
+            while (n < 256 && (de = readdir(d))) {
+                int fd = atoi(de->d_name);
+                if (de->d_name[0] != '.' && fd >= first && fd != dirfd(d))
+                    fds[n++] = fd;
+            }
+            for (int k = 0; k < n; k++)
+                close(fds[k]);
+        } while (n == 256);
+        closedir(d);
+        return;
+    }
+    struct rlimit rl;
+    long max = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY ? (long)rl.rlim_cur : 65536;
+    for (long fd = first; fd < max && fd < (1L << 20); fd++)
+        close((int)fd);
+}
 
 int main(int argc, char **argv)
 {
@@ -36,10 +76,7 @@ int main(int argc, char **argv)
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != (pid_t)parent)
         return 0;
-#ifdef SYS_close_range
-    /* nothing else of the parent's: 3 arena, 4 index, 5 the report pipe */
-    syscall(SYS_close_range, FEED_WORKER_REPORT_FD + 1u, ~0u, 0u);
-#endif
+    close_inherited(FEED_WORKER_REPORT_FD + 1);
     char err[256];
     feed__arena a;
     feed__index ix;

@@ -17,6 +17,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+
 #include <grp.h>
 #include <pwd.h>
 
@@ -281,6 +283,60 @@ static void test_respawn_with_fd_table_full(void **state)
     fu_assert_no_children();
 }
 
+/* Worker pid's fds whose link contains needle. */
+static int fds_of_with(pid_t pid, const char *needle)
+{
+    char dir[64], p[320], t[512];
+    snprintf(dir, sizeof dir, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int n = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        ssize_t k = readlink(p, t, sizeof t - 1);
+        if (k > 0 && (t[k] = 0, strstr(t, needle)))
+            n++;
+    }
+    closedir(d);
+    return n;
+}
+
+/* An fd the host leaked without O_CLOEXEC never reaches a worker: closed at
+ * spawn (closefrom) and by the worker itself (close_range, or its fallback
+ * over /proc/self/fd where close_range is missing: forced here). */
+static void test_host_fds_not_inherited(void **state)
+{
+    static const char *const modes[][2] = {
+        {NULL, NULL},
+        {"FEED_TEST_NO_CLOSEFROM", "FEED_TEST_NO_CLOSE_RANGE"},
+    };
+    char path[4200];
+    snprintf(path, sizeof path, "%s/leak-probe", fu_data);
+    int low = open(path, O_RDWR | O_CREAT, 0600);
+    assert_true(low >= 0);
+    int leak = fcntl(low, F_DUPFD, 100); /* no O_CLOEXEC, on purpose; above the worker's 3-5 */
+    assert_true(leak >= 100);
+    close(low);
+    for (size_t m = 0; m < 2; m++) {
+        for (int k = 0; k < 2; k++)
+            if (modes[m][k])
+                setenv(modes[m][k], "1", 1);
+        feed_loader *L = fu_make("workers=2", NULL);
+        for (uint32_t i = 0; i < 2; i++) {
+            pid_t pid = fu_running(L, i, 0);
+            assert_int_equal(fds_of_with(pid, "leak-probe"), 0);
+            assert_true(fds_of_with(pid, "libfeed") >= 1); /* it is a worker: the arena is there */
+        }
+        fu_destroy(L);
+        for (int k = 0; k < 2; k++)
+            if (modes[m][k])
+                unsetenv(modes[m][k]);
+    }
+    close(leak);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -290,6 +346,7 @@ int main(void)
         cmocka_unit_test(test_rlimit_nproc),
         cmocka_unit_test(test_rlimit_as),
         cmocka_unit_test(test_respawn_with_fd_table_full),
+        cmocka_unit_test(test_host_fds_not_inherited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -153,7 +153,9 @@ typedef struct feed_options {
     /* dataset */
     char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
-                                      to source (or to the list's folder if source is empty) */
+                                      to source (or to the list's folder if source is empty);
+                                      labels are integers 0..2147483647 (int32, any may be
+                                      unused: index memory follows the lines, not the labels) */
 
     /* batching and order */
     uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */
@@ -298,7 +300,8 @@ FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batc
 /* Samples of this rank per epoch, and batches per epoch. */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
-/* Classes found (ImageFolder) or 1 + the largest label (file list). */
+/* Classes found (ImageFolder) or 1 + the largest label (file list; up to
+ * 2^31, a count only: nothing is allocated per class). */
 FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
 /* Name of class i (ImageFolder folder name), or NULL. */
 FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);

@@ -141,6 +141,10 @@ enum { FEED_READER_AUTO = 0, FEED_READER_URING = 1, FEED_READER_PREAD = 2 };
  * then change fields directly or with feed_options_set()/feed_options_parse()
  * using the "key" names given in brackets. Unknown bytes past the caller's
  * struct_size take their defaults, so old callers keep working.
+ * feed_loader_create() refuses (FEED_E_INVALID, the option and its allowed
+ * range in err) any value the workers could not apply to every sample:
+ * booleans other than 0/1, NaN or infinite floats, and mean/std whose output
+ * (x/255 - mean)/std is not finite in dtype (float16: |v| <= 65504).
  */
 typedef struct feed_options {
     uint32_t struct_size;   /* sizeof(feed_options) as the caller knows it */
@@ -149,7 +153,9 @@ typedef struct feed_options {
     /* dataset */
     char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
-                                      to source (or to the list's folder if source is empty) */
+                                      to source (or to the list's folder if source is empty);
+                                      labels are integers 0..2147483647 (int32, any may be
+                                      unused: index memory follows the lines, not the labels) */
 
     /* batching and order */
     uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */
@@ -166,7 +172,8 @@ typedef struct feed_options {
     uint32_t prefetch;      /* [prefetch] batch slots in the ring (default 4, >= 2) */
     uint32_t height, width; /* [height] [width] output size (default 224 x 224) */
     uint32_t augment;       /* [augment] none|val|train (default val) */
-    uint32_t resize_shorter;/* [resize_shorter] val: shorter side before crop (default 256) */
+    uint32_t resize_shorter;/* [resize_shorter] val: shorter side before crop, at least
+                               max(height, width) (default 256; unused otherwise) */
     float scale_min, scale_max; /* [scale_min] [scale_max] RandomResizedCrop area (0.08, 1) */
     float ratio_min, ratio_max; /* [ratio_min] [ratio_max] aspect range (3/4, 4/3) */
     float flip_p;           /* [flip_p] horizontal flip probability (train default 0.5) */
@@ -190,7 +197,7 @@ typedef struct feed_options {
     uint32_t bad_policy;        /* [bad_policy] replace|fail (default replace) */
     uint32_t max_retries;       /* [max_retries] crashes/hangs before a sample is bad (2) */
     uint32_t sample_timeout_ms; /* [sample_timeout_ms] a worker stuck this long is killed
-                                   (default 30000; 0 = never) */
+                                   (default 30000; 0 = never; else at least 100) */
     uint64_t max_pixels;        /* [max_pixels] width*height limit (default 100M) */
     uint64_t max_file_bytes;    /* [max_file_bytes] file size limit (default 256 MiB) */
     uint32_t reader;            /* [reader] auto|uring|pread (default auto) */
@@ -293,7 +300,8 @@ FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batc
 /* Samples of this rank per epoch, and batches per epoch. */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
-/* Classes found (ImageFolder) or 1 + the largest label (file list). */
+/* Classes found (ImageFolder) or 1 + the largest label (file list; up to
+ * 2^31, a count only: nothing is allocated per class). */
 FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
 /* Name of class i (ImageFolder folder name), or NULL. */
 FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);

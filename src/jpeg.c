@@ -41,6 +41,7 @@
 #include <jpeglib.h>
 
 #include "feed.h"
+#include "index.h" /* feed__image_format */
 
 /* Extra scaled pixels decoded on each side of the requested columns. Two are
  * enough for 2x chroma subsampling; 8 keeps 4x (4:1:1) exact too. */
@@ -406,6 +407,14 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg
     j->err.status = 0;
     j->err.msg[0] = '\0';
     int rc = feed__jpeg_guarded(j, &c);
+    if (rc == FEED_E_DECODE && c.len >= 2 && !(c.data[0] == 0xFF && c.data[1] == 0xD8)) {
+        /* libjpeg's "Not a JPEG file: starts with 0x89 0x50": name the format */
+        const char *fmt = feed__image_format(c.data, c.len);
+        size_t n = strlen(j->err.msg);
+        if (fmt)
+            snprintf(j->err.msg + n, sizeof j->err.msg - n,
+                     " (%s data, not JPEG: convert it, or leave it out of the dataset)", fmt);
+    }
     if (msg && msglen)
         snprintf(msg, msglen, "%s", rc ? j->err.msg : "");
     return rc;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "convert.h"
 #include "internal.h"
 #include "options.h"
 
@@ -405,45 +406,97 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
         o->rank = l.rank;
         o->world_size = l.size;
     }
-    REQUIRE(o->world_size >= 1, "world_size must be >= 1");
+    REQUIRE(o->world_size >= 1, "world_size=0 must be >= 1");
     REQUIRE(o->rank < o->world_size, "rank=%u must be < world_size=%u", o->rank, o->world_size);
-    REQUIRE(o->augment <= FEED_AUGMENT_TRAIN, "augment=%u unknown", o->augment);
-    REQUIRE(o->augment != FEED_AUGMENT_VAL ||
-                (o->resize_shorter >= o->height && o->resize_shorter >= o->width) ||
-                o->resize_shorter == 0,
-            "resize_shorter=%u is smaller than the crop %ux%u", o->resize_shorter, o->height,
-            o->width);
+    /* Every value a worker would refuse (feed__check_xform in augment.c) or that
+     * would make each sample fail, overflow or come out meaningless is refused
+     * here, so no option passes create and then breaks every sample. */
+#define BOOL01(f) REQUIRE(o->f <= 1, #f "=%u must be 0 or 1 (false/true)", o->f)
+    BOOL01(shuffle);
+    BOOL01(drop_last);
+    BOOL01(exif);
+    BOOL01(roi_decode);
+    BOOL01(sync);
+#undef BOOL01
+    REQUIRE(o->augment <= FEED_AUGMENT_TRAIN, "augment=%u unknown (none|val|train, 0..2)", o->augment);
+    if (o->augment == FEED_AUGMENT_VAL) {
+        uint32_t crop = o->height > o->width ? o->height : o->width;
+        REQUIRE(o->resize_shorter >= crop,
+                "resize_shorter=%u must be >= %u with augment=val (the crop's larger side: "
+                "height=%u width=%u)",
+                o->resize_shorter, crop, o->height, o->width);
+    }
     REQUIRE(o->scale_min > 0 && o->scale_min <= o->scale_max && o->scale_max <= 1.0f,
-            "need 0 < scale_min <= scale_max <= 1 (got %g, %g)", o->scale_min, o->scale_max);
-    REQUIRE(o->ratio_min > 0 && o->ratio_min <= o->ratio_max,
-            "need 0 < ratio_min <= ratio_max (got %g, %g)", o->ratio_min, o->ratio_max);
+            "need 0 < scale_min <= scale_max <= 1 (got scale_min=%g, scale_max=%g)", o->scale_min,
+            o->scale_max);
+    REQUIRE(o->ratio_min > 0 && o->ratio_min <= o->ratio_max && isfinite(o->ratio_max),
+            "need 0 < ratio_min <= ratio_max, both finite (got ratio_min=%g, ratio_max=%g)",
+            o->ratio_min, o->ratio_max);
     REQUIRE(o->flip_p >= 0 && o->flip_p <= 1, "flip_p=%g must be in [0, 1]", o->flip_p);
     REQUIRE(o->grayscale_p >= 0 && o->grayscale_p <= 1, "grayscale_p=%g must be in [0, 1]",
             o->grayscale_p);
     REQUIRE(o->rotate_deg >= 0 && o->rotate_deg <= 180, "rotate_deg=%g must be in [0, 180]",
             o->rotate_deg);
-    REQUIRE(o->brightness >= 0 && o->contrast >= 0 && o->saturation >= 0,
-            "brightness/contrast/saturation must be >= 0");
+#define JITTER(f) \
+    REQUIRE(o->f >= 0 && isfinite(o->f), #f "=%g must be a finite number >= 0 (0 = off)", o->f)
+    JITTER(brightness);
+    JITTER(contrast);
+    JITTER(saturation);
+#undef JITTER
     REQUIRE(o->hue >= 0 && o->hue <= 0.5f, "hue=%g must be in [0, 0.5]", o->hue);
-    REQUIRE(o->fill <= 0xffffff, "fill must be 0xRRGGBB");
-    REQUIRE(o->dtype <= FEED_DTYPE_BFLOAT16, "dtype=%u unknown", o->dtype);
+    REQUIRE(o->fill <= 0xffffff, "fill=0x%x must be 0xRRGGBB (0..0xffffff)", o->fill);
+    REQUIRE(o->dtype <= FEED_DTYPE_BFLOAT16, "dtype=%u unknown (uint8|float32|float16|bfloat16, 0..3)",
+            o->dtype);
     if (o->layout == FEED_OPT_LAYOUT_DEFAULT)
         o->layout = o->dtype == FEED_DTYPE_UINT8 ? FEED_LAYOUT_HWC : FEED_LAYOUT_CHW;
-    REQUIRE(o->layout <= FEED_LAYOUT_CHW, "layout=%u unknown", o->layout);
-    for (int c = 0; c < 3; c++)
-        REQUIRE(o->std[c] > 0 && isfinite(o->mean[c]), "std must be > 0 and mean finite");
+    REQUIRE(o->layout <= FEED_LAYOUT_CHW, "layout=%u unknown (hwc|chw, 0..1)", o->layout);
+    static const char rgb[] = "rgb";
+    for (int c = 0; c < 3; c++) {
+        REQUIRE(isfinite(o->mean[c]), "mean: %c=%g must be a finite number", rgb[c], o->mean[c]);
+        REQUIRE(o->std[c] > 0 && isfinite(o->std[c]), "std: %c=%g must be a finite number > 0",
+                rgb[c], o->std[c]);
+    }
+    if (o->dtype != FEED_DTYPE_UINT8) {
+        /* The values 0 and 255 become, exactly as the workers and the CUDA
+         * kernel compute them; they are the extremes (the map is monotonic). */
+        float scale[3], bias[3];
+        feed__convert_params(o->mean, o->std, scale, bias);
+        for (int c = 0; c < 3; c++) {
+            float lo = feed__px_norm(0, scale[c], bias[c]), hi = feed__px_norm(255, scale[c], bias[c]);
+            int inf16 = o->dtype == FEED_DTYPE_FLOAT16 &&
+                        ((feed__f32_to_f16(lo) & 0x7c00u) == 0x7c00u ||
+                         (feed__f32_to_f16(hi) & 0x7c00u) == 0x7c00u);
+            int inf_bf = o->dtype == FEED_DTYPE_BFLOAT16 &&
+                         ((feed__f32_to_bf16(lo) & 0x7f80u) == 0x7f80u ||
+                          (feed__f32_to_bf16(hi) & 0x7f80u) == 0x7f80u);
+            REQUIRE(isfinite(lo) && isfinite(hi) && !inf16 && !inf_bf,
+                    "mean/std: %c (mean=%g, std=%g) maps pixels 0..255 to %g..%g, out of %s's "
+                    "finite range%s: raise std",
+                    rgb[c], o->mean[c], o->std[c], lo, hi,
+                    o->dtype == FEED_DTYPE_FLOAT16 ? "float16" : o->dtype == FEED_DTYPE_BFLOAT16 ? "bfloat16" : "float32",
+                    o->dtype == FEED_DTYPE_FLOAT16 ? " (+-65504)" : "");
+        }
+    }
     REQUIRE(o->device_prefetch >= 1 && o->device_prefetch <= 64,
             "device_prefetch=%u must be in 1..64", o->device_prefetch);
-    REQUIRE(o->bad_policy <= FEED_BAD_FAIL, "bad_policy=%u unknown", o->bad_policy);
-    REQUIRE(o->max_retries <= 100, "max_retries=%u must be <= 100", o->max_retries);
-    REQUIRE(o->max_pixels >= 1, "max_pixels must be >= 1");
-    REQUIRE(o->max_file_bytes >= 1, "max_file_bytes must be >= 1");
-    REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown", o->reader);
+    REQUIRE(o->bad_policy <= FEED_BAD_FAIL, "bad_policy=%u unknown (replace|fail, 0..1)", o->bad_policy);
+    REQUIRE(o->max_retries <= 100, "max_retries=%u must be in 0..100", o->max_retries);
+    REQUIRE(o->sample_timeout_ms == 0 || o->sample_timeout_ms >= FEED_MIN_SAMPLE_TIMEOUT_MS,
+            "sample_timeout_ms=%u must be 0 (never) or >= %u: a worker busy longer than this on one "
+            "sample is killed as hung, and a large JPEG takes tens of ms to decode",
+            o->sample_timeout_ms, FEED_MIN_SAMPLE_TIMEOUT_MS);
+    REQUIRE(o->max_pixels >= 1, "max_pixels=0 must be >= 1 (width*height)");
+    REQUIRE(o->max_file_bytes >= 1, "max_file_bytes=0 must be >= 1");
+    REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown (auto|uring|pread, 0..2)", o->reader);
     REQUIRE(o->readahead <= 4096, "readahead=%u must be in 0..4096 (batches)", o->readahead);
-    REQUIRE(memchr(o->source, 0, sizeof o->source) && memchr(o->file_list, 0, sizeof o->file_list) &&
-                memchr(o->device, 0, sizeof o->device) &&
-                memchr(o->worker_path, 0, sizeof o->worker_path),
-            "a text option is not NUL-terminated");
+    REQUIRE(memchr(o->source, 0, sizeof o->source), "source is not NUL-terminated (max %zu bytes)",
+            sizeof o->source - 1);
+    REQUIRE(memchr(o->file_list, 0, sizeof o->file_list),
+            "file_list is not NUL-terminated (max %zu bytes)", sizeof o->file_list - 1);
+    REQUIRE(memchr(o->device, 0, sizeof o->device), "device is not NUL-terminated (max %zu bytes)",
+            sizeof o->device - 1);
+    REQUIRE(memchr(o->worker_path, 0, sizeof o->worker_path),
+            "worker_path is not NUL-terminated (max %zu bytes)", sizeof o->worker_path - 1);
 #undef REQUIRE
     return FEED_OK;
 }

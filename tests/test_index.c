@@ -139,12 +139,145 @@ static void test_errors(void **state)
     assert_non_null(strstr(err, "no samples"));
 }
 
+/* A label at the int32 limit indexes in memory proportional to the lines
+ * (no table sized by the largest label; 1 + INT32_MAX does not overflow),
+ * and shares and attaches like any other; one past it, or far past it, is a
+ * clear error naming the file, the line and the range. */
+static void test_label_range(void **state)
+{
+    char list[4096];
+    snprintf(list, sizeof list, "%s/big.txt", root);
+    const char *text = "a.jpg 2147483647\n";
+    tu_write(list, text, strlen(text));
+    feed__index ix;
+    char err[512] = "";
+    assert_int_equal(feed__index_build(&ix, "", list, err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->count, 1);
+    assert_int_equal(ix.hdr->nclasses, 2147483648u);
+    assert_int_equal(ix.hdr->named_classes, 0);
+    assert_int_equal(feed__index_label(ix.hdr, 0), 2147483647);
+    assert_true(ix.hdr->total_bytes <= 16384); /* header, one entry, "a.jpg" */
+    assert_int_equal(feed__index_share(&ix, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__index_label(ix.hdr, 0), 2147483647);
+    feed__index_free(&ix);
+
+    /* many distinct sparse labels: still proportional to the lines */
+    snprintf(list, sizeof list, "%s/sparse.txt", root);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    for (int i = 0; i < 1000; i++)
+        fprintf(f, "img/%04d.jpg %d\n", i, 2147483647 - i * 1000003);
+    fclose(f);
+    assert_int_equal(feed__index_build(&ix, "", list, err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->count, 1000);
+    assert_int_equal(ix.hdr->nclasses, 2147483648u);
+    assert_true(ix.hdr->total_bytes <= 64 * 1024);
+    feed__index_free(&ix);
+
+    expect_list_error("a.jpg 1\nb.jpg 2147483648\n",
+                      "bad.txt:2: label 2147483648 is out of range: labels are 0..2147483647");
+    expect_list_error("a.jpg 99999999999999999999999\n", "bad.txt:1: label 99999999999999999999999 is out of range");
+    expect_list_error("a.jpg 0x10\n", "bad.txt:1: label '0x10' is not a non-negative integer");
+    expect_list_error("a.jpg +\n", "label '+' is not");
+    /* a label with a leading + is an integer, as before */
+    snprintf(list, sizeof list, "%s/plus.txt", root);
+    tu_write(list, "a.jpg +5\n", 9);
+    assert_int_equal(feed__index_build(&ix, "", list, err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->nclasses, 6);
+    feed__index_free(&ix);
+}
+
+/* An image given where a file list is expected: named as an image, its
+ * first bytes escaped, never printed raw; binary junk in a list is escaped
+ * too, and UTF-8 paths are shown as they are. */
+static void expect_source_error(const void *data, size_t len, const char *needle1, const char *needle2)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/photo.jpg", root);
+    tu_write(p, data, len);
+    feed__index ix;
+    char err[1024] = "";
+    assert_int_equal(feed__index_build(&ix, p, "", err, sizeof err), FEED_E_DATASET);
+    if (!strstr(err, needle1) || !strstr(err, needle2))
+        fail_msg("error '%s' lacks '%s' or '%s'", err, needle1, needle2);
+    for (const char *c = err; *c; c++)
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            fail_msg("error holds the raw byte 0x%02x: '%s'", (unsigned char)*c, err);
+}
+
+static void test_image_as_source(void **state)
+{
+    static const unsigned char jpg[] = {0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10, 'J', 'F', 'I', 'F', 0x00,
+                                        0x01, 0x01, 0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, '\n'};
+    expect_source_error(jpg, sizeof jpg, "this looks like an image, not a file list", "(JPEG)");
+    expect_source_error(jpg, sizeof jpg, "photo.jpg starts with \\xff\\xd8\\xff\\xe0", "ImageFolder");
+    static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 13, 'I', 'H', 'D', 'R'};
+    expect_source_error(png, sizeof png, "\\x89PNG\\x0d\\x0a\\x1a\\x0a (PNG)", "this looks like an image");
+    expect_source_error("GIF89a\x01\x00\x01\x00", 10, "(GIF)", "this looks like an image");
+    expect_source_error("RIFF\x24\x00\x00\x00WEBPVP8 ", 16, "(WebP)", "this looks like an image");
+    /* not an image, but binary: bytes escaped, the line and a hint given */
+    static const unsigned char junk[] = {0x01, 0x02, 0x1b, '[', '3', '1', 'm', ' ', 0x00, 'x', '\n'};
+    expect_source_error(junk, sizeof junk, "photo.jpg:1: a NUL byte in '\\x01\\x02\\x1b[31m \\x00x",
+                        "not a text file list");
+    static const unsigned char ctl[] = {'a', 0x1b, ']', '0', ';', 'x', 0x07, '\n'};
+    expect_source_error(ctl, sizeof ctl, "expected 'path label', got 'a\\x1b]0;x\\x07'", "photo.jpg:1:");
+    /* a list whose path is UTF-8 is quoted as text; a bad label escaped */
+    expect_source_error("caf\xc3\xa9/\xe7\x8c\xab.jpg \xff\n", 15, "label '\\xff' is not",
+                        "photo.jpg:1:");
+    expect_source_error("caf\xc3\xa9.jpg\n", 10, "got 'caf\xc3\xa9.jpg'", "photo.jpg:1:");
+    /* a text list that begins like "BM" is still a list */
+    char p[4096];
+    snprintf(p, sizeof p, "%s/bm.txt", root);
+    tu_write(p, "BMW/car.jpg 1\n", 14);
+    feed__index ix;
+    char err[512];
+    assert_int_equal(feed__index_build(&ix, p, "", err, sizeof err), FEED_OK);
+    feed__index_free(&ix);
+}
+
+/* The magic table jpeg.c and index.c share. */
+static void test_image_format(void **state)
+{
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *name;
+    } cases[] = {
+        {"\xff\xd8\xff\xdb", 4, "JPEG"},
+        {"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16, "PNG"},
+        {"GIF87a", 6, "GIF"},
+        {"RIFF\0\0\0\0WEBP", 12, "WebP"},
+        {"BM\x36\0\x0c\0\0\0\0\0", 10, "BMP"},
+        {"II*\0", 4, "TIFF"},
+        {"MM\0*", 4, "TIFF"},
+        {"\0\0\0\x18" "ftypheic", 12, "HEIF"},
+        {"\0\0\0\x18" "ftypmif1", 12, "HEIF"},
+        {"\0\0\0\x1c" "ftypavif", 12, "AVIF"},
+        {"\xff\x0a", 2, "JPEG XL"},
+        {"\0\0\0\x0cJXL \r\n\x87\n", 12, "JPEG XL"},
+        {"BMW/a.jpg 1\n", 12, NULL},
+        {"\0\0\0\x18" "ftypisom", 12, NULL}, /* MP4 */
+        {"\xff\xd8", 2, NULL},               /* too short to tell */
+        {"", 0, NULL},
+        {"a.jpg 3\n", 8, NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *got = feed__image_format((const uint8_t *)cases[i].bytes, cases[i].n);
+        if (cases[i].name ? !got || strcmp(got, cases[i].name) : got != NULL)
+            fail_msg("case %zu: got %s, want %s", i, got ? got : "NULL",
+                     cases[i].name ? cases[i].name : "NULL");
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_folder),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_label_range),
+        cmocka_unit_test(test_image_as_source),
+        cmocka_unit_test(test_image_format),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

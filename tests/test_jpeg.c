@@ -279,6 +279,7 @@ static void test_errors(void **state)
     assert_int_equal(feed__jpeg_decode(j, png, sizeof png, plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
     assert_non_null(strstr(msg, "Not a JPEG file"));
+    assert_non_null(strstr(msg, "starts with 0x89 0x50 (PNG data, not JPEG"));
     static const uint8_t soi[] = {0xFF, 0xD8};
     assert_int_equal(feed__jpeg_decode(j, soi, sizeof soi, plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
@@ -339,6 +340,47 @@ static void test_errors(void **state)
     free(ref);
     free(jpg);
     free(px);
+    feed__jpeg_destroy(j);
+}
+
+/* "Not a JPEG file" names the format the bytes are, by magic; bytes of no
+ * known format get libjpeg's message alone. */
+static void test_not_jpeg_names_format(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *bytes;
+        size_t n;
+        const char *name; /* NULL: no format named */
+    } cases[] = {
+        {"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR", 16, "PNG"},
+        {"GIF89a\x01\0\x01\0\0\0", 12, "GIF"},
+        {"RIFF\x24\0\0\0WEBPVP8 ", 16, "WebP"},
+        {"BM\x36\0\x0c\0\0\0\0\0\x36\0", 12, "BMP"},
+        {"II*\0\x08\0\0\0", 8, "TIFF"},
+        {"MM\0*\0\0\0\x08", 8, "TIFF"},
+        {"\0\0\0\x18" "ftypheic\0\0\0\0", 16, "HEIF"},
+        {"\0\0\0\x1c" "ftypavif\0\0\0\0", 16, "AVIF"},
+        {"\xff\x0a\xfa\x7f", 4, "JPEG XL"},
+        {"\x01\x02\x03\x04\x05\x06", 6, NULL},
+        {"\xff\xd9\x00\x00", 4, NULL},
+    };
+    feed__jpeg *j = feed__jpeg_create();
+    plan_arg p = {.want = {.scale = 8, .x1 = 1, .y1 = 1}};
+    feed__jpeg_image img;
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char msg[256] = "";
+        int rc = feed__jpeg_decode(j, (const uint8_t *)cases[i].bytes, cases[i].n, plan_fixed, &p,
+                                   &img, msg, sizeof msg);
+        assert_int_equal(rc, FEED_E_DECODE);
+        if (!strstr(msg, "Not a JPEG file: starts with"))
+            fail_msg("case %zu: '%s'", i, msg);
+        char want[64];
+        snprintf(want, sizeof want, "(%s data, not JPEG", cases[i].name ? cases[i].name : "");
+        if (cases[i].name ? !strstr(msg, want) : strstr(msg, "data, not JPEG") != NULL)
+            fail_msg("case %zu: '%s' (want %s)", i, msg, cases[i].name ? want : "no format");
+    }
+    assert_int_equal(p.calls, 0);
     feed__jpeg_destroy(j);
 }
 
@@ -479,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_info_and_grey),
         cmocka_unit_test(test_cmyk),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_not_jpeg_names_format),
         cmocka_unit_test(test_plan_status),
         cmocka_unit_test(test_too_large_from_header),
         cmocka_unit_test(test_exif_parse),

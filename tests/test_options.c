@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,6 +81,128 @@ static void test_validate(void **state)
     feed_options_init(&o, sizeof o);
     assert_int_equal(feed__options_validate(&o, err, sizeof err), FEED_E_INVALID);
     assert_non_null(strstr(err, "source"));
+}
+
+/* Defaults + source=/x, changed by stmt (on o), then validated: refused
+ * with a message naming the option and what it may be (both needles), or
+ * accepted. */
+static void fresh_options(feed_options *o)
+{
+    feed_options_init(o, sizeof *o);
+    strcpy(o->source, "/x");
+}
+
+static void check_struct(feed_options *o, const char *what, const char *needle1, const char *needle2)
+{
+    char err[512] = "";
+    feed_status st = feed__options_validate(o, err, sizeof err);
+    if (!needle1) {
+        if (st != FEED_OK)
+            fail_msg("%s refused: %s", what, err);
+        return;
+    }
+    if (st != FEED_E_INVALID)
+        fail_msg("%s accepted (status %d)", what, st);
+    if (!strstr(err, needle1) || !strstr(err, needle2))
+        fail_msg("'%s' lacks '%s' or '%s' (%s)", err, needle1, needle2, what);
+}
+
+#define EXPECT_STRUCT_INVALID(stmt, needle1, needle2) \
+    do {                                              \
+        feed_options o_;                              \
+        fresh_options(&o_);                           \
+        {                                             \
+            feed_options *o = &o_;                    \
+            stmt;                                     \
+        }                                             \
+        check_struct(&o_, #stmt, needle1, needle2);   \
+    } while (0)
+#define EXPECT_STRUCT_OK(stmt) EXPECT_STRUCT_INVALID(stmt, NULL, NULL)
+
+static void expect_invalid2(const char *text, const char *needle1, const char *needle2)
+{
+    expect_invalid(text, needle1);
+    expect_invalid(text, needle2);
+}
+
+/* Every value a worker refuses or that breaks every sample is refused at
+ * create, with the option named and its allowed range; the edges that work
+ * are accepted. Field by field in feed_options order. */
+static void test_validate_every_field(void **state)
+{
+    /* booleans */
+    EXPECT_STRUCT_INVALID(o->shuffle = 2, "shuffle=2", "0 or 1");
+    EXPECT_STRUCT_INVALID(o->drop_last = 7, "drop_last=7", "0 or 1");
+    EXPECT_STRUCT_INVALID(o->exif = 2, "exif=2", "0 or 1");
+    EXPECT_STRUCT_INVALID(o->roi_decode = 3, "roi_decode=3", "0 or 1");
+    EXPECT_STRUCT_INVALID(o->sync = 0xffffffffu, "sync=4294967295", "0 or 1");
+    /* sizes */
+    expect_invalid2("batch_size=65537", "batch_size=65537", "1..65536");
+    expect_invalid2("workers=251", "workers=251", "1..250");
+    expect_invalid2("prefetch=1025", "prefetch=1025", "2..1024");
+    expect_invalid2("height=0", "height=0", "1..8192");
+    expect_invalid2("width=8193", "width=8193", "1..8192");
+    expect_invalid2("world_size=0", "world_size=0", ">= 1");
+    /* resize_shorter: the worker refuses 0 for augment=val (feed__check_xform);
+     * below the crop is refused too. Unused by none and train. */
+    expect_invalid2("resize_shorter=0", "resize_shorter=0", ">= 224");
+    expect_invalid2("height=300,width=200,resize_shorter=250", "resize_shorter=250", ">= 300");
+    EXPECT_STRUCT_OK(o->resize_shorter = 224);
+    EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_TRAIN; o->resize_shorter = 0);
+    EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_NONE; o->resize_shorter = 0);
+    EXPECT_STRUCT_INVALID(o->augment = 3, "augment=3", "none|val|train");
+    /* RandomResizedCrop */
+    expect_invalid2("scale_min=0", "scale_min=0", "0 < scale_min <= scale_max <= 1");
+    expect_invalid2("scale_max=1.5", "scale_max=1.5", "<= 1");
+    EXPECT_STRUCT_INVALID(o->scale_min = NAN, "scale_min=nan", "scale_max");
+    expect_invalid2("ratio_min=0", "ratio_min=0", "0 < ratio_min <= ratio_max");
+    expect_invalid2("ratio_min=2,ratio_max=1", "ratio_min=2", "ratio_max=1");
+    EXPECT_STRUCT_INVALID(o->ratio_max = INFINITY, "ratio_max=inf", "finite");
+    EXPECT_STRUCT_INVALID(o->ratio_min = NAN, "ratio_min=nan", "0 < ratio_min");
+    /* flips, rotation, jitter */
+    expect_invalid2("flip_p=-0.1", "flip_p=-0.1", "[0, 1]");
+    EXPECT_STRUCT_INVALID(o->flip_p = NAN, "flip_p=nan", "[0, 1]");
+    expect_invalid2("rotate_deg=181", "rotate_deg=181", "[0, 180]");
+    EXPECT_STRUCT_INVALID(o->fill = 0x1000000, "fill=0x1000000", "0xRRGGBB");
+    expect_invalid2("brightness=-1", "brightness=-1", ">= 0");
+    EXPECT_STRUCT_INVALID(o->brightness = INFINITY, "brightness=inf", "finite number >= 0");
+    EXPECT_STRUCT_INVALID(o->contrast = NAN, "contrast=nan", "finite number >= 0");
+    EXPECT_STRUCT_INVALID(o->saturation = INFINITY, "saturation=inf", "finite number >= 0");
+    expect_invalid2("hue=0.6", "hue=0.6", "[0, 0.5]");
+    expect_invalid2("grayscale_p=2", "grayscale_p=2", "[0, 1]");
+    EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_TRAIN; o->brightness = 100; o->hue = 0.5f;
+                     o->rotate_deg = 180; o->ratio_min = 1e-3f; o->ratio_max = 1e3f);
+    /* output */
+    EXPECT_STRUCT_INVALID(o->dtype = 4, "dtype=4", "uint8|float32|float16|bfloat16");
+    EXPECT_STRUCT_INVALID(o->layout = 2, "layout=2", "hwc|chw");
+    EXPECT_STRUCT_INVALID(o->mean[1] = NAN, "mean: g=nan", "finite");
+    EXPECT_STRUCT_INVALID(o->std[2] = INFINITY, "std: b=inf", "> 0");
+    expect_invalid2("std=1:0:1", "std: g=0", "> 0");
+    /* normalisation that overflows the dtype: every pixel would be inf */
+    EXPECT_STRUCT_INVALID(o->dtype = FEED_DTYPE_FLOAT16; o->std[0] = 1e-6f, "mean/std: r",
+                          "float16's finite range (+-65504)");
+    EXPECT_STRUCT_OK(o->dtype = FEED_DTYPE_FLOAT32; o->std[0] = 1e-5f);
+    EXPECT_STRUCT_OK(o->dtype = FEED_DTYPE_UINT8; o->std[0] = 1e-30f); /* not normalised */
+    EXPECT_STRUCT_INVALID(o->dtype = FEED_DTYPE_FLOAT32; o->std[1] = 1e-44f, "mean/std: g",
+                          "float32's finite range");
+    EXPECT_STRUCT_INVALID(o->dtype = FEED_DTYPE_BFLOAT16; o->mean[2] = 3.4e38f; o->std[2] = 1.0f,
+                          "mean/std: b", "bfloat16's finite range");
+    EXPECT_STRUCT_OK(o->dtype = FEED_DTYPE_FLOAT16; o->mean[0] = 0; o->std[0] = 1.0f / 256);
+    /* pipeline and robustness */
+    expect_invalid2("device_prefetch=0", "device_prefetch=0", "1..64");
+    EXPECT_STRUCT_INVALID(o->bad_policy = 2, "bad_policy=2", "replace|fail");
+    expect_invalid2("max_retries=101", "max_retries=101", "0..100");
+    expect_invalid2("sample_timeout_ms=5", "sample_timeout_ms=5", "0 (never) or >= 100");
+    EXPECT_STRUCT_OK(o->sample_timeout_ms = 0);
+    EXPECT_STRUCT_OK(o->sample_timeout_ms = 100);
+    expect_invalid2("max_pixels=0", "max_pixels=0", ">= 1");
+    expect_invalid2("max_file_bytes=0", "max_file_bytes=0", ">= 1");
+    EXPECT_STRUCT_INVALID(o->reader = 3, "reader=3", "auto|uring|pread");
+    expect_invalid2("readahead=4097", "readahead=4097", "0..4096");
+    EXPECT_STRUCT_INVALID(memset(o->device, 'c', sizeof o->device), "device is not NUL-terminated",
+                          "31 bytes");
+    EXPECT_STRUCT_INVALID(memset(o->worker_path, 'w', sizeof o->worker_path),
+                          "worker_path is not NUL-terminated", "4095 bytes");
 }
 
 static void test_struct_size(void **state)
@@ -203,6 +326,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate),
+        cmocka_unit_test(test_validate_every_field),
         cmocka_unit_test(test_struct_size),
         cmocka_unit_test(test_ranks_from_launcher),
     };

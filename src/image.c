@@ -1,31 +1,29 @@
 /*
- * augment.c - the per-sample pixel pipeline: plan the crop from the JPEG
- * header, decode only that region (DCT-scaled when it stays >= the output
- * size), resample, orient, flip, rotate, jitter.
+ * image.c - the per-sample pixel pipeline (image.h): plan the crop from the
+ * JPEG header, decode only that region (DCT-scaled when it stays >= the
+ * output size), resample, orient, flip, rotate, jitter.
  *
  * Geometry is planned in the *displayed* image (after EXIF orientation), as
  * torchvision sees it, then mapped back into the stored image, which is what
- * the decoder reads. The resize (resize.c) runs in stored orientation and a
- * final exact permutation (feed__orient_copy) turns the small output upright;
- * a plain horizontal flip is folded into the resize's horizontal pass.
+ * the decoder reads. The resize runs in stored orientation and a final exact
+ * permutation (feed__orient_copy) turns the small output upright; a plain
+ * horizontal flip is folded into the resize's horizontal pass.
  */
-#include "augment.h"
+#include "image.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "colour.h"
 #include "feed.h"
 #include "geometry.h"
-#include "image.h"
+#include "internal.h"
 #include "jpeg.h"
 #include "pixel.h"
 #include "resize.h"
-
-/* ---- the pipeline ------------------------------------------------------------------------------ */
+#include "rng.h"
 
 struct feed__image_ctx {
     feed__jpeg *jpeg;
@@ -171,13 +169,6 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
         reg->y1 = sh;
     }
     return 0;
-}
-
-static uint64_t feed__now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static int feed__check_xform(const feed__xform *x)

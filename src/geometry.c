@@ -112,6 +112,19 @@ void feed__rotate(const uint8_t *src, uint8_t *dst, uint32_t w, uint32_t h, doub
 
 /* ---- crop boxes ---------------------------------------------------------------------------- */
 
+/* torchvision CenterCrop on one axis of resized length r: the crop of o starts
+ * at round((r - o) / 2) (half to even); a crop larger than the image pads with
+ * zeros, (o - r) // 2 before it, so the image fills [*at, *at + *len) of the
+ * output instead. */
+static uint64_t center_crop_axis(uint64_t r, uint32_t o, uint32_t *at, uint32_t *len)
+{
+    if (r >= o)
+        return (uint64_t)nearbyint((double)(r - o) / 2.0);
+    *at = (uint32_t)((o - r) / 2);
+    *len = (uint32_t)r;
+    return 0;
+}
+
 void feed__center_crop_box(uint32_t W, uint32_t H, uint32_t shorter, uint32_t ow, uint32_t oh,
                            double box[4], uint32_t sub[4])
 {
@@ -130,30 +143,14 @@ void feed__center_crop_box(uint32_t W, uint32_t H, uint32_t shorter, uint32_t ow
     sub[0] = sub[1] = 0;
     sub[2] = ow;
     sub[3] = oh;
-    /* torchvision CenterCrop: top = round((rh - oh) / 2) (half to even);
-     * a crop larger than the image pads with zeros, (oh - rh) // 2 on top */
-    uint64_t ry, rx;
-    if (rh >= oh) {
-        ry = (uint64_t)nearbyint((double)(rh - oh) / 2.0);
-    } else {
-        ry = 0;
-        sub[1] = (uint32_t)((oh - rh) / 2);
-        sub[3] = (uint32_t)rh;
-    }
-    if (rw >= ow) {
-        rx = (uint64_t)nearbyint((double)(rw - ow) / 2.0);
-    } else {
-        rx = 0;
-        sub[0] = (uint32_t)((ow - rw) / 2);
-        sub[2] = (uint32_t)rw;
-    }
+    uint64_t ry = center_crop_axis(rh, oh, &sub[1], &sub[3]);
+    uint64_t rx = center_crop_axis(rw, ow, &sub[0], &sub[2]);
     double sx = (double)W / (double)rw, sy = (double)H / (double)rh;
     box[0] = rx * sx;
     box[1] = fmin((rx + sub[2]) * sx, W);
     box[2] = ry * sy;
     box[3] = fmin((ry + sub[3]) * sy, H);
 }
-
 
 int feed__rrc_box(feed__rng *r, uint32_t W, uint32_t H, double scale_min, double scale_max,
                   double ratio_min, double ratio_max, uint32_t *i, uint32_t *j, uint32_t *h,

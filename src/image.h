@@ -2,8 +2,9 @@
  * image.h - the per-sample pixel pipeline: JPEG bytes in, uint8 HWC RGB out.
  *
  * Pure stages, no shared state: jpeg.c (the only file that includes
- * libjpeg-turbo headers) decodes, augment.c crops, resizes, flips, rotates and
- * jitters. A worker owns one feed__image_ctx and calls feed__image_process()
+ * libjpeg-turbo headers) decodes; geometry.c places the crop, orients, flips
+ * and rotates, resize.c resamples, colour.c jitters; image.c runs them in
+ * order. A worker owns one feed__image_ctx and calls feed__image_process()
  * once per sample; the ctx keeps the decoder and scratch buffers between
  * calls so the steady state does no allocation.
  *

@@ -1,8 +1,8 @@
 /*
- * test_augment.c - src/augment.c: each geometric op against a float64
- * reference, RandomResizedCrop's distribution against torchvision's
- * definition, and feed__image_process() end to end (modes, EXIF, ROI/DCT
- * scaling bounds, determinism).
+ * test_augment.c - the pixel stages (src/resize.c, geometry.c, colour.c,
+ * image.c): each op against a float64 reference, RandomResizedCrop's
+ * distribution against torchvision's definition, and feed__image_process()
+ * end to end (modes, EXIF, ROI/DCT scaling bounds, determinism).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,10 +18,12 @@
 
 #include <turbojpeg.h>
 
-#include "augment.h"
+#include "colour.h"
 #include "feed.h"
+#include "geometry.h"
 #include "image.h"
 #include "jpeg.h"
+#include "resize.h"
 #include "rng.h"
 #include "test_image_util.h"
 

@@ -1,0 +1,277 @@
+/*
+ * image.c - the per-sample pixel pipeline (image.h): plan the crop from the
+ * JPEG header, decode only that region (DCT-scaled when it stays >= the
+ * output size), resample, orient, flip, rotate, jitter.
+ *
+ * Geometry is planned in the *displayed* image (after EXIF orientation), as
+ * torchvision sees it, then mapped back into the stored image, which is what
+ * the decoder reads. The resize runs in stored orientation and a final exact
+ * permutation (feed__orient_copy) turns the small output upright; a plain
+ * horizontal flip is folded into the resize's horizontal pass.
+ */
+#include "image.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "colour.h"
+#include "feed.h"
+#include "geometry.h"
+#include "internal.h"
+#include "jpeg.h"
+#include "pixel.h"
+#include "resize.h"
+#include "rng.h"
+
+struct feed__image_ctx {
+    feed__jpeg *jpeg;
+    feed__axis xa, ya;
+    feed__resizer rz;
+    uint8_t *buf1, *buf2; /* stored-orientation resize output; pre-rotation image */
+    size_t cap1, cap2;
+};
+
+feed__image_ctx *feed__image_ctx_create(void)
+{
+    feed__image_ctx *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->jpeg = feed__jpeg_create();
+    if (!c->jpeg) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void feed__image_ctx_destroy(feed__image_ctx *c)
+{
+    if (!c)
+        return;
+    feed__jpeg_destroy(c->jpeg);
+    feed__axis_free(&c->xa);
+    feed__axis_free(&c->ya);
+    feed__resizer_free(&c->rz);
+    free(c->buf1);
+    free(c->buf2);
+    free(c);
+}
+
+/* Everything the plan decides, for the steps after decoding. */
+typedef struct feed__plan {
+    feed__image_ctx *ctx;
+    const feed__xform *x;
+    uint64_t seed, epoch, id;
+    uint32_t o;              /* orientation applied (1 = none) */
+    uint32_t wd, hd;         /* displayed size */
+    uint32_t sub_x, sub_y;   /* output sub-rectangle (VAL when the crop overhangs) */
+    uint32_t sub_w, sub_h;
+    uint32_t rw, rh;         /* resize output, stored orientation */
+    uint32_t vx0, vy0;       /* scaled valid region origin */
+    uint32_t scale;
+} feed__plan;
+
+static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg,
+                             char *msg, size_t msglen)
+{
+    feed__plan *p = arg;
+    const feed__xform *x = p->x;
+    uint32_t ws = info->width, hs = info->height;
+    uint64_t px = (uint64_t)ws * hs;
+    if (x->max_pixels && px > x->max_pixels) {
+        snprintf(msg, msglen, "image %ux%u = %llu pixels is over max_pixels %llu", ws, hs,
+                 (unsigned long long)px, (unsigned long long)x->max_pixels);
+        return FEED_E_TOO_LARGE;
+    }
+    p->o = x->exif ? info->orientation : 1;
+    p->wd = p->o >= 5 ? hs : ws;
+    p->hd = p->o >= 5 ? ws : hs;
+    uint32_t wd = p->wd, hd = p->hd, oh = x->out_h, ow = x->out_w;
+
+    /* box (continuous) and valid region (integer) in displayed coordinates;
+     * the output sub-rectangle {x, y, w, h} the image fills */
+    double bx0 = 0, bx1 = wd, by0 = 0, by1 = hd;
+    uint32_t vx0 = 0, vx1 = wd, vy0 = 0, vy1 = hd;
+    uint32_t sub[4] = {0, 0, ow, oh};
+    if (x->mode == FEED_AUGMENT_VAL) {
+        double box[4];
+        feed__center_crop_box(wd, hd, x->resize_shorter, ow, oh, box, sub);
+        bx0 = box[0];
+        bx1 = box[1];
+        by0 = box[2];
+        by1 = box[3];
+    } else if (x->mode == FEED_AUGMENT_TRAIN) {
+        feed__rng r;
+        feed__rng_init(&r, p->seed, p->epoch, p->id, FEED_RNG_CROP);
+        uint32_t i, j, h, w;
+        feed__rrc_box(&r, wd, hd, x->scale_min, x->scale_max, x->ratio_min, x->ratio_max, &i,
+                      &j, &h, &w);
+        bx0 = vx0 = j;
+        bx1 = vx1 = j + w;
+        by0 = vy0 = i;
+        by1 = vy1 = i + h;
+    }
+    p->sub_x = sub[0];
+    p->sub_y = sub[1];
+    p->sub_w = sub[2];
+    p->sub_h = sub[3];
+    p->rw = p->o >= 5 ? p->sub_h : p->sub_w;
+    p->rh = p->o >= 5 ? p->sub_w : p->sub_h;
+
+    double b[4], v[4];
+    feed__map_rect(p->o, ws, hs, bx0, bx1, by0, by1, b);
+    feed__map_rect(p->o, ws, hs, vx0, vx1, vy0, vy1, v);
+
+    /* DCT scale: the smallest fast one (1/8..4/8; 5/8..7/8 fall back to slow
+     * C IDCTs in libjpeg-turbo 2.1) whose scaled box still covers the output */
+    uint32_t m = 8;
+    if (x->roi_decode) {
+        static const uint32_t fast[4] = {1, 2, 3, 4};
+        for (int k = 0; k < 4; k++) {
+            if ((b[1] - b[0]) * fast[k] >= 8.0 * p->rw && (b[3] - b[2]) * fast[k] >= 8.0 * p->rh) {
+                m = fast[k];
+                break;
+            }
+        }
+    }
+    uint32_t sw = feed__jpeg_scaled(ws, m), sh = feed__jpeg_scaled(hs, m);
+    double f = m / 8.0;
+    uint32_t svx0 = (uint32_t)floor(v[0] * f), svx1 = (uint32_t)ceil(v[1] * f);
+    uint32_t svy0 = (uint32_t)floor(v[2] * f), svy1 = (uint32_t)ceil(v[3] * f);
+    if (svx1 > sw)
+        svx1 = sw;
+    if (svy1 > sh)
+        svy1 = sh;
+    double in_w = svx1 - svx0, in_h = svy1 - svy0;
+    int rc = feed__axis_build(&p->ctx->xa, svx1 - svx0, fmin(fmax(b[0] * f - svx0, 0), in_w),
+                              fmin(b[1] * f - svx0, in_w), p->rw);
+    if (!rc)
+        rc = feed__axis_build(&p->ctx->ya, svy1 - svy0, fmin(fmax(b[2] * f - svy0, 0), in_h),
+                              fmin(b[3] * f - svy0, in_h), p->rh);
+    if (rc) {
+        snprintf(msg, msglen, "%s", rc == FEED_E_NOMEM ? "out of memory" : "bad resize geometry");
+        return rc;
+    }
+    p->scale = m;
+    p->vx0 = svx0;
+    p->vy0 = svy0;
+    reg->scale = m;
+    if (x->roi_decode) {
+        reg->x0 = svx0 + p->ctx->xa.lo;
+        reg->x1 = svx0 + p->ctx->xa.hi;
+        reg->y0 = svy0 + p->ctx->ya.lo;
+        reg->y1 = svy0 + p->ctx->ya.hi;
+    } else {
+        reg->x0 = reg->y0 = 0;
+        reg->x1 = sw;
+        reg->y1 = sh;
+    }
+    return 0;
+}
+
+static int feed__check_xform(const feed__xform *x)
+{
+    if (!x || x->out_h == 0 || x->out_w == 0 || x->out_h > 65535 || x->out_w > 65535)
+        return 0;
+    if (x->mode == FEED_AUGMENT_VAL && x->resize_shorter == 0)
+        return 0;
+    if (x->mode == FEED_AUGMENT_TRAIN &&
+        !(x->scale_min >= 0 && x->scale_min <= x->scale_max && x->ratio_min > 0 &&
+          x->ratio_min <= x->ratio_max))
+        return 0;
+    return x->mode <= FEED_AUGMENT_TRAIN;
+}
+
+int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
+                        size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
+                        uint8_t *out, feed__image_info *info, char *msg, size_t msglen)
+{
+    feed__image_info dummy;
+    if (!info)
+        info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (msg && msglen)
+        msg[0] = '\0';
+    if (!ctx || !out || !feed__check_xform(x)) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "invalid transform or arguments");
+        return FEED_E_INVALID;
+    }
+    feed__plan p = {.ctx = ctx, .x = x, .seed = seed, .epoch = epoch, .id = sample_id};
+    feed__jpeg_image img;
+    uint64_t t0 = feed__now_ns();
+    int rc = feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, &p, &img, msg, msglen);
+    uint64_t t1 = feed__now_ns();
+    info->decode_ns = t1 - t0;
+    if (rc)
+        return rc;
+    info->src_w = p.wd;
+    info->src_h = p.hd;
+
+    const int train = x->mode == FEED_AUGMENT_TRAIN;
+    int flip = 0;
+    double angle = 0;
+    if (train && x->flip_p > 0) {
+        feed__rng r;
+        feed__rng_init(&r, seed, epoch, sample_id, FEED_RNG_FLIP);
+        flip = feed__rng_uniform(&r) < x->flip_p;
+    }
+    if (train && x->rotate_deg > 0) {
+        feed__rng r;
+        feed__rng_init(&r, seed, epoch, sample_id, FEED_RNG_ROTATE);
+        angle = feed__rng_range(&r, -x->rotate_deg, x->rotate_deg);
+    }
+    info->flipped = (uint32_t)flip;
+
+    size_t ostride = (size_t)x->out_w * 3;
+    size_t osize = ostride * x->out_h;
+    /* where the upright, flipped image goes: out, or buf2 when rotating */
+    uint8_t *up = out;
+    if (angle != 0) {
+        if (feed__grow((void **)&ctx->buf2, &ctx->cap2, osize))
+            goto nomem;
+        up = ctx->buf2;
+    }
+    if (p.sub_w != x->out_w || p.sub_h != x->out_h)
+        memset(up, 0, osize);
+    uint8_t *sub = up + (size_t)p.sub_y * ostride + (size_t)p.sub_x * 3;
+
+    const feed__axis *xa = &ctx->xa, *ya = &ctx->ya;
+    const uint8_t *src = img.pixels;
+    if (!x->roi_decode) /* full decode: find the used region in the whole image */
+        src += (size_t)(p.vy0 + ya->lo) * img.stride + (size_t)(p.vx0 + xa->lo) * 4;
+    if (p.o == 1) {
+        if (feed__resize_axes(&ctx->rz, xa, ya, src, img.stride, sub, ostride, flip))
+            goto nomem;
+    } else {
+        size_t rstride = (size_t)p.rw * 3;
+        if (feed__grow((void **)&ctx->buf1, &ctx->cap1, rstride * p.rh) ||
+            feed__resize_axes(&ctx->rz, xa, ya, src, img.stride, ctx->buf1, rstride, 0))
+            goto nomem;
+        feed__orient_copy(ctx->buf1, rstride, p.rw, p.rh, p.o, flip, sub, ostride);
+    }
+    if (angle != 0)
+        feed__rotate(up, out, x->out_w, x->out_h, angle, x->fill);
+
+    size_t npx = (size_t)x->out_w * x->out_h;
+    if (train && (x->brightness > 0 || x->contrast > 0 || x->saturation > 0 || x->hue > 0)) {
+        feed__rng r;
+        feed__rng_init(&r, seed, epoch, sample_id, FEED_RNG_JITTER);
+        feed__colour_jitter(out, npx, &r, x->brightness, x->contrast, x->saturation, x->hue);
+    }
+    if (train && x->grayscale_p > 0) {
+        feed__rng r;
+        feed__rng_init(&r, seed, epoch, sample_id, FEED_RNG_GRAY);
+        if (feed__rng_uniform(&r) < x->grayscale_p)
+            feed__to_grayscale(out, npx);
+    }
+    info->augment_ns = feed__now_ns() - t1;
+    return 0;
+nomem:
+    if (msg && msglen)
+        snprintf(msg, msglen, "out of memory for image buffers");
+    info->augment_ns = feed__now_ns() - t1;
+    return FEED_E_NOMEM;
+}

@@ -25,7 +25,7 @@
 #include "pool.h"
 #include "ring.h"
 #include "rng.h"
-#include "prefetch.h"
+#include "readahead.h"
 #include "sampler.h"
 #include "shm.h"
 
@@ -34,7 +34,7 @@ struct feed_loader {
     feed_options o;
     feed__index ix;
     feed__sampler sampler;
-    feed__prefetch *pf; /* read-ahead thread (NULL: off) */
+    feed__readahead *ra; /* read-ahead thread (NULL: off) */
     feed__arena arena;
     feed__pool pool;
     int pool_started;
@@ -110,7 +110,7 @@ static void set_base(feed_loader *L, uint64_t seq, uint64_t epoch, uint64_t inde
         uint64_t nb = L->sampler.nbatches;
         L->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - index;
     }
-    feed__prefetch_reset(L->pf, seq, epoch, index, L->end_seq);
+    feed__readahead_reset(L->ra, seq, epoch, index, L->end_seq);
 }
 
 /* ---- the host ring, as the device backend sees it ----------------------------- */
@@ -141,7 +141,7 @@ static void assign_locked(feed_loader *L, uint64_t seq)
             return;
         feed__futex_wait(&h->done_seq, seen, 100000000ll);
     }
-    feed__prefetch_progress(L->pf, seq + 1, 0); /* any thread (the copier too): not next_seq */
+    feed__readahead_progress(L->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */
 }
 
 static void ring_release_slot(void *ring, uint64_t seq)
@@ -439,8 +439,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
 
     if (L->o.readahead) { /* no thread: no read-ahead, nothing else changes */
         const char *fp = getenv("FEED_FORCE_PREAD");
-        L->pf = feed__prefetch_start(L->ix.hdr, &L->sampler, L->o.readahead,
-                                     L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
+        L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
+                                      L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
     }
     set_base(L, 0, L->o.start_epoch, 0);
     for (uint32_t i = 0; i < L->o.prefetch; i++)
@@ -469,8 +469,8 @@ void feed_loader_destroy(feed_loader *L)
         L->dev->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
     if (L->pool_started)
         feed__pool_stop(&L->pool);
-    feed__prefetch_stop(L->pf); /* after everything that calls assign_locked */
-    L->pf = NULL;
+    feed__readahead_stop(L->ra); /* after everything that calls assign_locked */
+    L->ra = NULL;
     if (L->dev && L->dev_state)
         L->dev->close(L->dev_state);
     feed__arena_close(&L->arena);
@@ -544,7 +544,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         return st;
     L->next_seq++;
     L->held++;
-    feed__prefetch_progress(L->pf, 0, L->next_seq); /* the consumer's thread owns next_seq */
+    feed__readahead_progress(L->ra, 0, L->next_seq); /* the consumer's thread owns next_seq */
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
@@ -717,9 +717,9 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
     snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);
-    s->readahead_files = feed__prefetch_files(L->pf);
+    s->readahead_files = feed__readahead_files(L->ra);
     snprintf(s->readahead, sizeof s->readahead, "%s",
-             !L->pf ? "off" : feed__prefetch_uring(L->pf) ? "io_uring" : "sync");
+             !L->ra ? "off" : feed__readahead_uring(L->ra) ? "io_uring" : "sync");
 
     feed__pool *p = &M->pool;
     pthread_mutex_lock(&p->mu);

@@ -14,11 +14,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "convert.h"
 #include "loader_test.h"
 #include "device.h"
+#include "device_select.h"
 #include "index.h"
 #include "internal.h"
 #include "options.h"
@@ -30,7 +30,6 @@
 #include "shm.h"
 
 struct feed_loader {
-    char launcher[16]; /* where rank/world_size=auto came from ("" if given) */
     feed_options o;
     feed__index ix;
     feed__sampler sampler;
@@ -38,7 +37,7 @@ struct feed_loader {
     feed__arena arena;
     feed__pool pool;
     int pool_started;
-    const feed__device_ops *dev;
+    feed__device_choice dev; /* backend, CUDA ordinal, launcher */
     void *dev_state;
     int dev_started;
     uint32_t host_dtype, host_layout;
@@ -271,72 +270,6 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
 
 /* ---- create / destroy ------------------------------------------------------------ */
 
-/* Remembers which launcher rank/world_size=auto will come from (for stats). */
-static void note_launcher(feed_loader *L)
-{
-    feed__launcher l;
-    if ((L->o.rank == FEED_RANK_AUTO || L->o.world_size == FEED_RANK_AUTO) &&
-        feed__launcher_find(&l, NULL, 0))
-        snprintf(L->launcher, sizeof L->launcher, "%s", l.name);
-}
-
-static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size_t errlen)
-{
-    const char *d = L->o.device;
-    const feed__device_ops *cuda = feed__device_cuda();
-    if (!strcasecmp(d, "host") || !strcasecmp(d, "cpu")) {
-        L->dev = &feed__device_host;
-        *ordinal = -1;
-        return FEED_OK;
-    }
-    if (!strcasecmp(d, "auto")) {
-        if (cuda && feed__device_cuda_count() > 0) {
-            L->dev = cuda;
-            *ordinal = 0;
-        } else {
-            L->dev = &feed__device_host;
-            *ordinal = -1;
-        }
-        return FEED_OK;
-    }
-    if (!strncasecmp(d, "cuda", 4)) {
-        long n = 0;
-        feed__launcher l = {.name = ""};
-        const int local = !strcasecmp(d + 4, ":local"); /* the launcher's local rank */
-        if (local) {
-            char why[200];
-            if (!feed__launcher_find(&l, why, sizeof why) || l.local == FEED_RANK_AUTO)
-                return feed__err(FEED_E_INVALID, err, errlen,
-                                 "device=cuda:local: no local rank in the environment (LOCAL_RANK, "
-                                 "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK "
-                                 "or SLURM_LOCALID)%s%s", why[0] ? ": " : "", why);
-            n = l.local;
-        } else if (d[4] == ':') {
-            char *end;
-            n = strtol(d + 5, &end, 10);
-            if (*end || end == d + 5 || n < 0)
-                return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected cuda:N", d);
-        } else if (d[4]) {
-            return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s' unknown", d);
-        }
-        if (!cuda)
-            return feed__err(FEED_E_UNSUPPORTED, err, errlen,
-                             "device=%s: this libfeed was built without CUDA (use device=host or auto)", d);
-        int count = feed__device_cuda_count();
-        if (local && count == 1)
-            n = 0; /* one GPU visible: the launcher chose it (CUDA_VISIBLE_DEVICES) */
-        if (n >= count)
-            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible%s%ld%s%s%s", d,
-                             count, count == 1 ? "" : "s", local ? ", local rank " : "", local ? n : 0,
-                             local ? " (" : "", l.name, local ? ")" : "");
-        L->dev = cuda;
-        *ordinal = (int32_t)n;
-        return FEED_OK;
-    }
-    return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected auto, host, cuda or cuda:N",
-                     d);
-}
-
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -352,14 +285,13 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->arena.fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
-    int32_t ordinal = -1;
 
     st = feed__options_copy(&L->o, opts, err, errlen);
     if (st == FEED_OK)
-        note_launcher(L); /* before validate resolves rank/world_size=auto */
+        feed__device_note_launcher(&L->dev, &L->o); /* before validate resolves auto */
     if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
-        (st = pick_device(L, &ordinal, err, errlen)) != FEED_OK ||
+        (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
         (st = feed__index_build(&L->ix, L->o.source, L->o.file_list, err, errlen)) != FEED_OK ||
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK ||
@@ -376,7 +308,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
 
     /* On the GPU the workers write uint8 HWC and the device converts; on the
      * host they write the final dtype and layout. */
-    int on_host = L->dev == &feed__device_host;
+    int on_host = L->dev.ops == &feed__device_host;
     L->host_dtype = on_host ? L->o.dtype : FEED_DTYPE_UINT8;
     L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
     uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
@@ -423,7 +355,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         .dtype = L->o.dtype,
         .layout = L->o.layout,
         .depth = L->o.device_prefetch,
-        .ordinal = ordinal,
+        .ordinal = L->dev.ordinal,
         .sync = L->o.sync,
         .arena = L->arena.hdr,
         .arena_bytes = L->arena.bytes,
@@ -433,7 +365,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     };
     memcpy(dc.mean, L->o.mean, sizeof dc.mean);
     memcpy(dc.std, L->o.std, sizeof dc.std);
-    if ((st = L->dev->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
+    if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
         goto fail;
     L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
 
@@ -449,8 +381,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
         goto fail;
     L->pool_started = 1;
-    if ((st = L->dev->start(L->dev_state, L->next_seq)) != FEED_OK) {
-        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev->name);
+    if ((st = L->dev.ops->start(L->dev_state, L->next_seq)) != FEED_OK) {
+        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev.ops->name);
         goto fail;
     }
     L->dev_started = 1;
@@ -466,13 +398,13 @@ void feed_loader_destroy(feed_loader *L)
     if (!L)
         return;
     if (L->dev_started)
-        L->dev->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
+        L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
     if (L->pool_started)
         feed__pool_stop(&L->pool);
     feed__readahead_stop(L->ra); /* after everything that calls assign_locked */
     L->ra = NULL;
-    if (L->dev && L->dev_state)
-        L->dev->close(L->dev_state);
+    if (L->dev.ops && L->dev_state)
+        L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
     feed__sampler_free(&L->sampler);
@@ -538,7 +470,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     uint32_t size = b->struct_size;
     memset(b, 0, sizeof *b);
     b->struct_size = size;
-    feed_status st = L->dev->next(L->dev_state, L->next_seq, timeout_ms, b);
+    feed_status st = L->dev.ops->next(L->dev_state, L->next_seq, timeout_ms, b);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
@@ -565,7 +497,7 @@ feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
             set_error(L, "feed_batch_release: not a batch this loader has given out");
         return FEED_E_INVALID;
     }
-    feed_status st = L->dev->release(L->dev_state, b, stream);
+    feed_status st = L->dev.ops->release(L->dev_state, b, stream);
     L->held--;
     b->handle = UINT64_MAX;
     return st;
@@ -575,7 +507,7 @@ feed_status feed_batch_wait(feed_loader *L, const feed_batch *b, void *stream)
 {
     if (!L || !b)
         return FEED_E_INVALID;
-    return L->dev->wait(L->dev_state, b, stream);
+    return L->dev.ops->wait(L->dev_state, b, stream);
 }
 
 /* ---- position ------------------------------------------------------------------- */
@@ -636,7 +568,7 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
         return FEED_OK;           /* already there: keep what the ring has */
     }
     L->stashed = 0;
-    L->dev->stop(L->dev_state);
+    L->dev.ops->stop(L->dev_state);
     L->dev_started = 0;
     feed__arena_hdr *h = L->arena.hdr;
     /* Take every slot out of circulation; wait for samples in flight. */
@@ -660,7 +592,7 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     for (uint32_t i = 0; i < h->nslots; i++)
         assign_locked(L, seq + i);
     pthread_mutex_unlock(&L->mu);
-    feed_status st = L->dev->start(L->dev_state, seq);
+    feed_status st = L->dev.ops->start(L->dev_state, seq);
     if (st == FEED_OK)
         L->dev_started = 1;
     return st;
@@ -716,7 +648,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     pthread_mutex_unlock(&M->mu);
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
-    snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);
+    snprintf(s->launcher, sizeof s->launcher, "%s", L->dev.launcher);
     s->readahead_files = feed__readahead_files(L->ra);
     snprintf(s->readahead, sizeof s->readahead, "%s",
              !L->ra ? "off" : feed__readahead_uring(L->ra) ? "io_uring" : "sync");
@@ -745,7 +677,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     pthread_mutex_lock(&M->mu);
     s->samples_bad = L->samples_bad;
     pthread_mutex_unlock(&M->mu);
-    L->dev->stats(L->dev_state, s);
+    L->dev.ops->stats(L->dev_state, s);
     return FEED_OK;
 }
 

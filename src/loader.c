@@ -28,6 +28,7 @@
 #include "readahead.h"
 #include "sampler.h"
 #include "shm.h"
+#include "trace.h"
 
 struct feed_loader {
     feed_options o;
@@ -68,7 +69,7 @@ struct feed_loader {
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
-    uint64_t trace_cursor[FEED_ARENA_MAX_WORKERS]; /* events read per worker ring */
+    feed__trace_reader trace;
     char last_error[1024];
 };
 
@@ -685,42 +686,12 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
 
 uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t max, uint64_t *lost)
 {
-    uint64_t n = 0, gone = 0;
     if (!L || (!out && max)) {
         if (lost)
             *lost = 0;
         return 0;
     }
-    feed__arena_hdr *h = L->arena.hdr;
-    for (uint32_t w = 0; w < h->nworkers && n < max; w++) {
-        feed__trace_ring *tr = feed__trace(h, w);
-        const feed_trace_event *ev = feed__trace_events(h, w);
-        uint64_t head = atomic_load_explicit(&tr->head, memory_order_acquire);
-        uint64_t cur = L->trace_cursor[w];
-        if (head - cur > FEED_TRACE_RING) { /* overwritten before we came */
-            gone += head - FEED_TRACE_RING - cur;
-            cur = head - FEED_TRACE_RING;
-        }
-        uint64_t first = n;
-        for (; cur < head && n < max; cur++)
-            out[n++] = ev[cur % FEED_TRACE_RING];
-        /* The worker may have lapped us while we copied: drop what it overwrote. */
-        uint64_t head2 = atomic_load_explicit(&tr->head, memory_order_acquire);
-        if (head2 > FEED_TRACE_RING) {
-            uint64_t safe_from = head2 - FEED_TRACE_RING; /* events below this may be torn */
-            uint64_t copied_from = cur - (n - first);
-            if (copied_from < safe_from) {
-                uint64_t bad = safe_from - copied_from < n - first ? safe_from - copied_from : n - first;
-                memmove(&out[first], &out[first + bad], (n - first - bad) * sizeof *out);
-                n -= bad;
-                gone += bad;
-            }
-        }
-        L->trace_cursor[w] = cur;
-    }
-    if (lost)
-        *lost = gone;
-    return n;
+    return feed__trace_read(&L->trace, L->arena.hdr, out, max, lost);
 }
 
 /* ---- test hooks (not exported) ----------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "badlog.h"
 #include "convert.h"
 #include "loader_test.h"
 #include "device.h"
@@ -56,16 +57,7 @@ struct feed_loader {
     int stashed;
     feed_batch stash;
 
-    /* bad samples */
-    feed_bad_sample *bad;
-    uint64_t nbad, capbad;
-    uint64_t *badset; /* open-addressing set of (epoch, id) keys, 0 = empty */
-    uint64_t badset_cap, badset_n;
-    uint64_t samples_bad;
-    /* Poison pills are remembered by the pool across epochs, so each costs
-     * max_retries + 1 worker deaths once, not once per epoch. */
-    const char **quar_tmp;   /* per batch position, for feed__ring_assign */
-    char (*quar_why)[200];   /* their reasons */
+    feed__badlog bad; /* bad samples and quarantine look-ups */
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
@@ -125,13 +117,8 @@ static void assign_locked(feed_loader *L, uint64_t seq)
     uint64_t epoch, index;
     seq_position(L, seq, &epoch, &index);
     uint32_t count = feed__sampler_batch(&L->sampler, epoch, index, L->ids);
-    int any = 0;
-    for (uint32_t t = 0; t < count && L->pool_started && atomic_load(&L->pool.nquar); t++) {
-        int q = feed__pool_quarantined(&L->pool, L->ids[t], L->quar_why[t], sizeof L->quar_why[t]);
-        L->quar_tmp[t] = q ? L->quar_why[t] : NULL;
-        any |= q;
-    }
-    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids, any ? L->quar_tmp : NULL) != 0) {
+    const char *const *quar = feed__badlog_quarantine(&L->bad, L->pool_started ? &L->pool : NULL, L->ids, count);
+    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids, quar) != 0) {
         /* A worker still writes into the slot (only after a seek's drain):
          * wait for it to finish or die. */
         uint32_t seen = atomic_load(&h->done_seq);
@@ -150,75 +137,6 @@ static void ring_release_slot(void *ring, uint64_t seq)
     pthread_mutex_lock(&L->mu);
     assign_locked(L, seq + L->arena.hdr->nslots);
     pthread_mutex_unlock(&L->mu);
-}
-
-static int badset_add(feed_loader *L, uint64_t key)
-{
-    key |= 1; /* never 0 */
-    if ((L->badset_n + 1) * 2 > L->badset_cap) {
-        uint64_t cap = L->badset_cap ? L->badset_cap * 2 : 256;
-        uint64_t *n = feed__calloc(cap, sizeof *n);
-        if (!n)
-            return 1; /* cannot dedupe: record it anyway */
-        for (uint64_t i = 0; i < L->badset_cap; i++)
-            if (L->badset[i]) {
-                uint64_t j = feed__mix64(L->badset[i]) & (cap - 1);
-                while (n[j])
-                    j = (j + 1) & (cap - 1);
-                n[j] = L->badset[i];
-            }
-        feed__free(L->badset);
-        L->badset = n;
-        L->badset_cap = cap;
-    }
-    uint64_t j = feed__mix64(key) & (L->badset_cap - 1);
-    while (L->badset[j]) {
-        if (L->badset[j] == key)
-            return 0;
-        j = (j + 1) & (L->badset_cap - 1);
-    }
-    L->badset[j] = key;
-    L->badset_n++;
-    return 1;
-}
-
-/* Records the bad samples of a READY slot. L->mu held. */
-static void harvest_bad(feed_loader *L, uint32_t slot)
-{
-    feed__arena_hdr *h = L->arena.hdr;
-    feed__slot_hdr *s = feed__slot(h, slot);
-    const uint8_t *flags = feed__slot_flags(h, slot);
-    const feed__sample_rec *recs = feed__slot_recs(h, slot);
-    for (uint32_t t = 0; t < s->count; t++) {
-        if (!(flags[t] & FEED_SAMPLE_REPLACED))
-            continue;
-        const feed__sample_rec *r = &recs[t];
-        L->samples_bad++;
-        uint64_t key = feed__mix64(r->sample_id ^ feed__mix64(s->epoch + 1));
-        if (!badset_add(L, key))
-            continue;
-        if (L->nbad == L->capbad) {
-            uint64_t cap = L->capbad ? L->capbad * 2 : 16;
-            feed_bad_sample *n = feed__realloc(L->bad, cap * sizeof *n);
-            if (!n)
-                continue;
-            L->bad = n;
-            L->capbad = cap;
-        }
-        feed_bad_sample *b = &L->bad[L->nbad++];
-        memset(b, 0, sizeof *b);
-        b->sample_id = r->sample_id;
-        b->epoch = s->epoch;
-        b->batch = s->index;
-        b->status = r->status ? r->status : FEED_E_DECODE;
-        b->sys_errno = r->sys_errno;
-        const char *rel = feed__index_path(L->ix.hdr, r->sample_id);
-        if (rel[0] == '/')
-            snprintf(b->path, sizeof b->path, "%s", rel);
-        else
-            snprintf(b->path, sizeof b->path, "%.2000s/%.2000s", L->ix.hdr->root, rel);
-        snprintf(b->message, sizeof b->message, "%.200s", r->message);
-    }
 }
 
 static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms, feed__slot_view *v)
@@ -252,16 +170,12 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
     }
     feed__slot_hdr *s = feed__slot(h, slot);
     pthread_mutex_lock(&L->mu);
-    harvest_bad(L, slot);
+    v->bad = feed__badlog_harvest(&L->bad, h, slot);
     pthread_mutex_unlock(&L->mu);
     v->seq = seq;
     v->epoch = s->epoch;
     v->index = s->index;
     v->count = s->count;
-    v->bad = 0;
-    const uint8_t *flags = feed__slot_flags(h, slot);
-    for (uint32_t t = 0; t < s->count; t++)
-        v->bad += (flags[t] & FEED_SAMPLE_REPLACED) != 0;
     v->pixels = feed__slot_pixels(h, slot);
     v->labels = feed__slot_labels(h, slot);
     v->sample_ids = feed__slot_ids(h, slot);
@@ -301,8 +215,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
             FEED_OK)
         goto fail;
     if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids)) ||
-        !(L->quar_tmp = feed__calloc(L->o.batch_size, sizeof *L->quar_tmp)) ||
-        !(L->quar_why = feed__calloc(L->o.batch_size, sizeof *L->quar_why))) {
+        feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size) != FEED_OK) {
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
@@ -410,39 +323,12 @@ void feed_loader_destroy(feed_loader *L)
     feed__index_free(&L->ix);
     feed__sampler_free(&L->sampler);
     feed__free(L->ids);
-    feed__free(L->quar_tmp);
-    feed__free(L->quar_why);
-    feed__free(L->bad);
-    feed__free(L->badset);
+    feed__badlog_free(&L->bad);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }
 
 /* ---- delivery ------------------------------------------------------------------ */
-
-/* Puts the batch's first bad sample into last_error; returns its status. */
-static feed_status report_first_bad(feed_loader *L, const feed_batch *b)
-{
-    feed_status st = FEED_E_DECODE;
-    const feed_bad_sample *first = NULL;
-    pthread_mutex_lock(&L->mu);
-    for (uint64_t i = L->nbad; i-- > 0;) { /* a batch's reports are adjacent */
-        const feed_bad_sample *s = &L->bad[i];
-        if (s->epoch == b->epoch && s->batch == b->index)
-            first = s;
-        else if (first)
-            break;
-    }
-    if (first) {
-        set_error(L, "%s: %s (sample %llu, epoch %llu, batch %llu)", first->path, first->message,
-                  (unsigned long long)first->sample_id, (unsigned long long)first->epoch,
-                  (unsigned long long)first->batch);
-        if (first->status > FEED_END_OF_DATA && first->status < FEED_STATUS_COUNT_)
-            st = (feed_status)first->status;
-    }
-    pthread_mutex_unlock(&L->mu);
-    return st;
-}
 
 feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 {
@@ -481,7 +367,9 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
-        feed_status bst = report_first_bad(L, b);
+        pthread_mutex_lock(&L->mu);
+        feed_status bst = feed__badlog_report(&L->bad, b->epoch, b->index, L->last_error, sizeof L->last_error);
+        pthread_mutex_unlock(&L->mu);
         if (L->o.bad_policy == FEED_BAD_FAIL) {
             L->stash = *b;
             L->stashed = 1;
@@ -611,7 +499,7 @@ uint64_t feed_loader_bad_count(const feed_loader *L)
     if (!L)
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
-    uint64_t n = L->nbad;
+    uint64_t n = L->bad.nbad;
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
     return n;
 }
@@ -620,13 +508,8 @@ feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sa
 {
     if (!L || !out || out->struct_size < sizeof(feed_bad_sample))
         return FEED_E_INVALID;
-    feed_status st = FEED_E_INVALID;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
-    if (i < L->nbad) {
-        *out = L->bad[i];
-        out->struct_size = sizeof *out;
-        st = FEED_OK;
-    }
+    feed_status st = feed__badlog_get(&L->bad, i, out);
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
     return st;
 }
@@ -676,7 +559,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     }
     strcpy(s->reader, kinds == 3 ? "mixed" : kinds == 2 ? "io_uring" : kinds == 1 ? "pread" : "none");
     pthread_mutex_lock(&M->mu);
-    s->samples_bad = L->samples_bad;
+    s->samples_bad = L->bad.samples_bad;
     pthread_mutex_unlock(&M->mu);
     L->dev.ops->stats(L->dev_state, s);
     return FEED_OK;

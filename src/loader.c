@@ -2,14 +2,10 @@
  * loader.c - feed_loader_*: wires the index, sampler, arena, ring, worker
  * pool and device backend together. The only file that knows them all.
  *
- * Positions: the loader numbers batches with a sequence number seq that only
- * grows (across epochs and seeks). Batch seq lives in ring slot seq % nslots.
- * After a start or a seek to (epoch0, index0) at seq0, batch seq is
- * (epoch0, index0) + (seq - seq0) batches, carried over epoch boundaries, so
- * the ring keeps filling across an epoch's end without a stall.
+ * Dependency order of the pieces it owns: device_select, trace (shm only);
+ * badlog (index, shm, pool); schedule (ring, sampler, pool, badlog,
+ * readahead). None of them knows the loader.
  */
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,17 +13,17 @@
 
 #include "badlog.h"
 #include "convert.h"
-#include "loader_test.h"
 #include "device.h"
 #include "device_select.h"
 #include "index.h"
 #include "internal.h"
+#include "loader_test.h"
 #include "options.h"
 #include "pool.h"
-#include "ring.h"
-#include "rng.h"
 #include "readahead.h"
+#include "ring.h"
 #include "sampler.h"
+#include "schedule.h"
 #include "shm.h"
 #include "trace.h"
 
@@ -44,13 +40,9 @@ struct feed_loader {
     int dev_started;
     uint32_t host_dtype, host_layout;
 
-    pthread_mutex_t mu;  /* ring assignment and the bad list: the copier thread uses them too */
-    uint64_t seq0, epoch0, index0;
-    uint64_t end_seq;    /* first seq past the last epoch (UINT64_MAX: unlimited) */
-    uint64_t next_seq;   /* next batch next() returns */
-    uint64_t eoe_seq;    /* END_OF_EPOCH was returned before this seq */
-    uint64_t *ids;       /* scratch, batch_size */
-    uint32_t held;       /* batches with the caller */
+    pthread_mutex_t mu;   /* ring assignment and the bad list: the copier thread uses them too */
+    feed__schedule sched; /* positions, epoch ends, slot assignment */
+    uint32_t held;        /* batches with the caller */
     uint32_t max_held;
 
     /* bad_policy=fail: the batch whose error was returned, given on the next call */
@@ -79,63 +71,13 @@ static void set_error(feed_loader *L, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- positions ------------------------------------------------------------- */
-
-static void seq_position(const feed_loader *L, uint64_t seq, uint64_t *epoch, uint64_t *index)
-{
-    uint64_t nb = L->sampler.nbatches;
-    uint64_t pos = L->index0 + (seq - L->seq0);
-    *epoch = L->epoch0 + pos / nb;
-    *index = pos % nb;
-}
-
-static void set_base(feed_loader *L, uint64_t seq, uint64_t epoch, uint64_t index)
-{
-    L->seq0 = seq;
-    L->epoch0 = epoch;
-    L->index0 = index;
-    L->next_seq = seq;
-    L->eoe_seq = seq;
-    L->end_seq = UINT64_MAX;
-    if (L->o.epochs) {
-        uint64_t last = (uint64_t)L->o.start_epoch + L->o.epochs; /* first epoch not delivered */
-        uint64_t nb = L->sampler.nbatches;
-        L->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - index;
-    }
-    feed__readahead_reset(L->ra, seq, epoch, index, L->end_seq);
-}
-
 /* ---- the host ring, as the device backend sees it ----------------------------- */
-
-/* Binds seq to its slot (nothing past the end). L->mu held. */
-static void assign_locked(feed_loader *L, uint64_t seq)
-{
-    feed__arena_hdr *h = L->arena.hdr;
-    uint32_t slot = (uint32_t)(seq % h->nslots);
-    if (seq >= L->end_seq)
-        return;
-    uint64_t epoch, index;
-    seq_position(L, seq, &epoch, &index);
-    uint32_t count = feed__sampler_batch(&L->sampler, epoch, index, L->ids);
-    const char *const *quar = feed__badlog_quarantine(&L->bad, L->pool_started ? &L->pool : NULL, L->ids, count);
-    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids, quar) != 0) {
-        /* A worker still writes into the slot (only after a seek's drain):
-         * wait for it to finish or die. */
-        uint32_t seen = atomic_load(&h->done_seq);
-        if (feed__ring_drain(h, slot) == 0)
-            continue;
-        if (feed__pool_fatal(&L->pool, NULL, 0) != FEED_OK)
-            return;
-        feed__futex_wait(&h->done_seq, seen, 100000000ll);
-    }
-    feed__readahead_progress(L->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */
-}
 
 static void ring_release_slot(void *ring, uint64_t seq)
 {
     feed_loader *L = ring;
     pthread_mutex_lock(&L->mu);
-    assign_locked(L, seq + L->arena.hdr->nslots);
+    feed__schedule_assign(&L->sched, seq + L->arena.hdr->nslots);
     pthread_mutex_unlock(&L->mu);
 }
 
@@ -214,8 +156,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
             FEED_OK)
         goto fail;
-    if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids)) ||
-        feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size) != FEED_OK) {
+    if (feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size) != FEED_OK) {
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
@@ -288,14 +229,16 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
                                       L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
     }
-    set_base(L, 0, L->o.start_epoch, 0);
-    for (uint32_t i = 0; i < L->o.prefetch; i++)
-        assign_locked(L, i);
+    if (feed__schedule_init(&L->sched, h, &L->sampler, &L->pool, &L->bad, L->ra, &L->o) != FEED_OK) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+    feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
     if ((st = feed__pool_start(&L->pool, h, L->arena.fd, L->ix.fd, L->o.workers, worker,
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
         goto fail;
     L->pool_started = 1;
-    if ((st = L->dev.ops->start(L->dev_state, L->next_seq)) != FEED_OK) {
+    if ((st = L->dev.ops->start(L->dev_state, L->sched.next_seq)) != FEED_OK) {
         feed__err(st, err, errlen, "device backend %s: cannot start", L->dev.ops->name);
         goto fail;
     }
@@ -312,17 +255,17 @@ void feed_loader_destroy(feed_loader *L)
     if (!L)
         return;
     if (L->dev_started)
-        L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
+        L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign */
     if (L->pool_started)
         feed__pool_stop(&L->pool);
-    feed__readahead_stop(L->ra); /* after everything that calls assign_locked */
+    feed__readahead_stop(L->ra); /* after everything that assigns slots */
     L->ra = NULL;
     if (L->dev.ops && L->dev_state)
         L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
     feed__sampler_free(&L->sampler);
-    feed__free(L->ids);
+    feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
@@ -339,16 +282,9 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         L->stashed = 0;
         return FEED_OK;
     }
-    if (L->next_seq != L->eoe_seq) {
-        uint64_t e, i;
-        seq_position(L, L->next_seq, &e, &i);
-        if (i == 0 || L->next_seq == L->end_seq) {
-            L->eoe_seq = L->next_seq;
-            return FEED_END_OF_EPOCH;
-        }
-    }
-    if (L->next_seq >= L->end_seq)
-        return FEED_END_OF_DATA;
+    feed_status st = feed__schedule_boundary(&L->sched);
+    if (st != FEED_OK)
+        return st;
     if (L->held >= L->max_held) {
         set_error(L, "%u batches are held and not released (at most %u)", L->held, L->max_held);
         return FEED_E_BUSY;
@@ -357,13 +293,12 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     uint32_t size = b->struct_size;
     memset(b, 0, sizeof *b);
     b->struct_size = size;
-    feed_status st = L->dev.ops->next(L->dev_state, L->next_seq, timeout_ms, b);
+    st = L->dev.ops->next(L->dev_state, L->sched.next_seq, timeout_ms, b);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
-    L->next_seq++;
+    feed__schedule_delivered(&L->sched);
     L->held++;
-    feed__readahead_progress(L->ra, 0, L->next_seq); /* the consumer's thread owns next_seq */
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
@@ -381,7 +316,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 
 feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
 {
-    if (!L || !b || !L->held || b->handle >= L->next_seq) {
+    if (!L || !b || !L->held || b->handle >= L->sched.next_seq) {
         if (L)
             set_error(L, "feed_batch_release: not a batch this loader has given out");
         return FEED_E_INVALID;
@@ -432,8 +367,8 @@ feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t
 {
     if (!L || !epoch || !batch)
         return FEED_E_INVALID;
-    uint64_t seq = L->stashed ? L->stash.handle : L->next_seq;
-    seq_position(L, seq, epoch, batch);
+    uint64_t seq = L->stashed ? L->stash.handle : L->sched.next_seq;
+    feed__schedule_position(&L->sched, seq, epoch, batch);
     return FEED_OK;
 }
 
@@ -453,35 +388,23 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     uint64_t ce, cb;
     feed_loader_position(L, &ce, &cb);
     if (ce == epoch && cb == batch && !L->stashed) {
-        L->eoe_seq = L->next_seq; /* next() returns (epoch, batch), not an END_OF_EPOCH */
-        return FEED_OK;           /* already there: keep what the ring has */
+        feed__schedule_stay(&L->sched); /* next() returns (epoch, batch), not an END_OF_EPOCH */
+        return FEED_OK;                 /* already there: keep what the ring has */
     }
     L->stashed = 0;
     L->dev.ops->stop(L->dev_state);
     L->dev_started = 0;
-    feed__arena_hdr *h = L->arena.hdr;
-    /* Take every slot out of circulation; wait for samples in flight. */
-    for (uint32_t i = 0; i < h->nslots; i++) {
-        for (;;) {
-            uint32_t seen = atomic_load(&h->done_seq);
-            if (feed__ring_drain(h, i) == 0)
-                break;
-            char msg[512];
-            feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
-            if (st != FEED_OK) {
-                set_error(L, "%s", msg);
-                return st;
-            }
-            feed__futex_wait(&h->done_seq, seen, 100000000ll);
-        }
+    char msg[512];
+    feed_status st = feed__schedule_drain(&L->sched, msg, sizeof msg);
+    if (st != FEED_OK) {
+        set_error(L, "%s", msg);
+        return st;
     }
-    uint64_t seq = L->next_seq + h->nslots; /* fresh numbers: no stale slot matches */
+    uint64_t seq = L->sched.next_seq + L->arena.hdr->nslots; /* fresh numbers: no stale slot matches */
     pthread_mutex_lock(&L->mu);
-    set_base(L, seq, epoch, batch);
-    for (uint32_t i = 0; i < h->nslots; i++)
-        assign_locked(L, seq + i);
+    feed__schedule_start(&L->sched, seq, epoch, batch);
     pthread_mutex_unlock(&L->mu);
-    feed_status st = L->dev.ops->start(L->dev_state, seq);
+    st = L->dev.ops->start(L->dev_state, seq);
     if (st == FEED_OK)
         L->dev_started = 1;
     return st;

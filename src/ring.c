@@ -121,7 +121,7 @@ int feed__ring_drain(feed__arena_hdr *h, uint32_t i)
     return busy ? -1 : 0;
 }
 
-int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
+int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
                       uint32_t count, const uint64_t *ids, const char *const *quarantine)
 {
     feed__slot_hdr *s = feed__slot(h, i);
@@ -134,7 +134,7 @@ int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epo
         if (o != FEED_OWNER_FREE && o != FEED_OWNER_DONE)
             goto busy; /* a worker still writes into this slot */
     }
-    s->seq = seq, s->epoch = epoch, s->index = index, s->count = count;
+    s->seq = seq, s->epoch = epoch, s->index = batch, s->count = count;
     feed__sample_rec *recs = feed__slot_recs(h, i);
     uint64_t *sid = feed__slot_ids(h, i);
     uint8_t *flags = feed__slot_flags(h, i);

@@ -30,14 +30,14 @@ void feed__futex_bump(_Atomic uint32_t *w);
 
 /* ---- parent ---- */
 
-/* Binds batch (seq, epoch, index) of count samples with dataset ids[] (and
+/* Binds batch (seq, epoch, batch) of count samples with dataset ids[] (and
  * their labels) to slot i, which must hold no claims, and wakes the workers.
  * quarantine (NULL, or count entries) names samples known to kill workers:
  * a non-NULL entry is the reason, and the sample goes straight to a
  * substitute without being decoded.
  * Returns 0, or -1 if a worker still holds a sample of the slot (the caller
  * waits on done_seq and tries again). */
-int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
+int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
                       uint32_t count, const uint64_t *ids, const char *const *quarantine);
 /* Takes slot i out of circulation (no new claims). Returns 0 when no worker
  * holds a sample of it any more, -1 if one still does (wait and call again). */

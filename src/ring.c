@@ -212,9 +212,10 @@ uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *repo
             /* The worker is dead and reaped: nobody else writes the record
              * now, and the CAS below publishes it to the next claimant.
              * On the sample itself: count the death, poison it (with the
-             * caller's report) past max_retries. On substitute k: count deaths on k,
-             * move on to k+1 past max_retries; until then k is retried, so
-             * a crash does not change which sample replaces this one. */
+             * caller's report) past max_retries. On substitute k: count
+             * deaths on k, move on to k+1 past max_retries; until then k is
+             * retried, so a crash does not change which sample replaces
+             * this one. */
             uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
             if (k > 0) {
                 uint32_t d = atomic_load_explicit(&r->subst_deaths, memory_order_relaxed) + 1;

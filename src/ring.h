@@ -30,8 +30,9 @@ void feed__futex_bump(_Atomic uint32_t *w);
 
 /* ---- parent ---- */
 
-/* Binds batch (seq, epoch, batch) of count samples with dataset ids[] (and
- * their labels) to slot i, which must hold no claims, and wakes the workers.
+/* Binds batch seq (number batch of epoch) of count samples with dataset
+ * ids[] (and their labels) to slot i, which must hold no claims, and wakes
+ * the workers.
  * quarantine (NULL, or count entries) names samples known to kill workers:
  * a non-NULL entry is the reason, and the sample goes straight to a
  * substitute without being decoded.

@@ -2,74 +2,58 @@
  * loader.c - feed_loader_*: wires the index, sampler, arena, ring, worker
  * pool and device backend together. The only file that knows them all.
  *
- * Positions: the loader numbers batches with a sequence number seq that only
- * grows (across epochs and seeks). Batch seq lives in ring slot seq % nslots.
- * After a start or a seek to (epoch0, index0) at seq0, batch seq is
- * (epoch0, index0) + (seq - seq0) batches, carried over epoch boundaries, so
- * the ring keeps filling across an epoch's end without a stall.
+ * Dependency order of the pieces it owns: device_select, trace (shm only);
+ * badlog (index, shm, pool); schedule (ring, sampler, pool, badlog,
+ * readahead). None of them knows the loader.
  */
-#include <errno.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
+#include "badlog.h"
 #include "convert.h"
-#include "loader_test.h"
 #include "device.h"
+#include "device_select.h"
 #include "index.h"
 #include "internal.h"
+#include "loader_test.h"
 #include "options.h"
 #include "pool.h"
+#include "readahead.h"
 #include "ring.h"
-#include "rng.h"
-#include "prefetch.h"
 #include "sampler.h"
+#include "schedule.h"
 #include "shm.h"
+#include "trace.h"
 
 struct feed_loader {
-    char launcher[16]; /* where rank/world_size=auto came from ("" if given) */
     feed_options o;
     feed__index ix;
     feed__sampler sampler;
-    feed__prefetch *pf; /* read-ahead thread (NULL: off) */
+    feed__readahead *ra; /* read-ahead thread (NULL: off) */
     feed__arena arena;
     feed__pool pool;
     int pool_started;
-    const feed__device_ops *dev;
+    feed__device_choice dev; /* backend, CUDA ordinal, launcher */
     void *dev_state;
     int dev_started;
     uint32_t host_dtype, host_layout;
 
-    pthread_mutex_t mu;  /* ring assignment and the bad list: the copier thread uses them too */
-    uint64_t seq0, epoch0, index0;
-    uint64_t end_seq;    /* first seq past the last epoch (UINT64_MAX: unlimited) */
-    uint64_t next_seq;   /* next batch next() returns */
-    uint64_t eoe_seq;    /* END_OF_EPOCH was returned before this seq */
-    uint64_t *ids;       /* scratch, batch_size */
-    uint32_t held;       /* batches with the caller */
+    pthread_mutex_t mu;   /* ring assignment and the bad list: the copier thread uses them too */
+    feed__schedule sched; /* positions, epoch ends, slot assignment */
+    uint32_t held;        /* batches with the caller */
     uint32_t max_held;
 
     /* bad_policy=fail: the batch whose error was returned, given on the next call */
     int stashed;
     feed_batch stash;
 
-    /* bad samples */
-    feed_bad_sample *bad;
-    uint64_t nbad, capbad;
-    uint64_t *badset; /* open-addressing set of (epoch, id) keys, 0 = empty */
-    uint64_t badset_cap, badset_n;
-    uint64_t samples_bad;
-    /* Poison pills are remembered by the pool across epochs, so each costs
-     * max_retries + 1 worker deaths once, not once per epoch. */
-    const char **quar_tmp;   /* per batch position, for feed__ring_assign */
-    char (*quar_why)[200];   /* their reasons */
+    feed__badlog bad; /* bad samples and quarantine look-ups */
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
-    uint64_t trace_cursor[FEED_ARENA_MAX_WORKERS]; /* events read per worker ring */
+    feed__trace_reader trace;
     char last_error[1024];
 };
 
@@ -87,138 +71,14 @@ static void set_error(feed_loader *L, const char *fmt, ...)
     va_end(ap);
 }
 
-/* ---- positions ------------------------------------------------------------- */
-
-static void seq_position(const feed_loader *L, uint64_t seq, uint64_t *epoch, uint64_t *index)
-{
-    uint64_t nb = L->sampler.nbatches;
-    uint64_t pos = L->index0 + (seq - L->seq0);
-    *epoch = L->epoch0 + pos / nb;
-    *index = pos % nb;
-}
-
-static void set_base(feed_loader *L, uint64_t seq, uint64_t epoch, uint64_t index)
-{
-    L->seq0 = seq;
-    L->epoch0 = epoch;
-    L->index0 = index;
-    L->next_seq = seq;
-    L->eoe_seq = seq;
-    L->end_seq = UINT64_MAX;
-    if (L->o.epochs) {
-        uint64_t last = (uint64_t)L->o.start_epoch + L->o.epochs; /* first epoch not delivered */
-        uint64_t nb = L->sampler.nbatches;
-        L->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - index;
-    }
-    feed__prefetch_reset(L->pf, seq, epoch, index, L->end_seq);
-}
-
 /* ---- the host ring, as the device backend sees it ----------------------------- */
-
-/* Binds seq to its slot (nothing past the end). L->mu held. */
-static void assign_locked(feed_loader *L, uint64_t seq)
-{
-    feed__arena_hdr *h = L->arena.hdr;
-    uint32_t slot = (uint32_t)(seq % h->nslots);
-    if (seq >= L->end_seq)
-        return;
-    uint64_t epoch, index;
-    seq_position(L, seq, &epoch, &index);
-    uint32_t count = feed__sampler_batch(&L->sampler, epoch, index, L->ids);
-    int any = 0;
-    for (uint32_t t = 0; t < count && L->pool_started && atomic_load(&L->pool.nquar); t++) {
-        int q = feed__pool_quarantined(&L->pool, L->ids[t], L->quar_why[t], sizeof L->quar_why[t]);
-        L->quar_tmp[t] = q ? L->quar_why[t] : NULL;
-        any |= q;
-    }
-    while (feed__ring_assign(h, slot, seq, epoch, index, count, L->ids, any ? L->quar_tmp : NULL) != 0) {
-        /* A worker still writes into the slot (only after a seek's drain):
-         * wait for it to finish or die. */
-        uint32_t seen = atomic_load(&h->done_seq);
-        if (feed__ring_drain(h, slot) == 0)
-            continue;
-        if (feed__pool_fatal(&L->pool, NULL, 0) != FEED_OK)
-            return;
-        feed__futex_wait(&h->done_seq, seen, 100000000ll);
-    }
-    feed__prefetch_progress(L->pf, seq + 1, 0); /* any thread (the copier too): not next_seq */
-}
 
 static void ring_release_slot(void *ring, uint64_t seq)
 {
     feed_loader *L = ring;
     pthread_mutex_lock(&L->mu);
-    assign_locked(L, seq + L->arena.hdr->nslots);
+    feed__schedule_assign(&L->sched, seq + L->arena.hdr->nslots);
     pthread_mutex_unlock(&L->mu);
-}
-
-static int badset_add(feed_loader *L, uint64_t key)
-{
-    key |= 1; /* never 0 */
-    if ((L->badset_n + 1) * 2 > L->badset_cap) {
-        uint64_t cap = L->badset_cap ? L->badset_cap * 2 : 256;
-        uint64_t *n = feed__calloc(cap, sizeof *n);
-        if (!n)
-            return 1; /* cannot dedupe: record it anyway */
-        for (uint64_t i = 0; i < L->badset_cap; i++)
-            if (L->badset[i]) {
-                uint64_t j = feed__mix64(L->badset[i]) & (cap - 1);
-                while (n[j])
-                    j = (j + 1) & (cap - 1);
-                n[j] = L->badset[i];
-            }
-        feed__free(L->badset);
-        L->badset = n;
-        L->badset_cap = cap;
-    }
-    uint64_t j = feed__mix64(key) & (L->badset_cap - 1);
-    while (L->badset[j]) {
-        if (L->badset[j] == key)
-            return 0;
-        j = (j + 1) & (L->badset_cap - 1);
-    }
-    L->badset[j] = key;
-    L->badset_n++;
-    return 1;
-}
-
-/* Records the bad samples of a READY slot. L->mu held. */
-static void harvest_bad(feed_loader *L, uint32_t slot)
-{
-    feed__arena_hdr *h = L->arena.hdr;
-    feed__slot_hdr *s = feed__slot(h, slot);
-    const uint8_t *flags = feed__slot_flags(h, slot);
-    const feed__sample_rec *recs = feed__slot_recs(h, slot);
-    for (uint32_t t = 0; t < s->count; t++) {
-        if (!(flags[t] & FEED_SAMPLE_REPLACED))
-            continue;
-        const feed__sample_rec *r = &recs[t];
-        L->samples_bad++;
-        uint64_t key = feed__mix64(r->sample_id ^ feed__mix64(s->epoch + 1));
-        if (!badset_add(L, key))
-            continue;
-        if (L->nbad == L->capbad) {
-            uint64_t cap = L->capbad ? L->capbad * 2 : 16;
-            feed_bad_sample *n = feed__realloc(L->bad, cap * sizeof *n);
-            if (!n)
-                continue;
-            L->bad = n;
-            L->capbad = cap;
-        }
-        feed_bad_sample *b = &L->bad[L->nbad++];
-        memset(b, 0, sizeof *b);
-        b->sample_id = r->sample_id;
-        b->epoch = s->epoch;
-        b->batch = s->index;
-        b->status = r->status ? r->status : FEED_E_DECODE;
-        b->sys_errno = r->sys_errno;
-        const char *rel = feed__index_path(L->ix.hdr, r->sample_id);
-        if (rel[0] == '/')
-            snprintf(b->path, sizeof b->path, "%s", rel);
-        else
-            snprintf(b->path, sizeof b->path, "%.2000s/%.2000s", L->ix.hdr->root, rel);
-        snprintf(b->message, sizeof b->message, "%.200s", r->message);
-    }
 }
 
 static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms, feed__slot_view *v)
@@ -252,16 +112,12 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
     }
     feed__slot_hdr *s = feed__slot(h, slot);
     pthread_mutex_lock(&L->mu);
-    harvest_bad(L, slot);
+    v->bad = feed__badlog_harvest(&L->bad, h, slot);
     pthread_mutex_unlock(&L->mu);
     v->seq = seq;
     v->epoch = s->epoch;
     v->index = s->index;
     v->count = s->count;
-    v->bad = 0;
-    const uint8_t *flags = feed__slot_flags(h, slot);
-    for (uint32_t t = 0; t < s->count; t++)
-        v->bad += (flags[t] & FEED_SAMPLE_REPLACED) != 0;
     v->pixels = feed__slot_pixels(h, slot);
     v->labels = feed__slot_labels(h, slot);
     v->sample_ids = feed__slot_ids(h, slot);
@@ -270,72 +126,6 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
 }
 
 /* ---- create / destroy ------------------------------------------------------------ */
-
-/* Remembers which launcher rank/world_size=auto will come from (for stats). */
-static void note_launcher(feed_loader *L)
-{
-    feed__launcher l;
-    if ((L->o.rank == FEED_RANK_AUTO || L->o.world_size == FEED_RANK_AUTO) &&
-        feed__launcher_find(&l, NULL, 0))
-        snprintf(L->launcher, sizeof L->launcher, "%s", l.name);
-}
-
-static feed_status pick_device(feed_loader *L, int32_t *ordinal, char *err, size_t errlen)
-{
-    const char *d = L->o.device;
-    const feed__device_ops *cuda = feed__device_cuda();
-    if (!strcasecmp(d, "host") || !strcasecmp(d, "cpu")) {
-        L->dev = &feed__device_host;
-        *ordinal = -1;
-        return FEED_OK;
-    }
-    if (!strcasecmp(d, "auto")) {
-        if (cuda && feed__device_cuda_count() > 0) {
-            L->dev = cuda;
-            *ordinal = 0;
-        } else {
-            L->dev = &feed__device_host;
-            *ordinal = -1;
-        }
-        return FEED_OK;
-    }
-    if (!strncasecmp(d, "cuda", 4)) {
-        long n = 0;
-        feed__launcher l = {.name = ""};
-        const int local = !strcasecmp(d + 4, ":local"); /* the launcher's local rank */
-        if (local) {
-            char why[200];
-            if (!feed__launcher_find(&l, why, sizeof why) || l.local == FEED_RANK_AUTO)
-                return feed__err(FEED_E_INVALID, err, errlen,
-                                 "device=cuda:local: no local rank in the environment (LOCAL_RANK, "
-                                 "OMPI_COMM_WORLD_LOCAL_RANK, MPI_LOCALRANKID, MV2_COMM_WORLD_LOCAL_RANK "
-                                 "or SLURM_LOCALID)%s%s", why[0] ? ": " : "", why);
-            n = l.local;
-        } else if (d[4] == ':') {
-            char *end;
-            n = strtol(d + 5, &end, 10);
-            if (*end || end == d + 5 || n < 0)
-                return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected cuda:N", d);
-        } else if (d[4]) {
-            return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s' unknown", d);
-        }
-        if (!cuda)
-            return feed__err(FEED_E_UNSUPPORTED, err, errlen,
-                             "device=%s: this libfeed was built without CUDA (use device=host or auto)", d);
-        int count = feed__device_cuda_count();
-        if (local && count == 1)
-            n = 0; /* one GPU visible: the launcher chose it (CUDA_VISIBLE_DEVICES) */
-        if (n >= count)
-            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible%s%ld%s%s%s", d,
-                             count, count == 1 ? "" : "s", local ? ", local rank " : "", local ? n : 0,
-                             local ? " (" : "", l.name, local ? ")" : "");
-        L->dev = cuda;
-        *ordinal = (int32_t)n;
-        return FEED_OK;
-    }
-    return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected auto, host, cuda or cuda:N",
-                     d);
-}
 
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
@@ -352,14 +142,13 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->arena.fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
-    int32_t ordinal = -1;
 
     st = feed__options_copy(&L->o, opts, err, errlen);
     if (st == FEED_OK)
-        note_launcher(L); /* before validate resolves rank/world_size=auto */
+        feed__device_note_launcher(&L->dev, &L->o); /* before validate resolves auto */
     if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
-        (st = pick_device(L, &ordinal, err, errlen)) != FEED_OK ||
+        (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
         (st = feed__index_build(&L->ix, L->o.source, L->o.file_list, err, errlen)) != FEED_OK ||
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK ||
@@ -367,16 +156,14 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
             FEED_OK)
         goto fail;
-    if (!(L->ids = feed__malloc(L->o.batch_size * sizeof *L->ids)) ||
-        !(L->quar_tmp = feed__calloc(L->o.batch_size, sizeof *L->quar_tmp)) ||
-        !(L->quar_why = feed__calloc(L->o.batch_size, sizeof *L->quar_why))) {
+    if (feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size) != FEED_OK) {
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
 
     /* On the GPU the workers write uint8 HWC and the device converts; on the
      * host they write the final dtype and layout. */
-    int on_host = L->dev == &feed__device_host;
+    int on_host = L->dev.ops == &feed__device_host;
     L->host_dtype = on_host ? L->o.dtype : FEED_DTYPE_UINT8;
     L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
     uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
@@ -423,7 +210,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         .dtype = L->o.dtype,
         .layout = L->o.layout,
         .depth = L->o.device_prefetch,
-        .ordinal = ordinal,
+        .ordinal = L->dev.ordinal,
         .sync = L->o.sync,
         .arena = L->arena.hdr,
         .arena_bytes = L->arena.bytes,
@@ -433,24 +220,26 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     };
     memcpy(dc.mean, L->o.mean, sizeof dc.mean);
     memcpy(dc.std, L->o.std, sizeof dc.std);
-    if ((st = L->dev->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
+    if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
         goto fail;
     L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
 
     if (L->o.readahead) { /* no thread: no read-ahead, nothing else changes */
         const char *fp = getenv("FEED_FORCE_PREAD");
-        L->pf = feed__prefetch_start(L->ix.hdr, &L->sampler, L->o.readahead,
-                                     L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
+        L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
+                                      L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
     }
-    set_base(L, 0, L->o.start_epoch, 0);
-    for (uint32_t i = 0; i < L->o.prefetch; i++)
-        assign_locked(L, i);
+    if (feed__schedule_init(&L->sched, h, &L->sampler, &L->pool, &L->bad, L->ra, &L->o) != FEED_OK) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+    feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
     if ((st = feed__pool_start(&L->pool, h, L->arena.fd, L->ix.fd, L->o.workers, worker,
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
         goto fail;
     L->pool_started = 1;
-    if ((st = L->dev->start(L->dev_state, L->next_seq)) != FEED_OK) {
-        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev->name);
+    if ((st = L->dev.ops->start(L->dev_state, L->sched.next_seq)) != FEED_OK) {
+        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev.ops->name);
         goto fail;
     }
     L->dev_started = 1;
@@ -466,50 +255,23 @@ void feed_loader_destroy(feed_loader *L)
     if (!L)
         return;
     if (L->dev_started)
-        L->dev->stop(L->dev_state); /* its copier may still give slots back: assign_locked */
+        L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign */
     if (L->pool_started)
         feed__pool_stop(&L->pool);
-    feed__prefetch_stop(L->pf); /* after everything that calls assign_locked */
-    L->pf = NULL;
-    if (L->dev && L->dev_state)
-        L->dev->close(L->dev_state);
+    feed__readahead_stop(L->ra); /* after everything that assigns slots */
+    L->ra = NULL;
+    if (L->dev.ops && L->dev_state)
+        L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
     feed__sampler_free(&L->sampler);
-    feed__free(L->ids);
-    feed__free(L->quar_tmp);
-    feed__free(L->quar_why);
-    feed__free(L->bad);
-    feed__free(L->badset);
+    feed__schedule_free(&L->sched);
+    feed__badlog_free(&L->bad);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }
 
 /* ---- delivery ------------------------------------------------------------------ */
-
-/* Puts the batch's first bad sample into last_error; returns its status. */
-static feed_status report_first_bad(feed_loader *L, const feed_batch *b)
-{
-    feed_status st = FEED_E_DECODE;
-    const feed_bad_sample *first = NULL;
-    pthread_mutex_lock(&L->mu);
-    for (uint64_t i = L->nbad; i-- > 0;) { /* a batch's reports are adjacent */
-        const feed_bad_sample *s = &L->bad[i];
-        if (s->epoch == b->epoch && s->batch == b->index)
-            first = s;
-        else if (first)
-            break;
-    }
-    if (first) {
-        set_error(L, "%s: %s (sample %llu, epoch %llu, batch %llu)", first->path, first->message,
-                  (unsigned long long)first->sample_id, (unsigned long long)first->epoch,
-                  (unsigned long long)first->batch);
-        if (first->status > FEED_END_OF_DATA && first->status < FEED_STATUS_COUNT_)
-            st = (feed_status)first->status;
-    }
-    pthread_mutex_unlock(&L->mu);
-    return st;
-}
 
 feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 {
@@ -520,16 +282,9 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         L->stashed = 0;
         return FEED_OK;
     }
-    if (L->next_seq != L->eoe_seq) {
-        uint64_t e, i;
-        seq_position(L, L->next_seq, &e, &i);
-        if (i == 0 || L->next_seq == L->end_seq) {
-            L->eoe_seq = L->next_seq;
-            return FEED_END_OF_EPOCH;
-        }
-    }
-    if (L->next_seq >= L->end_seq)
-        return FEED_END_OF_DATA;
+    feed_status st = feed__schedule_boundary(&L->sched);
+    if (st != FEED_OK)
+        return st;
     if (L->held >= L->max_held) {
         set_error(L, "%u batches are held and not released (at most %u)", L->held, L->max_held);
         return FEED_E_BUSY;
@@ -538,17 +293,18 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     uint32_t size = b->struct_size;
     memset(b, 0, sizeof *b);
     b->struct_size = size;
-    feed_status st = L->dev->next(L->dev_state, L->next_seq, timeout_ms, b);
+    st = L->dev.ops->next(L->dev_state, L->sched.next_seq, timeout_ms, b);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
-    L->next_seq++;
+    feed__schedule_delivered(&L->sched);
     L->held++;
-    feed__prefetch_progress(L->pf, 0, L->next_seq); /* the consumer's thread owns next_seq */
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
-        feed_status bst = report_first_bad(L, b);
+        pthread_mutex_lock(&L->mu);
+        feed_status bst = feed__badlog_report(&L->bad, b->epoch, b->index, L->last_error, sizeof L->last_error);
+        pthread_mutex_unlock(&L->mu);
         if (L->o.bad_policy == FEED_BAD_FAIL) {
             L->stash = *b;
             L->stashed = 1;
@@ -560,12 +316,12 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 
 feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
 {
-    if (!L || !b || !L->held || b->handle >= L->next_seq) {
+    if (!L || !b || !L->held || b->handle >= L->sched.next_seq) {
         if (L)
             set_error(L, "feed_batch_release: not a batch this loader has given out");
         return FEED_E_INVALID;
     }
-    feed_status st = L->dev->release(L->dev_state, b, stream);
+    feed_status st = L->dev.ops->release(L->dev_state, b, stream);
     L->held--;
     b->handle = UINT64_MAX;
     return st;
@@ -575,7 +331,7 @@ feed_status feed_batch_wait(feed_loader *L, const feed_batch *b, void *stream)
 {
     if (!L || !b)
         return FEED_E_INVALID;
-    return L->dev->wait(L->dev_state, b, stream);
+    return L->dev.ops->wait(L->dev_state, b, stream);
 }
 
 /* ---- position ------------------------------------------------------------------- */
@@ -611,8 +367,8 @@ feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t
 {
     if (!L || !epoch || !batch)
         return FEED_E_INVALID;
-    uint64_t seq = L->stashed ? L->stash.handle : L->next_seq;
-    seq_position(L, seq, epoch, batch);
+    uint64_t seq = L->stashed ? L->stash.handle : L->sched.next_seq;
+    feed__schedule_position(&L->sched, seq, epoch, batch);
     return FEED_OK;
 }
 
@@ -632,35 +388,23 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     uint64_t ce, cb;
     feed_loader_position(L, &ce, &cb);
     if (ce == epoch && cb == batch && !L->stashed) {
-        L->eoe_seq = L->next_seq; /* next() returns (epoch, batch), not an END_OF_EPOCH */
-        return FEED_OK;           /* already there: keep what the ring has */
+        feed__schedule_stay(&L->sched); /* next() returns (epoch, batch), not an END_OF_EPOCH */
+        return FEED_OK;                 /* already there: keep what the ring has */
     }
     L->stashed = 0;
-    L->dev->stop(L->dev_state);
+    L->dev.ops->stop(L->dev_state);
     L->dev_started = 0;
-    feed__arena_hdr *h = L->arena.hdr;
-    /* Take every slot out of circulation; wait for samples in flight. */
-    for (uint32_t i = 0; i < h->nslots; i++) {
-        for (;;) {
-            uint32_t seen = atomic_load(&h->done_seq);
-            if (feed__ring_drain(h, i) == 0)
-                break;
-            char msg[512];
-            feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
-            if (st != FEED_OK) {
-                set_error(L, "%s", msg);
-                return st;
-            }
-            feed__futex_wait(&h->done_seq, seen, 100000000ll);
-        }
+    char msg[512];
+    feed_status st = feed__schedule_drain(&L->sched, msg, sizeof msg);
+    if (st != FEED_OK) {
+        set_error(L, "%s", msg);
+        return st;
     }
-    uint64_t seq = L->next_seq + h->nslots; /* fresh numbers: no stale slot matches */
+    uint64_t seq = L->sched.next_seq + L->arena.hdr->nslots; /* fresh numbers: no stale slot matches */
     pthread_mutex_lock(&L->mu);
-    set_base(L, seq, epoch, batch);
-    for (uint32_t i = 0; i < h->nslots; i++)
-        assign_locked(L, seq + i);
+    feed__schedule_start(&L->sched, seq, epoch, batch);
     pthread_mutex_unlock(&L->mu);
-    feed_status st = L->dev->start(L->dev_state, seq);
+    st = L->dev.ops->start(L->dev_state, seq);
     if (st == FEED_OK)
         L->dev_started = 1;
     return st;
@@ -678,7 +422,7 @@ uint64_t feed_loader_bad_count(const feed_loader *L)
     if (!L)
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
-    uint64_t n = L->nbad;
+    uint64_t n = L->bad.nbad;
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
     return n;
 }
@@ -687,13 +431,8 @@ feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sa
 {
     if (!L || !out || out->struct_size < sizeof(feed_bad_sample))
         return FEED_E_INVALID;
-    feed_status st = FEED_E_INVALID;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
-    if (i < L->nbad) {
-        *out = L->bad[i];
-        out->struct_size = sizeof *out;
-        st = FEED_OK;
-    }
+    feed_status st = feed__badlog_get(&L->bad, i, out);
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
     return st;
 }
@@ -716,10 +455,10 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     pthread_mutex_unlock(&M->mu);
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
-    snprintf(s->launcher, sizeof s->launcher, "%s", L->launcher);
-    s->readahead_files = feed__prefetch_files(L->pf);
+    snprintf(s->launcher, sizeof s->launcher, "%s", L->dev.launcher);
+    s->readahead_files = feed__readahead_files(L->ra);
     snprintf(s->readahead, sizeof s->readahead, "%s",
-             !L->pf ? "off" : feed__prefetch_uring(L->pf) ? "io_uring" : "sync");
+             !L->ra ? "off" : feed__readahead_uring(L->ra) ? "io_uring" : "sync");
 
     feed__pool *p = &M->pool;
     pthread_mutex_lock(&p->mu);
@@ -743,9 +482,9 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     }
     strcpy(s->reader, kinds == 3 ? "mixed" : kinds == 2 ? "io_uring" : kinds == 1 ? "pread" : "none");
     pthread_mutex_lock(&M->mu);
-    s->samples_bad = L->samples_bad;
+    s->samples_bad = L->bad.samples_bad;
     pthread_mutex_unlock(&M->mu);
-    L->dev->stats(L->dev_state, s);
+    L->dev.ops->stats(L->dev_state, s);
     return FEED_OK;
 }
 
@@ -753,42 +492,12 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
 
 uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t max, uint64_t *lost)
 {
-    uint64_t n = 0, gone = 0;
     if (!L || (!out && max)) {
         if (lost)
             *lost = 0;
         return 0;
     }
-    feed__arena_hdr *h = L->arena.hdr;
-    for (uint32_t w = 0; w < h->nworkers && n < max; w++) {
-        feed__trace_ring *tr = feed__trace(h, w);
-        const feed_trace_event *ev = feed__trace_events(h, w);
-        uint64_t head = atomic_load_explicit(&tr->head, memory_order_acquire);
-        uint64_t cur = L->trace_cursor[w];
-        if (head - cur > FEED_TRACE_RING) { /* overwritten before we came */
-            gone += head - FEED_TRACE_RING - cur;
-            cur = head - FEED_TRACE_RING;
-        }
-        uint64_t first = n;
-        for (; cur < head && n < max; cur++)
-            out[n++] = ev[cur % FEED_TRACE_RING];
-        /* The worker may have lapped us while we copied: drop what it overwrote. */
-        uint64_t head2 = atomic_load_explicit(&tr->head, memory_order_acquire);
-        if (head2 > FEED_TRACE_RING) {
-            uint64_t safe_from = head2 - FEED_TRACE_RING; /* events below this may be torn */
-            uint64_t copied_from = cur - (n - first);
-            if (copied_from < safe_from) {
-                uint64_t bad = safe_from - copied_from < n - first ? safe_from - copied_from : n - first;
-                memmove(&out[first], &out[first + bad], (n - first - bad) * sizeof *out);
-                n -= bad;
-                gone += bad;
-            }
-        }
-        L->trace_cursor[w] = cur;
-    }
-    if (lost)
-        *lost = gone;
-    return n;
+    return feed__trace_read(&L->trace, L->arena.hdr, out, max, lost);
 }
 
 #if FEED_TEST_HOOKS

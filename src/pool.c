@@ -242,8 +242,15 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         snprintf(how, sizeof how, "hung for more than sample_timeout_ms=%u and was killed", p->timeout_ms);
     else
         describe_exit(status, how, sizeof how);
+    /* The ring poisons a sample at its max_retries + 1st death; the words
+     * of the report are the supervisor's, which alone knows how it died. */
+    uint32_t deaths = h->max_retries + 1;
+    char report[sizeof ((feed__sample_rec *)0)->message];
+    snprintf(report, sizeof report,
+             "worker process died %u time%s on this sample (last: %.120s); quarantined", deaths,
+             deaths == 1 ? "" : "s", how);
     uint64_t pill;
-    p->redone += feed__ring_reclaim_why(h, i, how, &pill);
+    p->redone += feed__ring_reclaim_why(h, i, report, &pill);
     if (pill != UINT64_MAX) {
         uint32_t n = atomic_load(&p->nquar);
         if (n == p->capquar) {
@@ -257,7 +264,7 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
             snprintf(p->quar[n].why, sizeof p->quar[n].why,
                      "quarantined: worker processes died %u times on this sample in an earlier "
                      "epoch (last: %.100s)",
-                     h->max_retries + 1, how);
+                     deaths, how);
             atomic_store(&p->nquar, n + 1);
         }
     }

@@ -121,7 +121,7 @@ int feed__ring_drain(feed__arena_hdr *h, uint32_t i)
     return busy ? -1 : 0;
 }
 
-int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
+int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
                       uint32_t count, const uint64_t *ids, const char *const *quarantine)
 {
     feed__slot_hdr *s = feed__slot(h, i);
@@ -134,7 +134,7 @@ int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epo
         if (o != FEED_OWNER_FREE && o != FEED_OWNER_DONE)
             goto busy; /* a worker still writes into this slot */
     }
-    s->seq = seq, s->epoch = epoch, s->index = index, s->count = count;
+    s->seq = seq, s->epoch = epoch, s->index = batch, s->count = count;
     feed__sample_rec *recs = feed__slot_recs(h, i);
     uint64_t *sid = feed__slot_ids(h, i);
     uint8_t *flags = feed__slot_flags(h, i);
@@ -196,7 +196,7 @@ uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w)
     return feed__ring_reclaim_why(h, w, NULL, NULL);
 }
 
-uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how, uint64_t *poisoned_id)
+uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *report, uint64_t *poisoned_id)
 {
     uint32_t n = 0;
     if (poisoned_id)
@@ -212,9 +212,10 @@ uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how,
             /* The worker is dead and reaped: nobody else writes the record
              * now, and the CAS below publishes it to the next claimant.
              * On the sample itself: count the death, poison it (with the
-             * reason) past max_retries. On substitute k: count deaths on k,
-             * move on to k+1 past max_retries; until then k is retried, so
-             * a crash does not change which sample replaces this one. */
+             * caller's report) past max_retries. On substitute k: count
+             * deaths on k, move on to k+1 past max_retries; until then k is
+             * retried, so a crash does not change which sample replaces
+             * this one. */
             uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
             if (k > 0) {
                 uint32_t d = atomic_load_explicit(&r->subst_deaths, memory_order_relaxed) + 1;
@@ -229,13 +230,10 @@ uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how,
                     atomic_store_explicit(&r->poisoned, 1, memory_order_relaxed);
                     if (poisoned_id)
                         *poisoned_id = r->sample_id;
-                    if (r->status == 0) {
+                    if (report && r->status == 0) {
                         r->status = FEED_E_WORKER;
                         r->sys_errno = 0;
-                        snprintf(r->message, sizeof r->message,
-                                 "worker process died %u time%s on this sample (last: %.120s); "
-                                 "quarantined",
-                                 d, d == 1 ? "" : "s", how ? how : "crash or hang");
+                        snprintf(r->message, sizeof r->message, "%s", report);
                     }
                 }
             }

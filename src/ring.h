@@ -30,14 +30,15 @@ void feed__futex_bump(_Atomic uint32_t *w);
 
 /* ---- parent ---- */
 
-/* Binds batch (seq, epoch, index) of count samples with dataset ids[] (and
- * their labels) to slot i, which must hold no claims, and wakes the workers.
+/* Binds batch seq (number batch of epoch) of count samples with dataset
+ * ids[] (and their labels) to slot i, which must hold no claims, and wakes
+ * the workers.
  * quarantine (NULL, or count entries) names samples known to kill workers:
  * a non-NULL entry is the reason, and the sample goes straight to a
  * substitute without being decoded.
  * Returns 0, or -1 if a worker still holds a sample of the slot (the caller
  * waits on done_seq and tries again). */
-int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t index,
+int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
                       uint32_t count, const uint64_t *ids, const char *const *quarantine);
 /* Takes slot i out of circulation (no new claims). Returns 0 when no worker
  * holds a sample of it any more, -1 if one still does (wait and call again). */
@@ -48,13 +49,14 @@ int feed__ring_ready(const feed__arena_hdr *h, uint32_t i, uint64_t seq);
  * attempt against each; a sample over max_retries attempts is poisoned (the
  * next worker goes straight to a substitute). Returns the number reclaimed. */
 uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w);
-/* The same; how ("killed by signal 6 (Aborted)") goes into the report of a
- * sample it poisons: status FEED_E_WORKER, "worker process died N times on
- * this sample (last: how); quarantined". Deaths on a substitute are counted
- * per substitute: past max_retries the next substitute is tried. If it
- * poisons a sample, *poisoned_id (if not NULL) is its dataset index, else
+/* The same; a sample it poisons has killed exactly max_retries + 1 workers
+ * and, unless a worker already reported an error for it, gets status
+ * FEED_E_WORKER and report as its message (the caller words it; NULL: the
+ * worker that picks it up writes a generic one). Deaths on a substitute are
+ * counted per substitute: past max_retries the next substitute is tried. If
+ * it poisons a sample, *poisoned_id (if not NULL) is its dataset index, else
  * UINT64_MAX. */
-uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *how, uint64_t *poisoned_id);
+uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *report, uint64_t *poisoned_id);
 /* Number of slots whose batch is complete. */
 uint32_t feed__ring_ready_count(const feed__arena_hdr *h);
 

@@ -1,5 +1,5 @@
 /*
- * test_prefetch.c - read-ahead (src/prefetch.c) asks the kernel for exactly
+ * test_readahead.c - read-ahead (src/readahead.c) asks the kernel for exactly
  * the files the workers will read next: after evicting the dataset from the
  * page cache (fadvise DONTNEED, no privileges needed), a loader whose
  * consumer does not move has the files of the ring's batches plus
@@ -81,7 +81,7 @@ static int evict_all(void)
 
 static int setup(void **state)
 {
-    data = tu_dataset("prefetch", NIMG, 5, 4, &ix);
+    data = tu_dataset("readahead", NIMG, 5, 4, &ix);
     return 0;
 }
 

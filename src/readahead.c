@@ -1,6 +1,6 @@
 /*
- * prefetch.c - read-ahead of the files the workers will read next (see
- * prefetch.h).
+ * readahead.c - read-ahead of the files the workers will read next (see
+ * readahead.h).
  *
  * One thread. Under mu it takes a snapshot of what the loader told it (the
  * position mapping, how far the ring is assigned, where the consumer is);
@@ -11,9 +11,9 @@
  * io_uring path, per file: OPENAT; on its completion FADVISE(WILLNEED)
  * hard-linked to CLOSE (the close runs even if the advice fails). A slot of
  * the in-flight table is busy from the OPENAT to the CLOSE completion, so at
- * most FEED_PREFETCH_DEPTH files (fds) are open at once.
+ * most FEED_READAHEAD_DEPTH files (fds) are open at once.
  */
-#include "prefetch.h"
+#include "readahead.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,21 +29,21 @@
 
 #include "internal.h"
 
-#define PF_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
+#define RA_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 /* How often an idle read-ahead thread looks at the consumer's progress. */
-#define FEED_PREFETCH_POLL_MS 5
-#define FEED_PREFETCH_NICE 10
+#define FEED_READAHEAD_POLL_MS 5
+#define FEED_READAHEAD_NICE 10
 /* user_data: slot index in the low 32 bits, the operation above */
 enum { OP_OPEN = 1, OP_ADVISE, OP_CLOSE };
 
-struct feed__prefetch {
+struct feed__readahead {
     const feed__index_hdr *ix;
     feed__sampler s;
     uint32_t ahead;
     int rootfd;
     int uring;
     struct io_uring ring;
-    uint8_t busy[FEED_PREFETCH_DEPTH]; /* in-flight table (thread only) */
+    uint8_t busy[FEED_READAHEAD_DEPTH]; /* in-flight table (thread only) */
     uint32_t inflight;
 
     pthread_t thread;
@@ -51,7 +51,7 @@ struct feed__prefetch {
     pthread_cond_t cv;
     int stop;
     uint64_t gen;
-    uint64_t seq0, epoch0, index0, end_seq;
+    uint64_t seq0, epoch0, batch0, end_seq;
     uint64_t assigned, next_seq;
 
     _Atomic uint64_t files;
@@ -61,10 +61,10 @@ struct feed__prefetch {
     uint64_t *ids;
 };
 
-static void seq_batch(feed__prefetch *p, uint64_t seq, uint64_t seq0, uint64_t epoch0,
-                      uint64_t index0)
+static void seq_batch(feed__readahead *p, uint64_t seq, uint64_t seq0, uint64_t epoch0,
+                      uint64_t batch0)
 {
-    uint64_t pos = index0 + (seq - seq0);
+    uint64_t pos = batch0 + (seq - seq0);
     p->cur_count = feed__sampler_batch(&p->s, epoch0 + pos / p->s.nbatches, pos % p->s.nbatches,
                                        p->ids);
     p->cur_t = 0;
@@ -72,9 +72,9 @@ static void seq_batch(feed__prefetch *p, uint64_t seq, uint64_t seq0, uint64_t e
 
 /* ---- one file ------------------------------------------------------------------ */
 
-static void advise_sync(feed__prefetch *p, const char *path)
+static void advise_sync(feed__readahead *p, const char *path)
 {
-    int fd = openat(p->rootfd, path, PF_OPEN_FLAGS);
+    int fd = openat(p->rootfd, path, RA_OPEN_FLAGS);
     if (fd < 0)
         return; /* the worker will say why when it reads it */
     posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
@@ -82,22 +82,22 @@ static void advise_sync(feed__prefetch *p, const char *path)
     atomic_fetch_add_explicit(&p->files, 1, memory_order_relaxed);
 }
 
-static int free_slot(feed__prefetch *p)
+static int free_slot(feed__readahead *p)
 {
-    for (int i = 0; i < FEED_PREFETCH_DEPTH; i++)
+    for (int i = 0; i < FEED_READAHEAD_DEPTH; i++)
         if (!p->busy[i])
             return i;
     return -1;
 }
 
 /* Queues the OPENAT of path in a free slot; 0 if the ring is full. */
-static int advise_uring(feed__prefetch *p, const char *path)
+static int advise_uring(feed__readahead *p, const char *path)
 {
     int i = free_slot(p);
     struct io_uring_sqe *sqe = i >= 0 ? io_uring_get_sqe(&p->ring) : NULL;
     if (!sqe)
         return 0;
-    io_uring_prep_openat(sqe, p->rootfd, path, PF_OPEN_FLAGS, 0);
+    io_uring_prep_openat(sqe, p->rootfd, path, RA_OPEN_FLAGS, 0);
     io_uring_sqe_set_data64(sqe, ((uint64_t)OP_OPEN << 32) | (uint32_t)i);
     p->busy[i] = 1;
     p->inflight++;
@@ -105,7 +105,7 @@ static int advise_uring(feed__prefetch *p, const char *path)
 }
 
 /* Handles one completion. */
-static void complete(feed__prefetch *p, const struct io_uring_cqe *cqe)
+static void complete(feed__readahead *p, const struct io_uring_cqe *cqe)
 {
     uint64_t ud = io_uring_cqe_get_data64(cqe);
     uint32_t i = (uint32_t)ud, op = (uint32_t)(ud >> 32);
@@ -136,7 +136,7 @@ static void complete(feed__prefetch *p, const struct io_uring_cqe *cqe)
     }
 }
 
-static void reap(feed__prefetch *p, int wait)
+static void reap(feed__readahead *p, int wait)
 {
     struct io_uring_cqe *cqe;
     if (wait && p->inflight) {
@@ -157,13 +157,13 @@ static void reap(feed__prefetch *p, int wait)
 
 /* ---- the thread ---------------------------------------------------------------- */
 
-static void *prefetch_main(void *arg)
+static void *readahead_main(void *arg)
 {
-    feed__prefetch *p = arg;
+    feed__readahead *p = arg;
     /* Low priority (this thread, and the io_uring workers it spawns, which
      * inherit it): on a busy machine the workers and the consumer go first;
      * when the workers wait on the disk, the cores are idle and it runs. */
-    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), FEED_PREFETCH_NICE) != 0) {
+    if (setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), FEED_READAHEAD_NICE) != 0) {
         /* not allowed (a sandbox): it runs at normal priority */
     }
     int have = 0;            /* ids hold batch cur_seq */
@@ -185,7 +185,7 @@ static void *prefetch_main(void *arg)
             pthread_mutex_unlock(&p->mu);
             /* Advise the rest of the batch, as far as the in-flight table
              * allows, a few at a time (stop and seek are checked between). */
-            for (int k = 0; k < FEED_PREFETCH_DEPTH && p->cur_t < p->cur_count; k++) {
+            for (int k = 0; k < FEED_READAHEAD_DEPTH && p->cur_t < p->cur_count; k++) {
                 const char *path = feed__index_path(p->ix, p->ids[p->cur_t]);
                 if (p->uring) {
                     if (!advise_uring(p, path)) {
@@ -206,10 +206,10 @@ static void *prefetch_main(void *arg)
             target = p->end_seq;
         uint64_t nb = next_batch > p->next_seq ? next_batch : p->next_seq;
         if (nb < target) {
-            uint64_t s0 = p->seq0, e0 = p->epoch0, i0 = p->index0;
+            uint64_t s0 = p->seq0, e0 = p->epoch0, b0 = p->batch0;
             pthread_mutex_unlock(&p->mu);
             p->cur_seq = nb;
-            seq_batch(p, nb, s0, e0, i0); /* a reset meanwhile is seen above next time */
+            seq_batch(p, nb, s0, e0, b0); /* a reset meanwhile is seen above next time */
             next_batch = nb + 1;
             have = 1;
             continue;
@@ -220,11 +220,11 @@ static void *prefetch_main(void *arg)
             continue;
         }
         /* Nothing to do: look again in a while. The consumer's progress does
-         * not wake this thread (see feed__prefetch_progress); a reset or stop
+         * not wake this thread (see feed__readahead_progress); a reset or stop
          * does. */
         struct timespec dl;
         clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_nsec += FEED_PREFETCH_POLL_MS * 1000000L;
+        dl.tv_nsec += FEED_READAHEAD_POLL_MS * 1000000L;
         if (dl.tv_nsec >= 1000000000L) {
             dl.tv_sec++;
             dl.tv_nsec -= 1000000000L;
@@ -233,7 +233,7 @@ static void *prefetch_main(void *arg)
         pthread_mutex_unlock(&p->mu);
     }
     /* Let what is in flight finish, so no fd stays open (bounded: a file
-     * system that never answers keeps at most FEED_PREFETCH_DEPTH fds). */
+     * system that never answers keeps at most FEED_READAHEAD_DEPTH fds). */
     for (int k = 0; p->uring && p->inflight && k < 100; k++)
         reap(p, 1);
     return NULL;
@@ -253,10 +253,10 @@ static int uring_usable(struct io_uring *ring)
     return ok;
 }
 
-feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__sampler *s,
-                                     uint32_t ahead, int use_uring)
+feed__readahead *feed__readahead_start(const feed__index_hdr *ix, const feed__sampler *s,
+                                       uint32_t ahead, int use_uring)
 {
-    feed__prefetch *p = feed__calloc(1, sizeof *p);
+    feed__readahead *p = feed__calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->ix = ix;
@@ -278,14 +278,14 @@ feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__samp
             p->rootfd = hi;
         }
     }
-    if (use_uring && io_uring_queue_init(2 * FEED_PREFETCH_DEPTH, &p->ring, 0) == 0) {
+    if (use_uring && io_uring_queue_init(2 * FEED_READAHEAD_DEPTH, &p->ring, 0) == 0) {
         p->uring = uring_usable(&p->ring);
         if (!p->uring)
             io_uring_queue_exit(&p->ring);
     }
     pthread_mutex_init(&p->mu, NULL);
     feed__cond_init_monotonic(&p->cv);
-    int rc = feed__thread_start(&p->thread, prefetch_main, p, "feed-readahead");
+    int rc = feed__thread_start(&p->thread, readahead_main, p, "feed-readahead");
     if (rc != 0) {
         if (p->uring)
             io_uring_queue_exit(&p->ring);
@@ -303,7 +303,7 @@ fail:
     return NULL;
 }
 
-void feed__prefetch_stop(feed__prefetch *p)
+void feed__readahead_stop(feed__readahead *p)
 {
     if (!p)
         return;
@@ -322,8 +322,8 @@ void feed__prefetch_stop(feed__prefetch *p)
     feed__free(p);
 }
 
-void feed__prefetch_reset(feed__prefetch *p, uint64_t seq0, uint64_t epoch0, uint64_t index0,
-                          uint64_t end_seq)
+void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t batch0,
+                           uint64_t end_seq)
 {
     if (!p)
         return;
@@ -331,19 +331,17 @@ void feed__prefetch_reset(feed__prefetch *p, uint64_t seq0, uint64_t epoch0, uin
     p->gen++;
     p->seq0 = seq0;
     p->epoch0 = epoch0;
-    p->index0 = index0;
+    p->batch0 = batch0;
     p->end_seq = end_seq;
     p->assigned = p->next_seq = seq0;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
 }
 
-/* No wakeup here: waking the thread from the consumer's path cost the
- * consumer ~0.5% of its time on a 2-core machine (busy fraction 0.957-0.993
- * against 0.9992, `feedbench --data data/demo-2000 --step-ms auto --opts
- * readahead=4` vs readahead=0, alternately); the thread polls every
- * FEED_PREFETCH_POLL_MS instead. */
-void feed__prefetch_progress(feed__prefetch *p, uint64_t assigned, uint64_t next_seq)
+/* No wakeup here: this runs on the consumer's path for every batch, and a
+ * wakeup there costs the consumer time it would otherwise spend training;
+ * the thread polls every FEED_READAHEAD_POLL_MS instead. */
+void feed__readahead_progress(feed__readahead *p, uint64_t assigned, uint64_t next_seq)
 {
     if (!p)
         return;
@@ -355,12 +353,12 @@ void feed__prefetch_progress(feed__prefetch *p, uint64_t assigned, uint64_t next
     pthread_mutex_unlock(&p->mu);
 }
 
-uint64_t feed__prefetch_files(const feed__prefetch *p)
+uint64_t feed__readahead_files(const feed__readahead *p)
 {
-    return p ? atomic_load_explicit(&((feed__prefetch *)p)->files, memory_order_relaxed) : 0;
+    return p ? atomic_load_explicit(&((feed__readahead *)p)->files, memory_order_relaxed) : 0;
 }
 
-int feed__prefetch_uring(const feed__prefetch *p)
+int feed__readahead_uring(const feed__readahead *p)
 {
     return p && p->uring;
 }

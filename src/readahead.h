@@ -1,5 +1,5 @@
 /*
- * prefetch.h - read-ahead: a thread of the loader's process that tells the
+ * readahead.h - read-ahead: a thread of the loader's process that tells the
  * kernel which files the workers will read next, so that their reads come
  * from the page cache instead of waiting on the disk or the network.
  *
@@ -8,41 +8,41 @@
  * slot the ring was assigned, and for each file does openat +
  * posix_fadvise(WILLNEED) + close: the kernel starts reading the file in the
  * background and nothing is copied. Through io_uring (OPENAT, FADVISE, CLOSE,
- * up to FEED_PREFETCH_DEPTH files in flight, so slow metadata lookups
+ * up to FEED_READAHEAD_DEPTH files in flight, so slow metadata lookups
  * overlap) where the kernel allows it, else one file at a time on the
  * thread. It reads no sample and holds no claim: whatever it does, the
  * workers' results are the same; only their read time changes.
  */
-#ifndef FEED_PREFETCH_H
-#define FEED_PREFETCH_H
+#ifndef FEED_READAHEAD_H
+#define FEED_READAHEAD_H
 
 #include <stdint.h>
 
 #include "index.h"
 #include "sampler.h"
 
-#define FEED_PREFETCH_DEPTH 32
+#define FEED_READAHEAD_DEPTH 32
 
-typedef struct feed__prefetch feed__prefetch;
+typedef struct feed__readahead feed__readahead;
 
 /* Starts the thread (NULL on failure: no read-ahead, and nothing else
  * changes). s: the loader's sampler, copied (its own permutation cache).
  * use_uring: 0 forces the one-file-at-a-time path. */
-feed__prefetch *feed__prefetch_start(const feed__index_hdr *ix, const feed__sampler *s,
-                                     uint32_t ahead, int use_uring);
+feed__readahead *feed__readahead_start(const feed__index_hdr *ix, const feed__sampler *s,
+                                       uint32_t ahead, int use_uring);
 /* Stops and joins the thread, closes what it opened. Accepts NULL. */
-void feed__prefetch_stop(feed__prefetch *p);
+void feed__readahead_stop(feed__readahead *p);
 
 /* The loader's position mapping changed (create, seek): batch seq is
- * (epoch0, index0) + (seq - seq0); end_seq is the first seq not delivered. */
-void feed__prefetch_reset(feed__prefetch *p, uint64_t seq0, uint64_t epoch0, uint64_t index0,
-                          uint64_t end_seq);
+ * (epoch0, batch0) + (seq - seq0); end_seq is the first seq not delivered. */
+void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t batch0,
+                           uint64_t end_seq);
 /* The ring holds batches up to assigned (exclusive); the consumer is at
  * next_seq. Does not wake the thread: it looks every few milliseconds. */
-void feed__prefetch_progress(feed__prefetch *p, uint64_t assigned, uint64_t next_seq);
+void feed__readahead_progress(feed__readahead *p, uint64_t assigned, uint64_t next_seq);
 
 /* Files advised so far; 1 if io_uring is in use. */
-uint64_t feed__prefetch_files(const feed__prefetch *p);
-int feed__prefetch_uring(const feed__prefetch *p);
+uint64_t feed__readahead_files(const feed__readahead *p);
+int feed__readahead_uring(const feed__readahead *p);
 
 #endif

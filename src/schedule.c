@@ -1,0 +1,118 @@
+/*
+ * schedule.c - the batch schedule (see schedule.h).
+ */
+#include "schedule.h"
+
+#include <stdatomic.h>
+
+#include "internal.h"
+#include "ring.h"
+
+feed_status feed__schedule_init(feed__schedule *S, feed__arena_hdr *h, feed__sampler *sampler, feed__pool *pool,
+                                feed__badlog *bad, feed__readahead *ra, const feed_options *o)
+{
+    *S = (feed__schedule){.h = h, .sampler = sampler, .pool = pool, .bad = bad, .ra = ra,
+                          .first_epoch = o->start_epoch, .epochs = o->epochs};
+    S->ids = feed__malloc(o->batch_size * sizeof *S->ids);
+    return S->ids ? FEED_OK : FEED_E_NOMEM;
+}
+
+void feed__schedule_free(feed__schedule *S)
+{
+    feed__free(S->ids);
+    S->ids = NULL;
+}
+
+void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *batch)
+{
+    uint64_t nb = S->sampler->nbatches;
+    uint64_t pos = S->batch0 + (seq - S->seq0);
+    *epoch = S->epoch0 + pos / nb;
+    *batch = pos % nb;
+}
+
+/* Waits until no worker holds a sample of slot i (new claims are closed), or
+ * the pool failed: FEED_OK or the pool's status. */
+static feed_status drain_slot(feed__schedule *S, uint32_t i, char *msg, size_t msglen)
+{
+    feed__arena_hdr *h = S->h;
+    for (;;) {
+        uint32_t seen = atomic_load(&h->done_seq);
+        if (feed__ring_drain(h, i) == 0)
+            return FEED_OK;
+        feed_status st = feed__pool_fatal(S->pool, msg, msglen);
+        if (st != FEED_OK)
+            return st;
+        feed__futex_wait(&h->done_seq, seen, 100000000ll);
+    }
+}
+
+void feed__schedule_assign(feed__schedule *S, uint64_t seq)
+{
+    feed__arena_hdr *h = S->h;
+    uint32_t slot = (uint32_t)(seq % h->nslots);
+    if (seq >= S->end_seq)
+        return;
+    uint64_t epoch, batch;
+    feed__schedule_position(S, seq, &epoch, &batch);
+    uint32_t count = feed__sampler_batch(S->sampler, epoch, batch, S->ids);
+    const char *const *quar = feed__badlog_quarantine(S->bad, S->pool, S->ids, count);
+    /* A worker still writes into the slot (only after a seek's drain): wait
+     * for it to finish or die. */
+    while (feed__ring_assign(h, slot, seq, epoch, batch, count, S->ids, quar) != 0)
+        if (drain_slot(S, slot, NULL, 0) != FEED_OK)
+            return;
+    feed__readahead_progress(S->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */
+}
+
+void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t batch)
+{
+    S->seq0 = seq;
+    S->epoch0 = epoch;
+    S->batch0 = batch;
+    S->next_seq = seq;
+    S->eoe_seq = seq;
+    S->end_seq = UINT64_MAX;
+    if (S->epochs) {
+        uint64_t last = S->first_epoch + S->epochs; /* first epoch not delivered */
+        uint64_t nb = S->sampler->nbatches;
+        S->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - batch;
+    }
+    feed__readahead_reset(S->ra, seq, epoch, batch, S->end_seq);
+    for (uint32_t i = 0; i < S->h->nslots; i++)
+        feed__schedule_assign(S, seq + i);
+}
+
+feed_status feed__schedule_drain(feed__schedule *S, char *msg, size_t msglen)
+{
+    for (uint32_t i = 0; i < S->h->nslots; i++) {
+        feed_status st = drain_slot(S, i, msg, msglen);
+        if (st != FEED_OK)
+            return st;
+    }
+    return FEED_OK;
+}
+
+feed_status feed__schedule_boundary(feed__schedule *S)
+{
+    if (S->next_seq != S->eoe_seq) {
+        uint64_t e, b;
+        feed__schedule_position(S, S->next_seq, &e, &b);
+        if (b == 0 || S->next_seq == S->end_seq) {
+            S->eoe_seq = S->next_seq;
+            return FEED_END_OF_EPOCH;
+        }
+    }
+    return S->next_seq >= S->end_seq ? FEED_END_OF_DATA : FEED_OK;
+}
+
+void feed__schedule_stay(feed__schedule *S)
+{
+    S->eoe_seq = S->next_seq;
+}
+
+void feed__schedule_delivered(feed__schedule *S)
+{
+    S->next_seq++;
+    feed__readahead_progress(S->ra, 0, S->next_seq); /* the consumer's thread owns next_seq */
+}

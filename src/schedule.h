@@ -1,0 +1,69 @@
+/*
+ * schedule.h - the batch schedule: which batch each sequence number is,
+ * where the epochs and the run end, and binding batches to ring slots.
+ *
+ * The loader numbers batches with a sequence number seq that only grows
+ * (across epochs and seeks). Batch seq lives in ring slot seq % nslots.
+ * After a start or a seek to (epoch0, batch0) at seq0, batch seq is
+ * (epoch0, batch0) + (seq - seq0) batches, carried over epoch boundaries, so
+ * the ring keeps filling across an epoch's end without a stall.
+ *
+ * Uses shm.h, ring.h, sampler.h, pool.h, badlog.h and readahead.h. Not
+ * thread-safe: the loader calls start and assign under its lock (the CUDA
+ * copier assigns too); next_seq and eoe_seq are the consumer's thread's.
+ */
+#ifndef FEED_SCHEDULE_H
+#define FEED_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "badlog.h"
+#include "feed.h"
+#include "pool.h"
+#include "readahead.h"
+#include "sampler.h"
+#include "shm.h"
+
+typedef struct feed__schedule {
+    feed__arena_hdr *h;        /* the ring */
+    feed__sampler *sampler;    /* what each batch holds */
+    feed__pool *pool;          /* whether a worker may still finish a slot */
+    feed__badlog *bad;         /* quarantine look-ups */
+    feed__readahead *ra;       /* told the position and what is assigned (NULL: off) */
+    uint64_t *ids;             /* scratch, batch_size */
+    uint64_t first_epoch;      /* option start_epoch */
+    uint64_t epochs;           /* option epochs (0: unlimited) */
+
+    uint64_t seq0, epoch0, batch0;
+    uint64_t end_seq;  /* first seq past the last epoch (UINT64_MAX: unlimited) */
+    uint64_t next_seq; /* next batch next() returns */
+    uint64_t eoe_seq;  /* END_OF_EPOCH was returned before this seq */
+} feed__schedule;
+
+/* Borrows the pieces (they outlive the schedule). FEED_OK or FEED_E_NOMEM. */
+feed_status feed__schedule_init(feed__schedule *S, feed__arena_hdr *h, feed__sampler *sampler, feed__pool *pool,
+                                feed__badlog *bad, feed__readahead *ra, const feed_options *o);
+void feed__schedule_free(feed__schedule *S);
+
+/* (epoch, batch) of sequence number seq. */
+void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *batch);
+/* Makes seq the first batch, (epoch, batch), and the one next() gives; binds
+ * a batch to every slot. Every slot must be drained (or never used). */
+void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t batch);
+/* Binds batch seq to its slot (nothing past the end), waiting while a worker
+ * still writes into the slot; gives up if the pool failed. */
+void feed__schedule_assign(feed__schedule *S, uint64_t seq);
+/* Takes every slot out of circulation and waits for the samples in flight.
+ * FEED_OK, or the pool's async error (its message in msg). */
+feed_status feed__schedule_drain(feed__schedule *S, char *msg, size_t msglen);
+
+/* What next() returns before it delivers next_seq: FEED_OK, or once per
+ * epoch boundary FEED_END_OF_EPOCH, and past the end FEED_END_OF_DATA. */
+feed_status feed__schedule_boundary(feed__schedule *S);
+/* next() keeps returning the batch at next_seq, not an END_OF_EPOCH first. */
+void feed__schedule_stay(feed__schedule *S);
+/* next_seq was delivered. */
+void feed__schedule_delivered(feed__schedule *S);
+
+#endif

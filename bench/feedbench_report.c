@@ -254,6 +254,13 @@ static void json_arr(FILE *f, const double *v, int n)
     fputc(']', f);
 }
 
+/* One string member of the top-level object: ,\n  "key": "value". */
+static void json_member_str(FILE *f, const char *key, const char *v)
+{
+    fprintf(f, ",\n  \"%s\": ", key);
+    json_str(f, v);
+}
+
 void fb_write_json(const bench *B, const results *R, const char *path)
 {
     FILE *f = strcmp(path, "-") ? fopen(path, "w") : stdout;
@@ -264,29 +271,18 @@ void fb_write_json(const bench *B, const results *R, const char *path)
     gethostname(host, sizeof host - 1);
     fprintf(f, "{\n  \"tool\": \"feedbench\",\n  \"libfeed_version\": ");
     json_str(f, feed_version_string());
-    fprintf(f, ",\n  \"loader\": ");
-    json_str(f, c->loader);
-    fprintf(f, ",\n  \"device\": ");
-    json_str(f, c->device);
-    fprintf(f, ",\n  \"backend\": ");
-    json_str(f, B->backend);
-    fprintf(f, ",\n  \"reader\": ");
-    json_str(f, B->reader);
-    fprintf(f, ",\n  \"pinned\": ");
-    json_str(f, B->pinned);
-    fprintf(f, ",\n  \"readahead\": ");
-    json_str(f, B->readahead);
+    json_member_str(f, "loader", c->loader);
+    json_member_str(f, "device", c->device);
+    json_member_str(f, "backend", B->backend);
+    json_member_str(f, "reader", B->reader);
+    json_member_str(f, "pinned", B->pinned);
+    json_member_str(f, "readahead", B->readahead);
     fprintf(f, ",\n  \"readahead_files\": %llu", (unsigned long long)B->readahead_files);
-    fprintf(f, ",\n  \"gpu\": ");
-    json_str(f, B->gpu_name);
-    fprintf(f, ",\n  \"data\": ");
-    json_str(f, c->data);
-    fprintf(f, ",\n  \"augment\": ");
-    json_str(f, c->augment);
-    fprintf(f, ",\n  \"dtype\": ");
-    json_str(f, c->dtype);
-    fprintf(f, ",\n  \"opts\": ");
-    json_str(f, c->opts ? c->opts : "");
+    json_member_str(f, "gpu", B->gpu_name);
+    json_member_str(f, "data", c->data);
+    json_member_str(f, "augment", c->augment);
+    json_member_str(f, "dtype", c->dtype);
+    json_member_str(f, "opts", c->opts ? c->opts : "");
     fprintf(f, ",\n  \"nproc\": %ld,\n  \"batch\": %u,\n  \"workers\": %u,\n  \"prefetch\": %u,\n", sysconf(_SC_NPROCESSORS_ONLN),
             c->batch, B->sync_loader ? 0 : c->workers, B->ring_slots);
     fprintf(f, "  \"step_ms\": %.4f,\n  \"step_auto\": %s,\n  \"step_factor\": %.4f,\n  \"calib_batch_ms\": %.4f,\n",

@@ -2,7 +2,7 @@
  * convert_launch.h - the fused convert/normalize kernel, as a plain C call.
  *
  * Implemented by cuda/convert.cu (and, for the GPU-less tests, on the host by
- * tests/fake_cuda.c). No CUDA types here, so device_cuda.c stays C.
+ * tests/fake_cuda.c). No CUDA types here, so the backend stays plain C.
  */
 #ifndef FEED_CONVERT_LAUNCH_H
 #define FEED_CONVERT_LAUNCH_H

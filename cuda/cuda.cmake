@@ -1,8 +1,10 @@
 # cuda/cuda.cmake - the CUDA backend. Included by the top-level CMakeLists.txt
 # when nvcc is found (FEED_HAVE_CUDA); CUDAToolkit is already found.
 #
-#  - cuda/device_cuda.c joins feed_core: plain C with feed_core's flags; it
-#    needs the CUDA headers only.
+#  - The backend's C files (FEED_CUDA_BACKEND_SOURCES: the device interface,
+#    the arena registration and device buffers, the copier thread) join
+#    feed_core: plain C with feed_core's flags; they need the CUDA headers
+#    only. tests/CMakeLists.txt compiles the same list against the fake runtime.
 #  - cuda/convert.cu is its own object library (nvcc takes none of the C
 #    flags: -Wall, -fsanitize=..., -fvisibility=...), and its objects reach
 #    everything that links feed_core (libfeed.so, libfeed.a, programs, tests)
@@ -37,18 +39,23 @@ set_target_properties(feed_cuda_kernels PROPERTIES
   POSITION_INDEPENDENT_CODE ON
   CUDA_RUNTIME_LIBRARY Static)
 
+set(FEED_CUDA_BACKEND_SOURCES
+  ${PROJECT_SOURCE_DIR}/cuda/device_cuda.c
+  ${PROJECT_SOURCE_DIR}/cuda/register.c
+  ${PROJECT_SOURCE_DIR}/cuda/copier.c)
 foreach(core IN LISTS FEED_CORE_TARGETS) # feed_core, and feed_core_test with the test hooks
-  target_sources(${core} PRIVATE cuda/device_cuda.c
+  target_sources(${core} PRIVATE ${FEED_CUDA_BACKEND_SOURCES}
                  INTERFACE $<TARGET_OBJECTS:feed_cuda_kernels>)
   target_include_directories(${core} PRIVATE cuda ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(${core} PUBLIC CUDA::cudart_static)
 endforeach()
 
-# NVTX ranges (header-only nvtx3, no library) around copies and conversions.
+# NVTX ranges (header-only nvtx3, no library) around the copier's copies and
+# conversions.
 set(FEED_HAVE_NVTX OFF)
 if(EXISTS "${CUDAToolkit_INCLUDE_DIRS}/nvtx3/nvToolsExt.h")
   set(FEED_HAVE_NVTX ON)
-  set_property(SOURCE cuda/device_cuda.c APPEND PROPERTY COMPILE_DEFINITIONS FEED_HAVE_NVTX=1)
+  set_property(SOURCE ${PROJECT_SOURCE_DIR}/cuda/copier.c APPEND PROPERTY COMPILE_DEFINITIONS FEED_HAVE_NVTX=1)
 endif()
 message(STATUS "libfeed: CUDA architectures ${FEED_CUDA_ARCHITECTURES}, NVTX ${FEED_HAVE_NVTX}")
 

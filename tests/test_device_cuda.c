@@ -1,10 +1,10 @@
 /*
- * test_device_cuda.c - the CUDA backend (cuda/device_cuda.c) driven through a
+ * test_device_cuda.c - the CUDA backend (cuda/) driven through a
  * test ring: a producer thread fills a few host slots with known pixel
  * patterns; wait_ready/release_slot are the ring's callbacks.
  *
  * Built twice:
- *  - test_device_cuda (FEED_FAKE_CUDA): device_cuda.c compiled against
+ *  - test_device_cuda (FEED_FAKE_CUDA): the backend compiled against
  *    tests/fake_cuda.c, no GPU needed. The fake adds checks real hardware
  *    cannot make: no host slot goes back while a copy still reads it, no copy
  *    from pageable memory or across two registrations, no work issued with the

@@ -32,19 +32,28 @@ static inline uint32_t feed__cvec_pairs(uint32_t taps)
 
 /* Row pointers and coefficient pairs of a SIMD vertical pass (odd T: the last
  * pair repeats its row with weight 0). */
-static inline uint32_t feed__vpass_setup(const uint8_t *s, size_t stride, const int16_t *c,
-                                         uint32_t T, const uint8_t **r0, const uint8_t **r1,
-                                         int32_t *cp)
+typedef struct feed__vrows {
+    const uint8_t *r0[FEED_VPASS_MAX_PAIRS], *r1[FEED_VPASS_MAX_PAIRS];
+    int32_t cp[FEED_VPASS_MAX_PAIRS];
+    uint32_t pairs;
+} feed__vrows;
+
+/* Fills v for T taps; 0 if T needs more than FEED_VPASS_MAX_PAIRS pairs (the
+ * caller then runs the portable pass). */
+static inline int feed__vpass_setup(feed__vrows *v, const uint8_t *s, size_t stride,
+                                    const int16_t *c, uint32_t T)
 {
-    uint32_t pairs = (T + 1) / 2;
-    for (uint32_t k = 0; k < pairs; k++) {
+    v->pairs = (T + 1) / 2;
+    if (v->pairs > FEED_VPASS_MAX_PAIRS)
+        return 0;
+    for (uint32_t k = 0; k < v->pairs; k++) {
         uint32_t t = 2 * k;
-        r0[k] = s + (size_t)t * stride;
-        r1[k] = t + 1 < T ? r0[k] + stride : r0[k];
-        cp[k] = (int32_t)((uint32_t)(uint16_t)c[t] |
-                          (uint32_t)(uint16_t)(t + 1 < T ? c[t + 1] : 0) << 16);
+        v->r0[k] = s + (size_t)t * stride;
+        v->r1[k] = t + 1 < T ? v->r0[k] + stride : v->r0[k];
+        v->cp[k] = (int32_t)((uint32_t)(uint16_t)c[t] |
+                             (uint32_t)(uint16_t)(t + 1 < T ? c[t + 1] : 0) << 16);
     }
-    return pairs;
+    return 1;
 }
 
 /* Stores one RGB pixel v (as 4 packed bytes) at d. Not last: all 4 bytes, the

@@ -12,21 +12,19 @@
 void feed__vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t stride,
                       const int16_t *restrict c, uint32_t n, uint32_t T)
 {
-    const uint8_t *r0[FEED_VPASS_MAX_PAIRS], *r1[FEED_VPASS_MAX_PAIRS];
-    int32_t cp[FEED_VPASS_MAX_PAIRS];
-    if ((T + 1) / 2 > FEED_VPASS_MAX_PAIRS) {
+    feed__vrows v;
+    if (!feed__vpass_setup(&v, s, stride, c, T)) {
         feed__vpass_c(d, s, stride, c, n, T);
         return;
     }
-    uint32_t pairs = feed__vpass_setup(s, stride, c, T, r0, r1, cp);
     const __m128i z = _mm_setzero_si128(), rnd = _mm_set1_epi32(1 << 6);
     uint32_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m128i a0 = rnd, a1 = rnd, a2 = rnd, a3 = rnd;
-        for (uint32_t k = 0; k < pairs; k++) {
-            __m128i cc = _mm_set1_epi32(cp[k]);
-            __m128i x = _mm_loadu_si128((const __m128i *)(r0[k] + i));
-            __m128i y = _mm_loadu_si128((const __m128i *)(r1[k] + i));
+        for (uint32_t k = 0; k < v.pairs; k++) {
+            __m128i cc = _mm_set1_epi32(v.cp[k]);
+            __m128i x = _mm_loadu_si128((const __m128i *)(v.r0[k] + i));
+            __m128i y = _mm_loadu_si128((const __m128i *)(v.r1[k] + i));
             __m128i lo = _mm_unpacklo_epi8(x, y), hi = _mm_unpackhi_epi8(x, y);
             a0 = _mm_add_epi32(a0, _mm_madd_epi16(_mm_unpacklo_epi8(lo, z), cc));
             a1 = _mm_add_epi32(a1, _mm_madd_epi16(_mm_unpackhi_epi8(lo, z), cc));

@@ -18,6 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "feed.h"
+
+/* Largest output side (height, width). */
+#define FEED_MAX_SIDE 8192u
+
 /* The fixed transform of a loader (copied into the arena for the workers). */
 typedef struct feed__xform {
     uint32_t out_h, out_w;      /* output size */
@@ -36,6 +41,15 @@ typedef struct feed__xform {
     uint32_t pad1;
     uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
 } feed__xform;
+
+/* The transform options o ask for (o need not be validated). */
+void feed__xform_from_options(feed__xform *x, const feed_options *o);
+
+/* 0 if the workers can apply x to any image; else -1 and a message naming the
+ * option and its range in err. The one rule set: create refuses what this
+ * refuses (options.c), and the worker checks it again (feed__image_process),
+ * so no option passes create and then breaks every sample. */
+int feed__xform_check(const feed__xform *x, char *err, size_t errlen);
 
 /* What happened to one sample (for flags and stats). */
 typedef struct feed__image_info {

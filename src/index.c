@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "index.h"
+
+#include "format.h"
 #include "internal.h"
 
 typedef struct builder {

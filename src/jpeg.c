@@ -41,7 +41,7 @@
 #include <jpeglib.h>
 
 #include "feed.h"
-#include "index.h" /* feed__image_format */
+#include "format.h"
 
 /* Extra scaled pixels decoded on each side of the requested columns. Two are
  * enough for 2x chroma subsampling; 8 keeps 4x (4:1:1) exact too. */

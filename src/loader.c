@@ -181,23 +181,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->reader = L->o.reader;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
-    feed__xform *x = &h->xform;
-    x->out_h = L->o.height;
-    x->out_w = L->o.width;
-    x->mode = L->o.augment;
-    x->resize_shorter = L->o.resize_shorter;
-    x->scale_min = L->o.scale_min, x->scale_max = L->o.scale_max;
-    x->ratio_min = L->o.ratio_min, x->ratio_max = L->o.ratio_max;
-    x->flip_p = L->o.augment == FEED_AUGMENT_TRAIN ? L->o.flip_p : 0;
-    x->rotate_deg = L->o.rotate_deg;
-    x->fill[0] = (uint8_t)(L->o.fill >> 16), x->fill[1] = (uint8_t)(L->o.fill >> 8);
-    x->fill[2] = (uint8_t)L->o.fill;
-    x->brightness = L->o.brightness, x->contrast = L->o.contrast;
-    x->saturation = L->o.saturation, x->hue = L->o.hue;
-    x->grayscale_p = L->o.grayscale_p;
-    x->exif = L->o.exif;
-    x->roi_decode = L->o.roi_decode;
-    x->max_pixels = L->o.max_pixels;
+    feed__xform_from_options(&h->xform, &L->o);
 
     feed__device_config dc = {
         .batch_size = L->o.batch_size,

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "convert.h"
+#include "image.h"
 #include "internal.h"
 #include "options.h"
 
@@ -386,8 +387,6 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->workers >= 1 && o->workers <= FEED_MAX_WORKERS, "workers=%u must be in 1..%u",
             o->workers, FEED_MAX_WORKERS);
     REQUIRE(o->prefetch >= 2 && o->prefetch <= 1024, "prefetch=%u must be in 2..1024", o->prefetch);
-    REQUIRE(o->height >= 1 && o->width >= 1 && o->height <= 8192 && o->width <= 8192,
-            "height=%u width=%u must be in 1..8192", o->height, o->width);
     if (o->rank == FEED_RANK_AUTO || o->world_size == FEED_RANK_AUTO) {
         feed__launcher l;
         char why[200];
@@ -408,7 +407,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     }
     REQUIRE(o->world_size >= 1, "world_size=0 must be >= 1");
     REQUIRE(o->rank < o->world_size, "rank=%u must be < world_size=%u", o->rank, o->world_size);
-    /* Every value a worker would refuse (feed__check_xform in augment.c) or that
+    /* Every value a worker would refuse (feed__xform_check, image.h) or that
      * would make each sample fail, overflow or come out meaningless is refused
      * here, so no option passes create and then breaks every sample. */
 #define BOOL01(f) REQUIRE(o->f <= 1, #f "=%u must be 0 or 1 (false/true)", o->f)
@@ -418,32 +417,14 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(roi_decode);
     BOOL01(sync);
 #undef BOOL01
-    REQUIRE(o->augment <= FEED_AUGMENT_TRAIN, "augment=%u unknown (none|val|train, 0..2)", o->augment);
-    if (o->augment == FEED_AUGMENT_VAL) {
-        uint32_t crop = o->height > o->width ? o->height : o->width;
-        REQUIRE(o->resize_shorter >= crop,
-                "resize_shorter=%u must be >= %u with augment=val (the crop's larger side: "
-                "height=%u width=%u)",
-                o->resize_shorter, crop, o->height, o->width);
-    }
-    REQUIRE(o->scale_min > 0 && o->scale_min <= o->scale_max && o->scale_max <= 1.0f,
-            "need 0 < scale_min <= scale_max <= 1 (got scale_min=%g, scale_max=%g)", o->scale_min,
-            o->scale_max);
-    REQUIRE(o->ratio_min > 0 && o->ratio_min <= o->ratio_max && isfinite(o->ratio_max),
-            "need 0 < ratio_min <= ratio_max, both finite (got ratio_min=%g, ratio_max=%g)",
-            o->ratio_min, o->ratio_max);
-    REQUIRE(o->flip_p >= 0 && o->flip_p <= 1, "flip_p=%g must be in [0, 1]", o->flip_p);
-    REQUIRE(o->grayscale_p >= 0 && o->grayscale_p <= 1, "grayscale_p=%g must be in [0, 1]",
-            o->grayscale_p);
-    REQUIRE(o->rotate_deg >= 0 && o->rotate_deg <= 180, "rotate_deg=%g must be in [0, 180]",
-            o->rotate_deg);
-#define JITTER(f) \
-    REQUIRE(o->f >= 0 && isfinite(o->f), #f "=%g must be a finite number >= 0 (0 = off)", o->f)
-    JITTER(brightness);
-    JITTER(contrast);
-    JITTER(saturation);
-#undef JITTER
-    REQUIRE(o->hue >= 0 && o->hue <= 0.5f, "hue=%g must be in [0, 0.5]", o->hue);
+    /* The transform: the workers' own rule set (image.h). */
+    feed__xform x;
+    char xerr[512];
+    feed__xform_from_options(&x, o);
+    REQUIRE(feed__xform_check(&x, xerr, sizeof xerr) == 0, "%s", xerr);
+    x.mode = FEED_AUGMENT_TRAIN; /* the train-only values too, whatever augment is */
+    x.flip_p = o->flip_p;
+    REQUIRE(feed__xform_check(&x, xerr, sizeof xerr) == 0, "%s", xerr);
     REQUIRE(o->fill <= 0xffffff, "fill=0x%x must be 0xRRGGBB (0..0xffffff)", o->fill);
     REQUIRE(o->dtype <= FEED_DTYPE_BFLOAT16, "dtype=%u unknown (uint8|float32|float16|bfloat16, 0..3)",
             o->dtype);
@@ -485,7 +466,6 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             "sample_timeout_ms=%u must be 0 (never) or >= %u: a worker busy longer than this on one "
             "sample is killed as hung, and a large JPEG takes tens of ms to decode",
             o->sample_timeout_ms, FEED_MIN_SAMPLE_TIMEOUT_MS);
-    REQUIRE(o->max_pixels >= 1, "max_pixels=0 must be >= 1 (width*height)");
     REQUIRE(o->max_file_bytes >= 1, "max_file_bytes=0 must be >= 1");
     REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown (auto|uring|pread, 0..2)", o->reader);
     REQUIRE(o->readahead <= 4096, "readahead=%u must be in 0..4096 (batches)", o->readahead);

@@ -6,6 +6,7 @@
 #include <cmocka.h>
 
 #include "index.h"
+#include "format.h"
 #include "testutil.h"
 
 static char *root;

@@ -74,7 +74,7 @@ static void test_validate(void **state)
     expect_invalid("rank=2,world_size=2", "rank=2");
     expect_invalid("scale_min=0.9,scale_max=0.5", "scale_min");
     expect_invalid("flip_p=1.5", "flip_p");
-    expect_invalid("resize_shorter=100", "resize_shorter=100");
+    expect_invalid("augment=val,resize_shorter=0", "resize_shorter=0");
     expect_invalid("std=1:0:1", "std");
     feed_options o;
     char err[256];
@@ -143,10 +143,10 @@ static void test_validate_every_field(void **state)
     expect_invalid2("height=0", "height=0", "1..8192");
     expect_invalid2("width=8193", "width=8193", "1..8192");
     expect_invalid2("world_size=0", "world_size=0", ">= 1");
-    /* resize_shorter: the worker refuses 0 for augment=val (feed__check_xform);
-     * below the crop is refused too. Unused by none and train. */
-    expect_invalid2("resize_shorter=0", "resize_shorter=0", ">= 224");
-    expect_invalid2("height=300,width=200,resize_shorter=250", "resize_shorter=250", ">= 300");
+    /* resize_shorter: the worker refuses 0 for augment=val (feed__xform_check);
+     * below the crop is fine (the crop is padded). Unused by none and train. */
+    expect_invalid2("augment=val,resize_shorter=0", "resize_shorter=0", ">= 1");
+    EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_VAL; o->height = 300; o->resize_shorter = 250);
     EXPECT_STRUCT_OK(o->resize_shorter = 224);
     EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_TRAIN; o->resize_shorter = 0);
     EXPECT_STRUCT_OK(o->augment = FEED_AUGMENT_NONE; o->resize_shorter = 0);

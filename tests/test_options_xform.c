@@ -29,23 +29,7 @@
 /* As feed_loader_create() fills the arena's transform. */
 static void xform_from(const feed_options *o, feed__xform *x)
 {
-    memset(x, 0, sizeof *x);
-    x->out_h = o->height;
-    x->out_w = o->width;
-    x->mode = o->augment;
-    x->resize_shorter = o->resize_shorter;
-    x->scale_min = o->scale_min, x->scale_max = o->scale_max;
-    x->ratio_min = o->ratio_min, x->ratio_max = o->ratio_max;
-    x->flip_p = o->augment == FEED_AUGMENT_TRAIN ? o->flip_p : 0;
-    x->rotate_deg = o->rotate_deg;
-    x->fill[0] = (uint8_t)(o->fill >> 16), x->fill[1] = (uint8_t)(o->fill >> 8);
-    x->fill[2] = (uint8_t)o->fill;
-    x->brightness = o->brightness, x->contrast = o->contrast;
-    x->saturation = o->saturation, x->hue = o->hue;
-    x->grayscale_p = o->grayscale_p;
-    x->exif = o->exif;
-    x->roi_decode = o->roi_decode;
-    x->max_pixels = o->max_pixels;
+    feed__xform_from_options(x, o);
 }
 
 static int finite_in(uint32_t dtype, const void *out, size_t n)

@@ -89,16 +89,35 @@ def _stream_value(stream):
     return int(stream) or None
 
 
+def _destroy(handle):
+    _lib.feed_loader_destroy(handle)
+
+
+class _Native:
+    """The C loader (feed_loader *). feed_loader_destroy() runs when the last
+    reference to this goes: the Loader's (dropped by close()) and every
+    _Held's, which each array, DLPack capsule and tensor viewing batch memory
+    holds. So nothing a live view reads is unmapped (no SIGSEGV after close)."""
+
+    __slots__ = ("h", "__weakref__")
+
+    def __init__(self, h):
+        self.h = h
+        weakref.finalize(self, _destroy, h)  # also at exit, for what is still alive then
+
+
 class _Held:
     """A C batch the Python side holds. pins: 1 while it is the loader's
     current batch, +1 per live DLPack export; given back to C at 0.
     It refers to its loader weakly (the loader refers to its current batch);
-    the arrays made from it hold the loader strongly instead."""
+    the arrays made from it hold the loader strongly instead. It holds the
+    C loader (_Native) strongly: its memory stays mapped while it lives."""
 
-    __slots__ = ("_loader", "cbatch", "pins", "released", "stream", "__weakref__")
+    __slots__ = ("_loader", "native", "cbatch", "pins", "released", "stream", "__weakref__")
 
     def __init__(self, loader, cbatch):
         self._loader = weakref.ref(loader)
+        self.native = loader._native
         self.cbatch = cbatch
         self.pins = 1
         self.released = False
@@ -109,11 +128,13 @@ class _Held:
         return self._loader()
 
     def check_alive(self):
+        """The loader, if this batch's memory is still this batch's. After
+        close() it is (nothing is given back or reused any more)."""
         L = self._loader()
-        if self.released or L is None or L._h is None:
+        if self.released or L is None:
             raise BufferError(
-                "libfeed: this batch was given back to the loader (it moved to the next batch, "
-                "or was closed); copy arrays you want to keep")
+                "libfeed: this batch was given back to the loader (it moved to the next batch); "
+                "copy arrays you want to keep")
         return L
 
     def pin(self, stream=None):
@@ -131,7 +152,7 @@ class _Held:
         L = self.check_alive()
         with L._lock:
             self.check_alive()
-            st = _lib.feed_batch_wait(L._h, ctypes.byref(self.cbatch), stream)
+            st = _lib.feed_batch_wait(self.native.h, ctypes.byref(self.cbatch), stream)
             if st:
                 raise L._error(st)
 
@@ -192,10 +213,6 @@ class _EpochIterator:
         return r
 
 
-def _destroy(handle):
-    _lib.feed_loader_destroy(handle)
-
-
 class Loader:
     """Batches of decoded, augmented images from worker processes, like a
     PyTorch DataLoader over an ImageFolder.
@@ -227,7 +244,8 @@ class Loader:
     Python-only arguments:
       copy     False (default): host images are numpy views of the shared
                ring slot, valid until the next batch is requested (copy what
-               you keep). True: fresh arrays; the slot is given back at once.
+               you keep), or for the batch current at close(), for as long as
+               they live. True: fresh arrays; the slot is given back at once.
       output   "numpy" (default on the host) or "array": libfeed.Array
                objects (DLPack / __array_interface__). Device batches are
                always libfeed.Array (DLPack, __cuda_array_interface__).
@@ -238,8 +256,9 @@ class Loader:
     Iterating gives one epoch (a Batch, which unpacks as (images, labels));
     the next `for` continues with the next epoch while the workers keep
     filling the ring. len(loader) is the number of batches per epoch.
-    Ctrl-C while waiting for a batch closes the loader (workers stopped and
-    reaped) before KeyboardInterrupt propagates.
+    Ctrl-C while waiting for a batch closes the loader (see close(): the
+    workers are stopped and reaped then, or once the last array viewing a
+    batch is freed) before KeyboardInterrupt propagates.
     """
 
     def __init__(self, source=None, batch_size=None, *, shuffle=None, seed=None, workers=None,
@@ -247,6 +266,7 @@ class Loader:
                  world_size=None, drop_last=None, prefetch=None, epochs=None, copy=False,
                  output="numpy", timeout=None, stream=None, options=None, **kwargs):
         self._h = None
+        self._native = None
         self._lock = threading.RLock()
         self._in_call = False
         self._current = None
@@ -329,7 +349,7 @@ class Loader:
             path = self._settings.get("source") if st == Status.E_DATASET else None
             raise make_error(st, msg, path=path)
         self._h = handle.value
-        self._finalizer = weakref.finalize(self, _destroy, self._h)
+        self._native = _Native(self._h)
         self._owner_thread = threading.get_ident()
         stats = self.stats()
         self._device = "cpu" if stats["backend"] == "host" else stats["backend"]
@@ -340,17 +360,23 @@ class Loader:
 
     # -- life ------------------------------------------------------------------------
     def close(self):
-        """Stops and reaps the workers and frees every resource. Arrays still
-        viewing batch memory must not be used afterwards. Safe to call twice."""
+        """Ends the loader: no more batches (next() and iterating raise
+        ValueError). Safe to call twice; `with` calls it at the end.
+
+        It stops and reaps the workers and frees the shared memory at once
+        when no array, DLPack capsule or tensor still views batch memory.
+        Otherwise that is deferred until the last such view is freed (as when
+        a loader is garbage-collected): the batch's arrays stay readable, and
+        the batch current at close() keeps its values. Drop (or copy) the
+        arrays you keep to release the workers and memory sooner."""
         with self._lock:
             if self._h is None:
                 return
-            if self._current is not None:
-                self._current.released = True
             self._current = None
             self._pending.clear()
             self._h = None
-            self._finalizer()
+            native, self._native = self._native, None
+        del native  # feed_loader_destroy() now, unless a view still holds it
 
     @property
     def closed(self):
@@ -371,7 +397,8 @@ class Loader:
 
     def _handle(self):
         if self._h is None:
-            raise ValueError("libfeed: the loader is closed")
+            raise ValueError("libfeed: the loader is closed (close() or the end of its `with`); "
+                             "make a new Loader to read more")
         return self._h
 
     def _error(self, st, message=None):

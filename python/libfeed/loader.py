@@ -2,6 +2,9 @@
 import collections
 import ctypes
 import functools
+import math
+import numbers
+import operator
 import os
 import threading
 import time
@@ -38,6 +41,93 @@ _DATALOADER_ONLY = {
     "multiprocessing_context": "workers are spawned with posix_spawn, never fork",
     "generator": "use seed=",
 }
+
+
+# The numeric options, by the type feed_options_set() parses (src/options.c),
+# each with the largest value it takes. Checked here, so that True is not
+# taken as 1 nor 2.5 as 2, and the error names the option.
+_U32_MAX, _U64_MAX = (1 << 32) - 1, (1 << 64) - 1
+_INTEGERS = dict.fromkeys(
+    ("batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
+     "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"),
+    _U32_MAX)
+_INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
+_INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
+_FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
+           "brightness", "contrast", "saturation", "hue", "grayscale_p"}
+_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync"}
+_TRIPLES = {"mean", "std"}
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def _integer(name, value, top=_U64_MAX):
+    """value as an int in 0..top, or TypeError / ValueError naming `name`."""
+    if _is_bool(value):
+        raise TypeError(f"libfeed: {name}={value!r}: expected an integer, not a bool")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or not float(value).is_integer():
+            raise ValueError(f"libfeed: {name}={value!r}: expected a whole number")
+        value = int(value)
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"libfeed: {name}={value!r}: expected an integer, "
+                        f"not {type(value).__name__}") from None
+    if value < 0:
+        raise ValueError(f"libfeed: {name}={value}: must not be negative")
+    if value > top:
+        raise ValueError(f"libfeed: {name}={value}: must be at most {top}")
+    return value
+
+
+def _number(name, value):
+    """value as a finite float, or TypeError / ValueError naming `name`."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"libfeed: {name}={value!r}: expected a number, "
+                        f"not {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"libfeed: {name}={value!r}: expected a finite number")
+    return value
+
+
+def _pair(name, value):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"libfeed: {name}={value!r}: expected (min, max)")
+    return value[0], value[1]
+
+
+def _checked(key, value):
+    """A keyword's value checked against the option's type (strings are the
+    C parser's to check); returns what to pass on."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return value
+    if key in _INTEGERS:
+        return _integer(key, value, _INTEGERS[key])
+    if key in _FLOATS:
+        return _number(key, value)
+    if key in _FLAGS:
+        if _is_bool(value):
+            return bool(value)
+        if isinstance(value, numbers.Integral) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, numbers.Integral):
+            raise ValueError(f"libfeed: {key}={value!r}: expected True/False (or 0/1)")
+        raise TypeError(f"libfeed: {key}={value!r}: expected True/False, "
+                        f"not {type(value).__name__}")
+    if key in _TRIPLES:
+        if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 3:
+            return tuple(_number(key, v) for v in value)
+        raise ValueError(f"libfeed: {key}={value!r}: expected three numbers (r, g, b)")
+    if key == "fill":
+        if isinstance(value, (list, tuple)) and len(value) == 3:
+            r, g, b = (_integer(key, v, 255) for v in value)
+            return f"{(r << 16) | (g << 8) | b:06x}"
+        return f"{_integer(key, value, 0xFFFFFF):06x}"  # parsed as hex RRGGBB
+    return value
 
 
 def _text(value):
@@ -83,6 +173,8 @@ def _stream_value(stream):
     (.cuda_stream), a cupy Stream (.ptr) or None (the legacy default stream)."""
     if stream is None:
         return None
+    if _is_bool(stream):
+        raise TypeError(f"libfeed: stream={stream!r}: expected a CUDA stream or its handle")
     for attr in ("cuda_stream", "ptr"):
         if hasattr(stream, attr):
             return int(getattr(stream, attr)) or None
@@ -236,6 +328,9 @@ class Loader:
     bad_policy ("replace"), max_retries, sample_timeout_ms, max_pixels,
     max_file_bytes, reader, worker_path. Unset options keep libfeed's
     defaults (in brackets). options= takes more as "key=value,..." or a dict.
+    Numbers are checked before anything starts: an integer option refuses a
+    bool, a fraction or a negative value, a float option a bool (TypeError
+    or ValueError naming the option); text is left to libfeed's parser.
 
     augment may be "none" | "val" | "train" or a dict of custom parameters:
     {"mode": "train", "scale": (0.25, 1), "ratio": (0.75, 1.33),
@@ -275,6 +370,10 @@ class Loader:
             raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
         self._copy = bool(copy)
         self._output = output
+        if timeout is not None:
+            timeout = _number("timeout", timeout)
+            if timeout < 0:
+                raise ValueError(f"libfeed: timeout={timeout}: must not be negative")
         self._timeout = timeout
         self._stream = _stream_value(stream)
 
@@ -282,10 +381,7 @@ class Loader:
         def put(key, value):
             if value is None:
                 return
-            if key == "fill" and isinstance(value, (list, tuple)) and len(value) == 3:
-                value = (int(value[0]) << 16) | (int(value[1]) << 8) | int(value[2])
-            if key == "fill" and isinstance(value, int):
-                value = f"{value:06x}"  # fill is parsed as hex RRGGBB
+            value = _checked(key, value)
             items.append((key, value if isinstance(value, str) else _text(value)))
 
         put("source", source)
@@ -294,16 +390,22 @@ class Loader:
         put("seed", seed)
         put("workers", workers)
         if size is not None:
-            h, w = (size, size) if isinstance(size, int) else size
-            put("height", h)
-            put("width", w)
+            if isinstance(size, (list, tuple)) and len(size) == 2:
+                h, w = size
+            elif isinstance(size, (list, tuple, str, bytes)):
+                raise TypeError(f"libfeed: size={size!r}: expected an integer or (height, width)")
+            else:
+                h = w = size
+            put("height", _integer("size", h, _U32_MAX))
+            put("width", _integer("size", w, _U32_MAX))
         if isinstance(augment, dict):
             aug = dict(augment)
             put("augment", aug.pop("mode", aug.pop("kind", "train")))
             for k, v in aug.items():
                 if k in ("scale", "ratio"):
-                    put(k + "_min", v[0])
-                    put(k + "_max", v[1])
+                    lo, hi = _pair(k, v)
+                    put(k + "_min", lo)
+                    put(k + "_max", hi)
                 else:
                     put(_ALIASES.get(k, k), v)
         else:

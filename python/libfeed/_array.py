@@ -10,6 +10,10 @@ consumer's tensor is freed (the DLPack deleter), so a tensor made with
 from_dlpack never sees its memory reused. Plain numpy views (numpy.asarray,
 the default host output) are not tracked: they are valid until the loader
 moves to the next batch. See Loader.
+
+Every view (numpy array, capsule, tensor) keeps the C loader's memory mapped
+while it lives: Loader.close() (or the end of `with`) destroys the loader
+only once the last view is freed, so no view ever reads unmapped memory.
 """
 import numpy as np
 

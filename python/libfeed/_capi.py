@@ -214,51 +214,88 @@ def _is_sanitized(path):
     return any(s in data for s in (b"libasan.so", b"libtsan.so", b"__asan_init", b"__tsan_init"))
 
 
-def candidates():
-    """Where to look for libfeed.so, in order: (path, how it was found)."""
+# dlopen() names for the system's copy (soname = major version), which the
+# dynamic loader looks up in LD_LIBRARY_PATH, /etc/ld.so.cache and /usr/lib.
+SYSTEM_NAMES = (f"libfeed.so.{VERSION_MAJOR}", "libfeed.so")
+
+
+def _places():
+    """Every place looked at, in order: (path or name to load, or None where
+    nothing was there; what the place is; a note when nothing was there)."""
     out = []
     env = os.environ.get("LIBFEED_LIBRARY")
     if env:
         if os.path.isdir(env):
             env = os.path.join(env, "libfeed.so")
-        out.append((env, "LIBFEED_LIBRARY"))
+        out.append((env, "$LIBFEED_LIBRARY=" + env, None))
         return out  # an explicit choice is not second-guessed
+    out.append((None, "$LIBFEED_LIBRARY", "not set"))
     here = os.path.dirname(os.path.abspath(__file__))
-    for p in sorted(glob.glob(os.path.join(here, "_lib", "libfeed.so*"))):
-        out.append((p, "package data"))
+    bundle = sorted(glob.glob(os.path.join(here, "_lib", "libfeed.so*")))
+    for p in bundle:
+        out.append((p, f"{p} (package data)", None))
+    if not bundle:
+        out.append((None, os.path.join(here, "_lib", "libfeed.so") +
+                    " (a copy bundled at install by LIBFEED_BUNDLE=<build dir>)", "none"))
     # The build tree: python/libfeed -> python -> repository root -> build*/lib.
     d = here
     for _ in range(4):
         d = os.path.dirname(d)
-        found = glob.glob(os.path.join(d, "build*", "lib", "libfeed.so"))
+        pattern = os.path.join(d, "build*", "lib", "libfeed.so")
+        found = glob.glob(pattern)
         # build/ first (what scripts/test builds), then the newest other build.
         found.sort(key=lambda p: (os.path.basename(os.path.dirname(os.path.dirname(p))) != "build",
                                   -os.path.getmtime(p)))
-        for p in found:
-            if not _is_sanitized(p):
-                out.append((p, "build tree"))
+        usable = [p for p in found if not _is_sanitized(p)]
+        for p in usable:
+            out.append((p, f"{p} (build tree)", None))
+        if not usable:
+            note = "none" if not found else "only sanitizer builds: " + ", ".join(found)
+            out.append((None, pattern, note))
     name = ctypes.util.find_library("feed")
     if name:
-        out.append((name, "system (ctypes.util.find_library)"))
+        out.append((name, f"{name} (system, ctypes.util.find_library('feed'))", None))
+    else:
+        out.append((None, "ctypes.util.find_library('feed') (ldconfig cache, LD_LIBRARY_PATH)",
+                    "not found"))
+    ld_path = os.environ.get("LD_LIBRARY_PATH")
+    where = f"LD_LIBRARY_PATH={ld_path}" if ld_path else "LD_LIBRARY_PATH not set"
+    for n in SYSTEM_NAMES:
+        if n != name:
+            out.append((n, f"{n} (the dynamic loader's search: {where}, ld.so.cache, /usr/lib)",
+                        None))
     return out
+
+
+def candidates():
+    """Where to look for libfeed.so, in order: (path, how it was found)."""
+    return [(path, how) for path, how, _ in _places() if path is not None]
 
 
 def load():
     """Loads the first libfeed that exists and opens; returns (CDLL, path)."""
     tried = []
-    for path, how in candidates():
+    places = _places()
+    for path, how, note in places:
+        if path is None:
+            tried.append(f"{how}: {note}")
+            continue
         if os.sep in path and not os.path.exists(path):
-            tried.append(f"{path} ({how}): does not exist")
+            tried.append(f"{how}: does not exist")
             continue
         try:
             return ctypes.CDLL(path), path
         except OSError as e:
-            tried.append(f"{path} ({how}): {e}")
-    detail = "; ".join(tried) if tried else "no candidate found"
+            tried.append(f"{how}: {e}")
+    if os.environ.get("LIBFEED_LIBRARY"):
+        tried.append("(LIBFEED_LIBRARY is set, so nothing else was tried)")
     raise LibraryNotFound(
-        "libfeed: cannot load libfeed.so. Build it (cmake -S . -B build && cmake --build build), "
-        "set LIBFEED_LIBRARY=/path/to/libfeed.so, or install it where the dynamic loader looks. "
-        f"Tried: {detail}")
+        "libfeed: cannot load libfeed.so, the C library this package binds. Tried, in order:\n  " +
+        "\n  ".join(tried) + "\n"
+        "Fix: build libfeed from its source tree (cmake -S . -B build && cmake --build build), "
+        "then either set LIBFEED_LIBRARY=/path/to/libfeed.so (build/lib/libfeed.so; "
+        "FEED_WORKER=/path/to/build/bin/feed-worker if the worker is not found), or install "
+        "the package with both bundled: LIBFEED_BUNDLE=/path/to/build pip install ./python")
 
 
 def declare(lib):

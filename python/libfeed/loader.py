@@ -2,6 +2,9 @@
 import collections
 import ctypes
 import functools
+import math
+import numbers
+import operator
 import os
 import threading
 import time
@@ -38,6 +41,93 @@ _DATALOADER_ONLY = {
     "multiprocessing_context": "workers are spawned with posix_spawn, never fork",
     "generator": "use seed=",
 }
+
+
+# The numeric options, by the type feed_options_set() parses (src/options.c),
+# each with the largest value it takes. Checked here, so that True is not
+# taken as 1 nor 2.5 as 2, and the error names the option.
+_U32_MAX, _U64_MAX = (1 << 32) - 1, (1 << 64) - 1
+_INTEGERS = dict.fromkeys(
+    ("batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
+     "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"),
+    _U32_MAX)
+_INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
+_INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
+_FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
+           "brightness", "contrast", "saturation", "hue", "grayscale_p"}
+_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync"}
+_TRIPLES = {"mean", "std"}
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
+
+
+def _integer(name, value, top=_U64_MAX):
+    """value as an int in 0..top, or TypeError / ValueError naming `name`."""
+    if _is_bool(value):
+        raise TypeError(f"libfeed: {name}={value!r}: expected an integer, not a bool")
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value) or not float(value).is_integer():
+            raise ValueError(f"libfeed: {name}={value!r}: expected a whole number")
+        value = int(value)
+    try:
+        value = operator.index(value)
+    except TypeError:
+        raise TypeError(f"libfeed: {name}={value!r}: expected an integer, "
+                        f"not {type(value).__name__}") from None
+    if value < 0:
+        raise ValueError(f"libfeed: {name}={value}: must not be negative")
+    if value > top:
+        raise ValueError(f"libfeed: {name}={value}: must be at most {top}")
+    return value
+
+
+def _number(name, value):
+    """value as a finite float, or TypeError / ValueError naming `name`."""
+    if _is_bool(value) or not isinstance(value, numbers.Real):
+        raise TypeError(f"libfeed: {name}={value!r}: expected a number, "
+                        f"not {type(value).__name__}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise ValueError(f"libfeed: {name}={value!r}: expected a finite number")
+    return value
+
+
+def _pair(name, value):
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        raise ValueError(f"libfeed: {name}={value!r}: expected (min, max)")
+    return value[0], value[1]
+
+
+def _checked(key, value):
+    """A keyword's value checked against the option's type (strings are the
+    C parser's to check); returns what to pass on."""
+    if isinstance(value, (str, bytes, os.PathLike)):
+        return value
+    if key in _INTEGERS:
+        return _integer(key, value, _INTEGERS[key])
+    if key in _FLOATS:
+        return _number(key, value)
+    if key in _FLAGS:
+        if _is_bool(value):
+            return bool(value)
+        if isinstance(value, numbers.Integral) and value in (0, 1):
+            return bool(value)
+        if isinstance(value, numbers.Integral):
+            raise ValueError(f"libfeed: {key}={value!r}: expected True/False (or 0/1)")
+        raise TypeError(f"libfeed: {key}={value!r}: expected True/False, "
+                        f"not {type(value).__name__}")
+    if key in _TRIPLES:
+        if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 3:
+            return tuple(_number(key, v) for v in value)
+        raise ValueError(f"libfeed: {key}={value!r}: expected three numbers (r, g, b)")
+    if key == "fill":
+        if isinstance(value, (list, tuple)) and len(value) == 3:
+            r, g, b = (_integer(key, v, 255) for v in value)
+            return f"{(r << 16) | (g << 8) | b:06x}"
+        return f"{_integer(key, value, 0xFFFFFF):06x}"  # parsed as hex RRGGBB
+    return value
 
 
 def _text(value):
@@ -83,22 +173,43 @@ def _stream_value(stream):
     (.cuda_stream), a cupy Stream (.ptr) or None (the legacy default stream)."""
     if stream is None:
         return None
+    if _is_bool(stream):
+        raise TypeError(f"libfeed: stream={stream!r}: expected a CUDA stream or its handle")
     for attr in ("cuda_stream", "ptr"):
         if hasattr(stream, attr):
             return int(getattr(stream, attr)) or None
     return int(stream) or None
 
 
+def _destroy(handle):
+    _lib.feed_loader_destroy(handle)
+
+
+class _Native:
+    """The C loader (feed_loader *). feed_loader_destroy() runs when the last
+    reference to this goes: the Loader's (dropped by close()) and every
+    _Held's, which each array, DLPack capsule and tensor viewing batch memory
+    holds. So nothing a live view reads is unmapped (no SIGSEGV after close)."""
+
+    __slots__ = ("h", "__weakref__")
+
+    def __init__(self, h):
+        self.h = h
+        weakref.finalize(self, _destroy, h)  # also at exit, for what is still alive then
+
+
 class _Held:
     """A C batch the Python side holds. pins: 1 while it is the loader's
     current batch, +1 per live DLPack export; given back to C at 0.
     It refers to its loader weakly (the loader refers to its current batch);
-    the arrays made from it hold the loader strongly instead."""
+    the arrays made from it hold the loader strongly instead. It holds the
+    C loader (_Native) strongly: its memory stays mapped while it lives."""
 
-    __slots__ = ("_loader", "cbatch", "pins", "released", "stream", "__weakref__")
+    __slots__ = ("_loader", "native", "cbatch", "pins", "released", "stream", "__weakref__")
 
     def __init__(self, loader, cbatch):
         self._loader = weakref.ref(loader)
+        self.native = loader._native
         self.cbatch = cbatch
         self.pins = 1
         self.released = False
@@ -109,11 +220,13 @@ class _Held:
         return self._loader()
 
     def check_alive(self):
+        """The loader, if this batch's memory is still this batch's. After
+        close() it is (nothing is given back or reused any more)."""
         L = self._loader()
-        if self.released or L is None or L._h is None:
+        if self.released or L is None:
             raise BufferError(
-                "libfeed: this batch was given back to the loader (it moved to the next batch, "
-                "or was closed); copy arrays you want to keep")
+                "libfeed: this batch was given back to the loader (it moved to the next batch); "
+                "copy arrays you want to keep")
         return L
 
     def pin(self, stream=None):
@@ -131,7 +244,7 @@ class _Held:
         L = self.check_alive()
         with L._lock:
             self.check_alive()
-            st = _lib.feed_batch_wait(L._h, ctypes.byref(self.cbatch), stream)
+            st = _lib.feed_batch_wait(self.native.h, ctypes.byref(self.cbatch), stream)
             if st:
                 raise L._error(st)
 
@@ -192,10 +305,6 @@ class _EpochIterator:
         return r
 
 
-def _destroy(handle):
-    _lib.feed_loader_destroy(handle)
-
-
 class Loader:
     """Batches of decoded, augmented images from worker processes, like a
     PyTorch DataLoader over an ImageFolder.
@@ -219,6 +328,9 @@ class Loader:
     bad_policy ("replace"), max_retries, sample_timeout_ms, max_pixels,
     max_file_bytes, reader, worker_path. Unset options keep libfeed's
     defaults (in brackets). options= takes more as "key=value,..." or a dict.
+    Numbers are checked before anything starts: an integer option refuses a
+    bool, a fraction or a negative value, a float option a bool (TypeError
+    or ValueError naming the option); text is left to libfeed's parser.
 
     augment may be "none" | "val" | "train" or a dict of custom parameters:
     {"mode": "train", "scale": (0.25, 1), "ratio": (0.75, 1.33),
@@ -227,7 +339,8 @@ class Loader:
     Python-only arguments:
       copy     False (default): host images are numpy views of the shared
                ring slot, valid until the next batch is requested (copy what
-               you keep). True: fresh arrays; the slot is given back at once.
+               you keep), or for the batch current at close(), for as long as
+               they live. True: fresh arrays; the slot is given back at once.
       output   "numpy" (default on the host) or "array": libfeed.Array
                objects (DLPack / __array_interface__). Device batches are
                always libfeed.Array (DLPack, __cuda_array_interface__).
@@ -238,8 +351,9 @@ class Loader:
     Iterating gives one epoch (a Batch, which unpacks as (images, labels));
     the next `for` continues with the next epoch while the workers keep
     filling the ring. len(loader) is the number of batches per epoch.
-    Ctrl-C while waiting for a batch closes the loader (workers stopped and
-    reaped) before KeyboardInterrupt propagates.
+    Ctrl-C while waiting for a batch closes the loader (see close(): the
+    workers are stopped and reaped then, or once the last array viewing a
+    batch is freed) before KeyboardInterrupt propagates.
     """
 
     def __init__(self, source=None, batch_size=None, *, shuffle=None, seed=None, workers=None,
@@ -247,6 +361,7 @@ class Loader:
                  world_size=None, drop_last=None, prefetch=None, epochs=None, copy=False,
                  output="numpy", timeout=None, stream=None, options=None, **kwargs):
         self._h = None
+        self._native = None
         self._lock = threading.RLock()
         self._in_call = False
         self._current = None
@@ -255,6 +370,10 @@ class Loader:
             raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
         self._copy = bool(copy)
         self._output = output
+        if timeout is not None:
+            timeout = _number("timeout", timeout)
+            if timeout < 0:
+                raise ValueError(f"libfeed: timeout={timeout}: must not be negative")
         self._timeout = timeout
         self._stream = _stream_value(stream)
 
@@ -262,10 +381,7 @@ class Loader:
         def put(key, value):
             if value is None:
                 return
-            if key == "fill" and isinstance(value, (list, tuple)) and len(value) == 3:
-                value = (int(value[0]) << 16) | (int(value[1]) << 8) | int(value[2])
-            if key == "fill" and isinstance(value, int):
-                value = f"{value:06x}"  # fill is parsed as hex RRGGBB
+            value = _checked(key, value)
             items.append((key, value if isinstance(value, str) else _text(value)))
 
         put("source", source)
@@ -274,16 +390,22 @@ class Loader:
         put("seed", seed)
         put("workers", workers)
         if size is not None:
-            h, w = (size, size) if isinstance(size, int) else size
-            put("height", h)
-            put("width", w)
+            if isinstance(size, (list, tuple)) and len(size) == 2:
+                h, w = size
+            elif isinstance(size, (list, tuple, str, bytes)):
+                raise TypeError(f"libfeed: size={size!r}: expected an integer or (height, width)")
+            else:
+                h = w = size
+            put("height", _integer("size", h, _U32_MAX))
+            put("width", _integer("size", w, _U32_MAX))
         if isinstance(augment, dict):
             aug = dict(augment)
             put("augment", aug.pop("mode", aug.pop("kind", "train")))
             for k, v in aug.items():
                 if k in ("scale", "ratio"):
-                    put(k + "_min", v[0])
-                    put(k + "_max", v[1])
+                    lo, hi = _pair(k, v)
+                    put(k + "_min", lo)
+                    put(k + "_max", hi)
                 else:
                     put(_ALIASES.get(k, k), v)
         else:
@@ -329,7 +451,7 @@ class Loader:
             path = self._settings.get("source") if st == Status.E_DATASET else None
             raise make_error(st, msg, path=path)
         self._h = handle.value
-        self._finalizer = weakref.finalize(self, _destroy, self._h)
+        self._native = _Native(self._h)
         self._owner_thread = threading.get_ident()
         stats = self.stats()
         self._device = "cpu" if stats["backend"] == "host" else stats["backend"]
@@ -340,17 +462,23 @@ class Loader:
 
     # -- life ------------------------------------------------------------------------
     def close(self):
-        """Stops and reaps the workers and frees every resource. Arrays still
-        viewing batch memory must not be used afterwards. Safe to call twice."""
+        """Ends the loader: no more batches (next() and iterating raise
+        ValueError). Safe to call twice; `with` calls it at the end.
+
+        It stops and reaps the workers and frees the shared memory at once
+        when no array, DLPack capsule or tensor still views batch memory.
+        Otherwise that is deferred until the last such view is freed (as when
+        a loader is garbage-collected): the batch's arrays stay readable, and
+        the batch current at close() keeps its values. Drop (or copy) the
+        arrays you keep to release the workers and memory sooner."""
         with self._lock:
             if self._h is None:
                 return
-            if self._current is not None:
-                self._current.released = True
             self._current = None
             self._pending.clear()
             self._h = None
-            self._finalizer()
+            native, self._native = self._native, None
+        del native  # feed_loader_destroy() now, unless a view still holds it
 
     @property
     def closed(self):
@@ -371,7 +499,8 @@ class Loader:
 
     def _handle(self):
         if self._h is None:
-            raise ValueError("libfeed: the loader is closed")
+            raise ValueError("libfeed: the loader is closed (close() or the end of its `with`); "
+                             "make a new Loader to read more")
         return self._h
 
     def _error(self, st, message=None):

@@ -10,6 +10,8 @@ Images are torch.from_dlpack() views of libfeed's memory (host ring slot or
 device buffer): no copy. Such a tensor keeps its batch from being reused
 until it is freed, so a tensor never changes under you; hold on to at most
 prefetch-1 of them (device: device_prefetch-1), or .clone() what you keep.
+That holds past close() too: the loader (workers, shared memory) is
+destroyed when the last such tensor is freed.
 Labels are int64 by default (what cross_entropy wants), a small copy.
 On CUDA, torch.from_dlpack passes the current stream, and the batch's copy
 is ordered before it on the device (no host wait).

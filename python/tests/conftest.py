@@ -5,6 +5,7 @@ lib/libfeed.so and bin/feed-worker are what the tests load (LIBFEED_LIBRARY
 and FEED_WORKER are set here, before libfeed is imported, unless the caller
 set them).
 """
+import gc
 import os
 import subprocess
 import sys
@@ -73,6 +74,10 @@ def make_loader(dataset):
     yield make
     for L in made:
         L.close()
+    # A closed loader is destroyed when the last array viewing its batches
+    # goes; arrays caught in a reference cycle (a pytest.raises traceback
+    # holding the test's frame) go at garbage collection.
+    gc.collect()
 
 
 def child_pids(pid=None):
@@ -118,3 +123,31 @@ def train_step_hash(images, labels):
     for lab in np.asarray(labels, dtype=np.int64):
         h = ((h ^ (int(lab) & MASK)) * FNV_PRIME) & MASK
     return h
+
+
+def run_after_close(dataset, kind):
+    """Runs tests/after_close.py KIND in a fresh interpreter (this one's, with
+    this environment); returns (return code, its JSON report or None, stderr)."""
+    import json
+
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    r = subprocess.run([sys.executable, os.path.join(HERE, "after_close.py"), dataset, kind],
+                       env=env, capture_output=True, text=True, timeout=120)
+    lines = r.stdout.strip().splitlines()
+    return r.returncode, (json.loads(lines[-1]) if r.returncode == 0 and lines else None), r.stderr
+
+
+def check_after_close(kind, rc, rep, err):
+    """What after_close.py KIND must report."""
+    assert rc == 0, f"child exited {rc} (-11: SIGSEGV)\n{err}"
+    assert rep["closed"] and rep["workers"] == 2
+    # close() left the memory (and so the workers) to the batch still viewed...
+    assert rep["workers_after_close"] and rep["memfds_after_close"] >= 2
+    assert rep["equal"] and rep["mean_ok"]  # ...which reads as it did before close
+    # Asking the closed loader for more is a clear error (next() on an
+    # iterator that finished its epoch is StopIteration, as before close).
+    broke = kind in ("numpy-break", "array")
+    for k in ("iter_error", "for_error") + (("next_error",) if broke else ()):
+        assert (rep[k] or "").startswith("ValueError: ") and "closed" in rep[k], (k, rep[k])
+    # ...until the last view went: then everything is released.
+    assert rep["children_after_del"] == [] and rep["memfds_after_del"] == 0 and rep["reaped"]

@@ -1,6 +1,7 @@
 """The ctypes layer: library discovery, version check, struct mirrors, status list."""
 import ctypes
 import os
+import shutil
 import subprocess
 import sys
 
@@ -103,12 +104,45 @@ def _run_python(code, env_extra=None, drop=(), cwd="/"):
                           text=True, timeout=120)
 
 
+FIX = ("cmake -S . -B build && cmake --build build", "LIBFEED_LIBRARY=/path/to/libfeed.so",
+       "LIBFEED_BUNDLE=/path/to/build pip install ./python")
+
+
 def test_discovery_env_override_missing_file():
-    r = _run_python("import libfeed", {"LIBFEED_LIBRARY": "/nonexistent/libfeed.so"})
+    r = _run_python("import libfeed", {"LIBFEED_LIBRARY": "/nonexistent/libfeed.so",
+                                       "LD_LIBRARY_PATH": "/nonexistent/lib"})
     assert r.returncode != 0
     assert "LibraryNotFound" in r.stderr and "/nonexistent/libfeed.so" in r.stderr
     assert issubclass(_capi.LibraryNotFound, ImportError)
-    assert "LIBFEED_LIBRARY" in r.stderr
+    assert "$LIBFEED_LIBRARY=/nonexistent/libfeed.so: does not exist" in r.stderr
+    assert "nothing else was tried" in r.stderr  # an explicit choice is not second-guessed
+    for fix in FIX:
+        assert fix in r.stderr, fix
+
+
+def test_library_not_found_names_every_place_tried(tmp_path):
+    # What `pip install ./python` (no bundle) gives away from a build tree.
+    site = tmp_path / "site"
+    shutil.copytree(os.path.join(PYTHON_DIR, "libfeed"), site / "libfeed",
+                    ignore=shutil.ignore_patterns("__pycache__", "_lib"))
+    r = _run_python("import libfeed", {"PYTHONPATH": str(site),
+                                       "LD_LIBRARY_PATH": "/nonexistent/lib"},
+                    drop=("LIBFEED_LIBRARY",), cwd=str(tmp_path))
+    if r.returncode == 0:
+        pytest.skip("a libfeed is installed where the dynamic loader finds it")
+    err = r.stderr
+    assert "LibraryNotFound" in err and "no candidate found" not in err
+    assert "$LIBFEED_LIBRARY: not set" in err
+    assert os.path.join(str(site), "libfeed", "_lib", "libfeed.so") in err  # the bundle
+    assert "LIBFEED_BUNDLE" in err
+    d = str(site / "libfeed")
+    for _ in range(4):  # the build trees the package could sit in
+        d = os.path.dirname(d)
+        assert os.path.join(d, "build*", "lib", "libfeed.so") + ": none" in err, d
+    assert "find_library('feed')" in err
+    assert "libfeed.so.0" in err and "LD_LIBRARY_PATH=/nonexistent/lib" in err  # system names
+    for fix in FIX:
+        assert fix in err, fix
 
 
 def test_discovery_finds_the_build_tree():

@@ -146,3 +146,70 @@ def test_closed_loader(make_loader):
     for f in (lambda: iter(L), lambda: len(L), L.position, L.stats):
         with pytest.raises(ValueError, match="closed"):
             f()
+
+
+# Every numeric keyword the Loader passes to feed_options_set(), by kind.
+U32 = ["batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
+       "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"]
+U64 = ["seed", "max_pixels", "max_file_bytes"]
+F32 = ["scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
+       "brightness", "contrast", "saturation", "hue", "grayscale_p"]
+FLAGS = ["shuffle", "drop_last", "exif", "roi_decode", "sync"]
+
+
+def refused(dataset, exc, name, **kw):
+    with pytest.raises(exc) as e:
+        libfeed.Loader(dataset, **kw)
+    assert not isinstance(e.value, libfeed.FeedError)  # refused here, not by the C parser
+    assert name in str(e.value), str(e.value)
+    assert child_pids() == []  # before any worker was started
+
+
+@pytest.mark.parametrize("key", U32 + U64 + ["rank", "world_size", "size"])
+def test_integer_options_refuse_bools_fractions_negatives(dataset, key):
+    refused(dataset, TypeError, key, **{key: True})  # was batch_size=1, silently
+    refused(dataset, TypeError, key, **{key: np.bool_(False)})
+    refused(dataset, ValueError, key, **{key: 2.5})
+    refused(dataset, ValueError, key, **{key: float("nan")})
+    refused(dataset, ValueError, key, **{key: -1})
+    refused(dataset, TypeError, key, **{key: [3]} if key != "size" else {key: [3, 4, 5]})
+    refused(dataset, ValueError, key, **{key: 1 << 64})
+    if key not in U64:
+        refused(dataset, ValueError, key, **{key: 1 << 32})
+
+
+def test_integer_options_accept_integers(dataset):
+    L = libfeed.Loader(dataset, batch_size=np.int64(5), size=(np.int32(40), 36.0), seed=2**63,
+                       workers=1, epochs=1, rank=np.uint8(0), world_size=1.0, max_pixels=1 << 40)
+    try:
+        images, labels = next(iter(L))
+        assert images.shape == (5, 40, 36, 3) and L.batch_size == 5
+    finally:
+        L.close()
+
+
+@pytest.mark.parametrize("key", F32)
+def test_float_options_refuse_bools(dataset, key):
+    refused(dataset, TypeError, key, **{key: True})
+    refused(dataset, TypeError, key, **{key: [0.5]})
+    refused(dataset, ValueError, key, **{key: float("inf")})
+
+
+@pytest.mark.parametrize("key", FLAGS)
+def test_flag_options_take_bools_or_0_1(dataset, key):
+    refused(dataset, ValueError, key, **{key: 2})
+    refused(dataset, TypeError, key, **{key: 1.0})
+
+
+def test_other_numeric_arguments(dataset):
+    refused(dataset, TypeError, "mean", mean=(True, 0.5, 0.5))
+    refused(dataset, ValueError, "std", std=(0.5, 0.5))
+    refused(dataset, TypeError, "fill", fill=True)
+    refused(dataset, ValueError, "fill", fill=(256, 0, 0))
+    refused(dataset, ValueError, "fill", fill=-1)
+    refused(dataset, TypeError, "rotate", augment={"mode": "train", "rotate": True})
+    refused(dataset, ValueError, "scale", augment={"mode": "train", "scale": (0.5,)})
+    refused(dataset, TypeError, "batch_size", options={"batch_size": True})
+    refused(dataset, TypeError, "timeout", timeout=True)
+    refused(dataset, ValueError, "timeout", timeout=-1)
+    refused(dataset, TypeError, "stream", stream=True)

@@ -14,7 +14,7 @@ import pytest
 
 import libfeed
 
-from conftest import PYTHON_DIR, child_pids, libfeed_fds
+from conftest import PYTHON_DIR, check_after_close, child_pids, libfeed_fds, run_after_close
 
 
 def dev_shm():
@@ -33,17 +33,34 @@ def test_close_with_batches_held(make_loader):
     it = iter(L)
     b = next(it)
     exported = np.from_dlpack(b.images)  # a DLPack export still alive
+    before = exported.copy()
     L.close()
+    assert L.closed
+    with pytest.raises(ValueError, match="closed"):
+        next(it)
+    # The export (and the Array) still view the batch: its memory stays, and
+    # so do the workers, until they go.
+    assert child_pids() == workers and libfeed_fds() >= 2
+    assert np.array_equal(exported, before) and np.array_equal(np.asarray(b.images), before)
+    del exported  # its deleter runs after close: nothing to give back, no crash
+    assert child_pids() == workers  # b.images still views the batch
+    del b
+    # The last view is gone: destroyed now, by reference counting alone.
     assert child_pids() == [] and libfeed_fds() == 0 and dev_shm() == shm
     for p in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(p, 0)  # reaped, not zombies
-    with pytest.raises(ValueError, match="closed"):
-        next(it)
-    with pytest.raises(BufferError):
-        np.asarray(b.images)
-    del exported  # its deleter runs after close: nothing to give back, no crash
     gc.collect()
+
+
+def test_close_without_views_releases_at_once(make_loader):
+    L = make_loader(workers=3)
+    for images, labels in L:
+        pass
+    del images, labels
+    assert len(child_pids()) == 3
+    L.close()
+    assert child_pids() == [] and libfeed_fds() == 0
 
 
 def test_context_manager(make_loader):
@@ -100,7 +117,7 @@ CHILD = textwrap.dedent("""
     L = libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, workers=2,
                        prefetch=2, sample_timeout_ms=0)
     it = iter(L)
-    next(it)
+    batch = next(it)
     pids = children()
     for p in pids:  # workers make no progress: next() will block
         os.kill(p, signal.SIGSTOP)
@@ -110,7 +127,9 @@ CHILD = textwrap.dedent("""
             for batch in L:
                 pass
     except KeyboardInterrupt:
-        print("INTERRUPTED closed=%s children=%s" % (L.closed, children()), flush=True)
+        closed = L.closed
+        batch = None  # the last batch's arrays keep the loader's memory (and workers)
+        print("INTERRUPTED closed=%s children=%s" % (closed, children()), flush=True)
         raise
 """)
 
@@ -164,3 +183,10 @@ def test_ctrl_c_while_waiting_stops_cleanly(dataset, tmp_path):
     for w in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(w, 0)
+
+
+@pytest.mark.parametrize("kind", ["numpy-epoch", "numpy-break", "array"])
+def test_last_batch_outlives_close(dataset, kind):
+    # `with Loader(...) as ld: for images, labels in ld: ...` then images.mean():
+    # close() must leave the memory to the arrays still viewing it.
+    check_after_close(kind, *run_after_close(dataset, kind))

@@ -7,7 +7,7 @@ torch = pytest.importorskip("torch")
 import libfeed  # noqa: E402
 import libfeed.torch as lt  # noqa: E402
 
-from conftest import BATCH, SEED, SIDE  # noqa: E402
+from conftest import BATCH, SEED, SIDE, check_after_close, run_after_close  # noqa: E402
 
 
 def loader(dataset, **kw):
@@ -50,3 +50,9 @@ def test_bfloat16_and_int32_labels(dataset):
     with loader(dataset, dtype=torch.bfloat16, labels_dtype=None) as T:
         images, labels = next(iter(T))
         assert images.dtype == torch.bfloat16 and labels.dtype == torch.int32
+
+
+def test_last_tensor_outlives_close(dataset):
+    # with lt.Loader(...) as ld: for images, labels in ld: ... then images.mean():
+    # the tensor pins its batch, past close() too.
+    check_after_close("torch", *run_after_close(dataset, "torch"))

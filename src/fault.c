@@ -3,19 +3,42 @@
  * (feed-worker-test, FEED_TEST_HOOKS): the fault tests make a worker crash,
  * exit or hang on chosen samples to prove the pool recovers. See fault.h.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fault.h"
+#include "reader.h"
+
+static int io_armed; /* a pread override of "eio"/"ioerr" is installed */
+
+static ssize_t pread_eio_once(int fd, void *buf, size_t n, off_t off)
+{
+    feed__reader_test_syscalls(NULL);
+    io_armed = 0;
+    errno = EIO;
+    return -1;
+}
+
+static ssize_t pread_eio(int fd, void *buf, size_t n, off_t off)
+{
+    errno = EIO;
+    return -1;
+}
 
 void feed__fault_maybe(const char *faults, const char *path, int phase)
 {
     if (!faults)
         return;
+    if (phase == FAULT_READ && io_armed) { /* a new file: the last one's override ends */
+        feed__reader_test_syscalls(NULL);
+        io_armed = 0;
+    }
     char spec[1024];
     snprintf(spec, sizeof spec, "%s", faults);
     char *save = NULL;
@@ -59,6 +82,20 @@ void feed__fault_maybe(const char *faults, const char *path, int phase)
         if (!strcmp(it, "hang"))
             for (;;)
                 pause();
+        if (!strcmp(it, "slow")) {
+            const char *ms = getenv("FEED_TEST_SLOW_MS");
+            long v = ms ? atol(ms) : 1000;
+            struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
+            while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+                ;
+            return;
+        }
+        if (!strcmp(it, "eio") || !strcmp(it, "ioerr")) {
+            feed__reader_syscalls s = {.pread = it[1] == 'i' ? pread_eio_once : pread_eio};
+            feed__reader_test_syscalls(&s);
+            io_armed = 1;
+            return;
+        }
     }
 }
 

@@ -12,6 +12,11 @@
  *     the sample and for any substitute), "decode" (after the read, before
  *     the decode) or "publish" (after the pixels, label, id and flags of the
  *     slot's own sample are written, before the sample is marked done).
+ * Actions besides those: "slow" sleeps $FEED_TEST_SLOW_MS (default 1000) ms
+ * and goes on; "eio" makes the next pread of the reader's table fail once
+ * with EIO (then the real calls are back); "ioerr" makes every pread of
+ * this file fail with EIO. Both act through feed__reader_test_syscalls, so
+ * with reader=pread only; they are undone when the next file is read.
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H

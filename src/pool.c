@@ -239,7 +239,8 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         p->errfds[i] = -1;
     }
     if (p->hung[i])
-        snprintf(how, sizeof how, "hung for more than sample_timeout_ms=%u and was killed", p->timeout_ms);
+        snprintf(how, sizeof how, "hung for more than %llu ms (sample_timeout_ms=%u, doubled per retry) and was killed",
+                 (unsigned long long)p->hung_ms[i], p->timeout_ms);
     else
         describe_exit(status, how, sizeof how);
     /* The ring poisons a sample at its max_retries + 1st death; the words
@@ -330,6 +331,27 @@ static void kill_worker(feed__pool *p, uint32_t i)
     kill(p->pids[i], SIGKILL);
 }
 
+/* Workers that already died on what worker w works on now: on its sample,
+ * or on the substitute it is at (the counts the parent keeps in the ring). */
+static uint32_t deaths_on_claim(const feed__arena_hdr *h, uint32_t w)
+{
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < h->nslots; i++) {
+        _Atomic uint32_t *st = feed__slot_states(h, i);
+        feed__sample_rec *recs = feed__slot_recs(h, i);
+        for (uint32_t t = 0; t < h->batch_size; t++) {
+            if (feed__state_owner(atomic_load_explicit(&st[t], memory_order_acquire)) != w + 1)
+                continue;
+            feed__sample_rec *r = &recs[t];
+            uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
+            uint32_t n = k ? atomic_load_explicit(&r->subst_deaths, memory_order_relaxed)
+                           : atomic_load_explicit(&r->attempts, memory_order_relaxed);
+            d = n > d ? n : d;
+        }
+    }
+    return d;
+}
+
 static void check_hangs(feed__pool *p)
 {
     if (!p->timeout_ms)
@@ -339,8 +361,14 @@ static void check_hangs(feed__pool *p)
         if (!p->pids[i] || p->hung[i])
             continue;
         uint64_t since = atomic_load_explicit(&p->h->workers[i].busy_since_ns, memory_order_relaxed);
-        if (since && now > since && now - since > limit) {
+        if (!since || now <= since || now - since <= limit)
+            continue;
+        /* A retry has twice the time of the try before it. */
+        uint32_t d = deaths_on_claim(p->h, i);
+        uint64_t lim = limit << (d < 16 ? d : 16);
+        if (now - since > lim) {
             p->hung[i] = 1;
+            p->hung_ms[i] = lim / 1000000ull;
             kill_worker(p, i);
         }
     }

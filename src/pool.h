@@ -11,7 +11,9 @@
  * The supervisor waits on pidfds (epoll), so a death is noticed at once; it
  * then reaps the worker, hands its claimed samples back to the ring, and
  * starts a replacement. It also kills workers stuck on one sample longer
- * than sample_timeout_ms.
+ * than sample_timeout_ms, doubled for each worker that already died on that
+ * sample (or substitute), so a slow but good sample gets through on a retry
+ * instead of being quarantined.
  */
 #ifndef FEED_POOL_H
 #define FEED_POOL_H
@@ -45,6 +47,7 @@ typedef struct feed__pool {
     int pidfds[FEED_ARENA_MAX_WORKERS];
     int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (worker.h) */
     uint8_t hung[FEED_ARENA_MAX_WORKERS];
+    uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
     uint64_t restarts, hangs, redone;
     uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;

@@ -31,7 +31,9 @@
 #include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -342,6 +344,20 @@ static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max
 
 /* ---- the interface ------------------------------------------------------------- */
 
+/* Worth another try: the file may read fine in a moment. */
+static int transient(int rc, int e)
+{
+    return rc == FEED_E_NOMEM ||
+           (rc == FEED_E_IO && (e == EIO || e == EAGAIN || e == ENOMEM || e == ENFILE || e == EMFILE));
+}
+
+void feed__reader_backoff(int t)
+{
+    struct timespec ts = {0, (long)t * t * 1000000L};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
 static int env_force_pread(void)
 {
     const char *v = getenv("FEED_FORCE_PREAD");
@@ -407,16 +423,29 @@ int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max
                       uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
                       size_t msglen)
 {
-    *len = 0;
-    if (sys_errno)
+    int e = 0, rc = 0;
+    if (!sys_errno)
+        sys_errno = &e;
+    for (int t = 1;; t++) {
+        *len = 0;
         *sys_errno = 0;
-    if (msg && msglen)
-        msg[0] = '\0';
-    int rc = READ_FALLBACK;
-    if (r->kind == FEED__READER_KIND_URING)
-        rc = read_uring(r, dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
-    if (rc == READ_FALLBACK)
-        rc = read_pread(dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+        if (msg && msglen)
+            msg[0] = '\0';
+        rc = READ_FALLBACK;
+        if (r->kind == FEED__READER_KIND_URING)
+            rc = read_uring(r, dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+        if (rc == READ_FALLBACK)
+            rc = read_pread(dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+        if (!rc || !transient(rc, *sys_errno))
+            break;
+        if (t == FEED_READER_TRIES) {
+            size_t n = msg ? strlen(msg) : 0;
+            if (msg && n + 1 < msglen)
+                snprintf(msg + n, msglen - n, " (%d tries)", t);
+            break;
+        }
+        feed__reader_backoff(t);
+    }
     if (rc)
         *len = 0;
     return rc;

@@ -35,6 +35,14 @@ int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max
                       uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
                       size_t msglen);
 
+/* feed__reader_read tries a file this many times when the error is
+ * transient (EIO, EAGAIN, ENOMEM, ENFILE, EMFILE, or out of memory for the
+ * buffer), sleeping feed__reader_backoff between tries; the message of a
+ * file that failed every try ends with " (3 tries)". */
+#define FEED_READER_TRIES 3
+/* Sleeps after failed try t (1-based): t * t ms. */
+void feed__reader_backoff(int t);
+
 /* "io_uring" or "pread" (the kind in use): a static string, for feed_stats.reader. */
 const char *feed__reader_kind_name(const feed__reader *r);
 

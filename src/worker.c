@@ -89,8 +89,15 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     maybe_fault(c, path, FAULT_DECODE);
     int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
     feed__image_info info = {0};
-    st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
-                             direct ? out : c->scratch, &info, msg, msglen);
+    /* Out of memory is transient (a neighbour's peak): tried again, with the
+     * reader's backoff, before the sample counts as bad. */
+    for (int t = 1;; t++) {
+        st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
+                                 direct ? out : c->scratch, &info, msg, msglen);
+        if (st != FEED_E_NOMEM || t == FEED_READER_TRIES)
+            break;
+        feed__reader_backoff(t);
+    }
     atomic_fetch_add_explicit(&c->rec->decode_ns, info.decode_ns, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->rec->augment_ns, info.augment_ns, memory_order_relaxed);
     if (st != FEED_OK)

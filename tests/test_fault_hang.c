@@ -99,6 +99,30 @@ static void test_hang_always_quarantined(void **state)
     fu_assert_no_children();
 }
 
+/* Slow but good: every attempt takes 450 ms against sample_timeout_ms=300.
+ * The first attempt is killed; its retry gets twice the time (then four
+ * times), so the sample is delivered as itself, not quarantined. */
+static void test_slow_sample_longer_budget(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=2,sample_timeout_ms=300";
+    reference(opts, &ref);
+    char fault[256];
+    snprintf(fault, sizeof fault, "slow:%s", fu_name(7));
+    setenv("FEED_TEST_SLOW_MS", "450", 1);
+    feed_loader *L = fu_make(opts, fault);
+    fu_collect(L, 1, &got, NULL, NULL);
+    unsetenv("FEED_TEST_SLOW_MS");
+    fu_assert_same(&ref, &got, NULL);
+    fu_assert_exactly_once(&got);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    assert_int_equal(s.samples_bad, 0);
+    assert_true(s.worker_hangs >= 1 && s.worker_hangs <= 2);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
 /* next() with a timeout on a batch that cannot complete (hang detection off):
  * FEED_E_TIMEOUT, not before the time is up, again on the next call; the
  * position does not move. Once the stuck worker is killed, the sample is
@@ -173,6 +197,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hang_once_retried),
         cmocka_unit_test(test_hang_always_quarantined),
+        cmocka_unit_test(test_slow_sample_longer_budget),
         cmocka_unit_test(test_next_timeout),
         cmocka_unit_test(test_destroy_with_hung_worker),
     };

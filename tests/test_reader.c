@@ -114,6 +114,7 @@ static struct {
     size_t pread_short; /* pread moves at most this many bytes (0: no cap) */
     int pread_fail_at;  /* pread call number (1-based) that fails ... */
     int pread_errno;    /* ... with this errno */
+    int pread_fail_all; /* every pread fails with pread_errno */
     int fstat_errno;
     long long fstat_delta; /* added to st_size */
     int fstat_set;         /* if set, st_size = fstat_size */
@@ -138,7 +139,7 @@ static int f_openat(int dirfd, const char *path, int flags, mode_t mode)
 static ssize_t f_pread(int fd, void *buf, size_t count, off_t off)
 {
     inj.n_pread++;
-    if (inj.pread_fail_at && inj.n_pread == inj.pread_fail_at) {
+    if (inj.pread_fail_all || (inj.pread_fail_at && inj.n_pread == inj.pread_fail_at)) {
         errno = inj.pread_errno;
         return -1;
     }
@@ -606,8 +607,9 @@ static void test_eio(void **state)
     int err = 0;
     char msg[256], want[256];
     size_t big = find_size((1u << 20) + 3);
-    snprintf(want, sizeof want, "read: %s", strerror(EIO));
-    for (int at = 1; at <= 3; at++) { /* first read, a later one, one after EINTR */
+    /* A transient EIO (first read, a later one, one after EINTR): the file
+     * is read again from scratch, and right. */
+    for (int at = 1; at <= 3; at++) {
         memset(&inj, 0, sizeof inj);
         inj.pread_short = 100000;
         inj.pread_eintr = (at == 3);
@@ -615,31 +617,45 @@ static void test_eio(void **state)
         inj.pread_errno = EIO;
         int rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg,
                                    sizeof msg);
-        assert_int_equal(rc, FEED_E_IO);
-        assert_int_equal(err, EIO);
-        assert_int_equal(len, 0);
-        assert_string_equal(msg, want);
-        assert_int_equal(inj.n_pread, inj.pread_fail_at); /* no retry after EIO */
-        assert_int_equal(inj.n_close, 1);
+        if (rc != FEED_OK)
+            fail_msg("EIO at pread %d, then fine: %s: %s", inj.pread_fail_at, feed_status_name(rc), msg);
+        assert_int_equal(err, 0);
+        assert_int_equal(len, sizes[big]);
+        assert_memory_equal(buf, content[big], len);
+        assert_int_equal(inj.n_open, 2);
+        assert_int_equal(inj.n_close, 2);
     }
+    /* EIO every time: FEED_READER_TRIES tries, then the error. */
+    memset(&inj, 0, sizeof inj);
+    inj.pread_fail_all = 1;
+    inj.pread_errno = EIO;
+    int rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg, sizeof msg);
+    assert_int_equal(rc, FEED_E_IO);
+    assert_int_equal(err, EIO);
+    assert_int_equal(len, 0);
+    snprintf(want, sizeof want, "read: %s (%d tries)", strerror(EIO), FEED_READER_TRIES);
+    assert_string_equal(msg, want);
+    assert_int_equal(inj.n_pread, FEED_READER_TRIES);
+    assert_int_equal(inj.n_close, FEED_READER_TRIES);
 
     memset(&inj, 0, sizeof inj);
     inj.fstat_errno = EIO;
-    int rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg,
-                               sizeof msg);
+    rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg,
+                           sizeof msg);
     assert_int_equal(rc, FEED_E_IO);
     assert_int_equal(err, EIO);
-    snprintf(want, sizeof want, "stat: %s", strerror(EIO));
+    snprintf(want, sizeof want, "stat: %s (%d tries)", strerror(EIO), FEED_READER_TRIES);
     assert_string_equal(msg, want);
-    assert_int_equal(inj.n_close, 1);
+    assert_int_equal(inj.n_close, FEED_READER_TRIES);
     assert_int_equal(inj.n_pread, 0);
 
     memset(&inj, 0, sizeof inj);
-    inj.open_errno = EACCES;
+    inj.open_errno = EACCES; /* not transient: one try */
     rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg,
                            sizeof msg);
     assert_int_equal(rc, FEED_E_IO);
     assert_int_equal(err, EACCES);
+    assert_int_equal(inj.n_open, 1);
     snprintf(want, sizeof want, "open: %s", strerror(EACCES));
     assert_string_equal(msg, want);
     assert_int_equal(inj.n_close, 0);

@@ -207,6 +207,19 @@ typedef struct feed_options {
     uint32_t readahead;  /* [readahead] batches past the ring whose files the kernel is asked
                             to read ahead (posix_fadvise WILLNEED, from a thread of this
                             process, io_uring where allowed); 0 = off (default 4) */
+    /* since 0.1.1: the bad-sample budget and reports */
+    float max_bad_fraction; /* [max_bad_fraction] next() fails with FEED_E_DATASET when more than
+                               this share of the last 1000 samples delivered were bad (counted
+                               as soon as the count is over: 51 bad samples fail at once), or
+                               when the first 16 delivered were all bad; 0 = the first bad
+                               sample fails, 1 = no budget (default 0.05). A seek starts over */
+    uint32_t report_bad;    /* [report_bad] 1: one line per bad sample on stderr (path,
+                               reason): the first 10, then at most one a second, with the
+                               count of those left out (default 1) */
+    char bad_log[FEED_PATH_MAX]; /* [bad_log] a file (appended to, created if need be) that gets
+                                    every bad sample, one line each: epoch, sample id, batch,
+                                    status name, path, reason, tab-separated (tab, newline, CR
+                                    and backslash written \t \n \r \\); "" = none (default) */
 } feed_options;
 
 /* Sets every field to its default. struct_size must be sizeof(feed_options)
@@ -278,8 +291,16 @@ typedef struct feed_batch {
  * Returns FEED_END_OF_EPOCH once after each epoch's last batch (no batch is
  * returned then) and FEED_END_OF_DATA after `epochs` epochs.
  * With bad_policy=fail, a bad sample makes it return FEED_E_DECODE (or the
- * sample's status) with the detail in feed_loader_last_error(); calling next
- * again delivers that batch with the sample replaced.
+ * first bad sample's status) with the detail in feed_loader_last_error()
+ * (every bad sample of the batch: the first, then "N bad samples in this
+ * batch: ..."); calling next again delivers that batch with the samples
+ * replaced, and a seek drops it.
+ * FEED_E_DATASET: the data is too bad to go on (by either policy): more bad
+ * samples than max_bad_fraction allows, the first 16 all bad, or a bad
+ * sample none of whose 64 substitutes could be read either (never an image
+ * of zeros). The batch is not delivered; last_error gives the share of bad
+ * samples and the first paths and reasons; every later call returns the
+ * same until a seek (which starts the budget over) or destroy.
  * At most prefetch (host) or device_prefetch (CUDA) batches may be held
  * unreleased; asking for one more returns FEED_E_BUSY.
  */
@@ -334,11 +355,18 @@ typedef struct feed_bad_sample {
     char message[256];   /* decoder message or strerror */
 } feed_bad_sample;
 
-/* Number of bad-sample reports kept (every bad sample met, deduplicated by
- * (sample_id, epoch)). */
+/* Number of bad-sample reports made since create: one per bad sample and
+ * epoch (a batch delivered again after a seek within its epoch is not
+ * reported twice). Only the most recent FEED_BAD_KEEP reports are kept in
+ * memory; bad_log=PATH writes every one to a file. */
+#define FEED_BAD_KEEP 1024
 FEED_API uint64_t feed_loader_bad_count(const feed_loader *loader);
-/* Copies report i (0 = oldest) into out (set out->struct_size first).
- * FEED_E_INVALID if there is no report i or struct_size is too small. */
+/* Reports made for epoch (counts are kept for the last 1024 epochs met:
+ * 0 for older ones). */
+FEED_API uint64_t feed_loader_bad_count_epoch(const feed_loader *loader, uint64_t epoch);
+/* Copies report i (0 = the first ever made) into out (set out->struct_size
+ * first). Reports i with bad_count - FEED_BAD_KEEP <= i < bad_count are
+ * kept; FEED_E_INVALID for others or if struct_size is too small. */
 FEED_API feed_status feed_loader_bad_sample(const feed_loader *loader, uint64_t i,
                                             feed_bad_sample *out);
 

@@ -49,7 +49,11 @@ struct feed_loader {
     int stashed;
     feed_batch stash;
 
-    feed__badlog bad; /* bad samples and quarantine look-ups */
+    feed__badlog bad; /* bad samples, their budget and quarantine look-ups */
+    /* The data is too bad to go on (feed__badlog_budget): next() returns
+     * this until a seek. */
+    feed_status data_error;
+    char data_msg[1024];
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
@@ -140,6 +144,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     pthread_mutex_init(&L->mu, NULL);
     L->ix.fd = -1;
     L->arena.fd = -1;
+    L->bad.log_fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
 
@@ -156,10 +161,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
             FEED_OK)
         goto fail;
-    if (feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size) != FEED_OK) {
-        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+    if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
         goto fail;
-    }
 
     /* On the GPU the workers write uint8 HWC and the device converts; on the
      * host they write the final dtype and layout. */
@@ -261,6 +264,10 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 {
     if (!L || !b || b->struct_size < sizeof(feed_batch))
         return FEED_E_INVALID;
+    if (L->data_error) {
+        set_error(L, "%s", L->data_msg);
+        return L->data_error;
+    }
     if (L->stashed) {
         *b = L->stash;
         L->stashed = 0;
@@ -283,12 +290,24 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         return st;
     feed__schedule_delivered(&L->sched);
     L->held++;
+    pthread_mutex_lock(&L->mu);
+    feed_status dst = feed__badlog_budget(&L->bad, b->epoch, b->flags, b->sample_ids, b->count, L->data_msg,
+                                          sizeof L->data_msg);
+    feed_status bst = FEED_OK;
+    if (dst == FEED_OK && b->bad)
+        bst = feed__badlog_report(&L->bad, b->epoch, b->index, L->last_error, sizeof L->last_error);
+    pthread_mutex_unlock(&L->mu);
+    if (dst != FEED_OK) { /* not delivered: given back here */
+        L->data_error = dst;
+        set_error(L, "%s", L->data_msg);
+        L->dev.ops->release(L->dev_state, b, NULL);
+        L->held--;
+        b->handle = UINT64_MAX;
+        return dst;
+    }
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
     if (b->bad) {
-        pthread_mutex_lock(&L->mu);
-        feed_status bst = feed__badlog_report(&L->bad, b->epoch, b->index, L->last_error, sizeof L->last_error);
-        pthread_mutex_unlock(&L->mu);
         if (L->o.bad_policy == FEED_BAD_FAIL) {
             L->stash = *b;
             L->stashed = 1;
@@ -365,17 +384,27 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
                   (unsigned long long)L->sampler.nbatches);
         return FEED_E_INVALID;
     }
-    if (L->held) {
-        set_error(L, "seek: release the %u held batch%s first", L->held, L->held == 1 ? "" : "es");
+    int stashed = L->stashed;
+    if (L->held > (uint32_t)stashed) { /* the batch bad_policy=fail failed was never handed out */
+        uint32_t n = L->held - (uint32_t)stashed;
+        set_error(L, "seek: release the %u held batch%s first", n, n == 1 ? "" : "es");
         return FEED_E_BUSY;
     }
     uint64_t ce, cb;
     feed_loader_position(L, &ce, &cb);
-    if (ce == epoch && cb == batch && !L->stashed) {
+    if (stashed) { /* dropped: a seek goes on from elsewhere, or from that batch afresh */
+        L->dev.ops->release(L->dev_state, &L->stash, NULL);
+        L->held--;
+        L->stashed = 0;
+    }
+    L->data_error = FEED_OK;
+    pthread_mutex_lock(&L->mu);
+    feed__badlog_budget_reset(&L->bad);
+    pthread_mutex_unlock(&L->mu);
+    if (ce == epoch && cb == batch && !stashed) {
         feed__schedule_stay(&L->sched); /* next() returns (epoch, batch), not an END_OF_EPOCH */
         return FEED_OK;                 /* already there: keep what the ring has */
     }
-    L->stashed = 0;
     L->dev.ops->stop(L->dev_state);
     L->dev_started = 0;
     char msg[512];
@@ -407,6 +436,16 @@ uint64_t feed_loader_bad_count(const feed_loader *L)
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
     uint64_t n = L->bad.nbad;
+    pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
+    return n;
+}
+
+uint64_t feed_loader_bad_count_epoch(const feed_loader *L, uint64_t epoch)
+{
+    if (!L)
+        return 0;
+    pthread_mutex_lock((pthread_mutex_t *)&L->mu);
+    uint64_t n = feed__badlog_epoch_count(&L->bad, epoch);
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
     return n;
 }

@@ -83,6 +83,9 @@ static const opt_def defs[] = {
     OPTE("reader", reader, reader_words),
     OPT("worker_path", T_STR, worker_path),
     OPT("readahead", T_U32, readahead),
+    OPT("max_bad_fraction", T_F32, max_bad_fraction),
+    OPT("report_bad", T_BOOL, report_bad),
+    OPT("bad_log", T_STR, bad_log),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -122,6 +125,8 @@ static void set_defaults(feed_options *o)
     o->max_file_bytes = 256u << 20;
     o->reader = FEED_READER_AUTO;
     o->readahead = 4;
+    o->max_bad_fraction = 0.05f;
+    o->report_bad = 1;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)
@@ -416,6 +421,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(exif);
     BOOL01(roi_decode);
     BOOL01(sync);
+    BOOL01(report_bad);
 #undef BOOL01
     /* The transform: the workers' own rule set (image.h). */
     feed__xform x;
@@ -469,6 +475,11 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->max_file_bytes >= 1, "max_file_bytes=0 must be >= 1");
     REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown (auto|uring|pread, 0..2)", o->reader);
     REQUIRE(o->readahead <= 4096, "readahead=%u must be in 0..4096 (batches)", o->readahead);
+    REQUIRE(o->max_bad_fraction >= 0 && o->max_bad_fraction <= 1,
+            "max_bad_fraction=%g must be in [0, 1] (0: the first bad sample fails next(); 1: no budget)",
+            o->max_bad_fraction);
+    REQUIRE(memchr(o->bad_log, 0, sizeof o->bad_log), "bad_log is not NUL-terminated (max %zu bytes)",
+            sizeof o->bad_log - 1);
     REQUIRE(memchr(o->source, 0, sizeof o->source), "source is not NUL-terminated (max %zu bytes)",
             sizeof o->source - 1);
     REQUIRE(memchr(o->file_list, 0, sizeof o->file_list),

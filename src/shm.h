@@ -38,6 +38,11 @@
 #define FEED_OWNER_FREE 0u
 #define FEED_OWNER_DONE 255u
 
+/* A slot flag beside the public FEED_SAMPLE_* ones: the sample was bad and
+ * no substitute could be read either (its pixels are not an image). The
+ * loader fails the batch instead of delivering it. */
+#define FEED__SAMPLE_NO_SUBSTITUTE 0x80u
+
 /* slot phases */
 enum { FEED_SLOT_IDLE = 0, FEED_SLOT_ASSIGNING = 1, FEED_SLOT_FILLING = 2, FEED_SLOT_DRAINING = 3 };
 

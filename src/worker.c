@@ -161,9 +161,10 @@ static void process(wctx *c, const feed__claim *cl)
                 break;
             }
         }
-        if (st != FEED_OK) { /* nothing decodes: deliver zeros, still flagged */
+        if (st != FEED_OK) { /* nothing decodes: no image to give, the loader fails the batch */
             memset(out, 0, h->sample_bytes);
             got = id;
+            flags |= FEED__SAMPLE_NO_SUBSTITUTE;
         }
     }
     feed__slot_labels(h, cl->slot)[cl->t] = feed__index_label(c->ix, got);

@@ -400,6 +400,303 @@ static void test_unreadable(void **state)
     unlink(list);
 }
 
+/* bad_policy=fail: after the error, seek / set_epoch work (the failed batch
+ * is dropped, not held), and the error names every bad sample of the batch. */
+static void test_fail_then_seek(void **state)
+{
+    char opts[256];
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,shuffle=false,bad_policy=fail",
+             (unsigned long long)max_file_bytes);
+    feed_loader *L = fu_make(opts, NULL);
+    uint64_t n = fu_nsamples(), nb;
+    uint32_t bad_here = 0;
+    for (nb = 0; nb * FU_BATCH < n; nb++) { /* the first batch with two or more bad samples */
+        bad_here = 0;
+        for (uint64_t id = nb * FU_BATCH; id < n && id < (nb + 1) * FU_BATCH; id++)
+            bad_here += is_bad[id];
+        if (bad_here >= 2)
+            break;
+    }
+    assert_true(bad_here >= 2);
+    feed_batch b = {.struct_size = sizeof b};
+    for (uint64_t k = 0; k < nb; k++) { /* up to it: errors come and go */
+        if (feed_loader_next(L, &b, 60000) != FEED_OK)
+            assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    feed_status st = feed_loader_next(L, &b, 60000);
+    assert_true(st != FEED_OK);
+    const char *le = feed_loader_last_error(L);
+    for (uint64_t id = nb * FU_BATCH; id < n && id < (nb + 1) * FU_BATCH; id++)
+        if (is_bad[id] && !strstr(le, fu_name(id)))
+            fail_msg("last error '%s' does not name %s", le, fu_name(id));
+    char cnt[64];
+    snprintf(cnt, sizeof cnt, "%u bad samples in this batch", bad_here);
+    if (!strstr(le, cnt))
+        fail_msg("last error '%s' does not say '%s'", le, cnt);
+    /* Not released, never handed out: seek drops it. */
+    st = feed_loader_seek(L, 1, 0);
+    if (st != FEED_OK)
+        fail_msg("seek after a bad_policy=fail error: %s: %s", feed_status_name(st), feed_loader_last_error(L));
+    st = feed_loader_next(L, &b, 60000);
+    if (st != FEED_OK) /* batch 0 may hold a bad sample too */
+        st = feed_loader_next(L, &b, 60000);
+    assert_int_equal(st, FEED_OK);
+    assert_int_equal(b.epoch, 1);
+    assert_int_equal(b.index, 0);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    /* fail again, then seek to where it is: still no BUSY */
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK)
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    if (st != FEED_END_OF_EPOCH) {
+        uint64_t e, pos;
+        assert_int_equal(feed_loader_position(L, &e, &pos), FEED_OK);
+        assert_int_equal(feed_loader_seek(L, e, pos), FEED_OK);
+        assert_int_equal(feed_loader_next(L, &b, 60000) == FEED_OK ? FEED_OK : feed_loader_next(L, &b, 60000),
+                         FEED_OK);
+        assert_int_equal(b.index, pos);
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    fu_destroy(L);
+}
+
+/* A file list whose root is wrong: every file is missing. next() fails
+ * at once with FEED_E_DATASET naming the share and the first paths; with the
+ * budget off (max_bad_fraction=1) it still fails, since no substitute can
+ * be read: never an image of zeros. */
+static void missing_run(const char *extra, const char *needle)
+{
+    char list[4000];
+    snprintf(list, sizeof list, "%s/wrong_root.txt", fu_data);
+    FILE *f = fopen(list, "w");
+    assert_non_null(f);
+    for (int i = 0; i < NGOOD; i++)
+        fprintf(f, "class_%03d/img_%06d.jpg %d\n", i % 3, i, i % 3);
+    fclose(f);
+    feed_options o;
+    fu_options(&o, "", extra);
+    snprintf(o.file_list, sizeof o.file_list, "%s", list);
+    snprintf(o.source, sizeof o.source, "%s/class_001", fu_data); /* the wrong root */
+    char err[1024];
+    feed_loader *L;
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st = feed_loader_next(L, &b, 60000);
+    if (st == FEED_OK) {
+        const uint8_t *px = b.data;
+        uint64_t nz = 0;
+        for (uint64_t i = 0; i < b.sample_bytes * b.count; i++)
+            nz += px[i] != 0;
+        fail_msg("every file is missing, yet next() gave a batch (%u replaced, %llu nonzero bytes)", b.bad,
+                 (unsigned long long)nz);
+    }
+    assert_int_equal(st, FEED_E_DATASET);
+    const char *le = feed_loader_last_error(L);
+    if (!strstr(le, needle) || !strstr(le, "class_001/class_000/img_000000.jpg") ||
+        !strstr(le, strerror(ENOENT)))
+        fail_msg("last error '%s' should say '%s' and name the first missing file", le, needle);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_E_DATASET); /* it stays failed */
+    feed_loader_destroy(L);
+    unlink(list);
+}
+
+static void test_all_missing(void **state)
+{
+    missing_run("workers=2,shuffle=false", "100%");
+}
+
+static void test_no_substitute(void **state)
+{
+    missing_run("workers=2,shuffle=false,max_bad_fraction=1", "no substitute");
+}
+
+/* 17 bad of 41 samples: the 51st bad sample among the last 1000 is over
+ * the default budget (5%), in the third epoch; max_bad_fraction=0.5 lets
+ * four epochs through. */
+static void test_budget(void **state)
+{
+    char opts[256];
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,epochs=4", (unsigned long long)max_file_bytes);
+    feed_loader *L = fu_make(opts, NULL);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t bad = 0, samples = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK || st == FEED_END_OF_EPOCH) {
+        if (st == FEED_OK) {
+            bad += b.bad;
+            samples += b.count;
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        }
+    }
+    if (st != FEED_E_DATASET)
+        fail_msg("%llu of %llu samples bad, and next() says %s", (unsigned long long)bad,
+                 (unsigned long long)samples, feed_status_name(st));
+    assert_true(bad <= 50 && samples < 3 * fu_nsamples());
+    const char *le = feed_loader_last_error(L);
+    if (!strstr(le, "max_bad_fraction=0.05") || !strstr(le, fu_data))
+        fail_msg("last error: %s", le);
+    fu_destroy(L);
+
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,epochs=4,max_bad_fraction=0.5",
+             (unsigned long long)max_file_bytes);
+    L = fu_make(opts, NULL);
+    uint64_t eoe = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK || st == FEED_END_OF_EPOCH) {
+        if (st == FEED_OK)
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        else
+            eoe++;
+    }
+    assert_int_equal(st, FEED_END_OF_DATA);
+    assert_int_equal(eoe, 4);
+    assert_int_equal(feed_loader_bad_count(L), 4 * (uint64_t)nkinds);
+    fu_destroy(L);
+}
+
+/* Runs one epoch with stderr in a file; returns what was written. */
+static char *epoch_stderr(const char *extra, uint64_t *reports)
+{
+    char opts[512], path[4200];
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,epochs=1%s", (unsigned long long)max_file_bytes,
+             extra);
+    snprintf(path, sizeof path, "%s/stderr.txt", fu_data);
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(saved >= 0 && fd >= 0);
+    dup2(fd, 2);
+    close(fd);
+    feed_loader *L = fu_make(opts, NULL);
+    feed_batch b = {.struct_size = sizeof b};
+    while (feed_loader_next(L, &b, 60000) == FEED_OK)
+        feed_batch_release(L, &b, NULL);
+    *reports = feed_loader_bad_count(L);
+    fu_destroy(L);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    size_t len;
+    char *text = (char *)fu_read(path, &len);
+    text[len] = 0;
+    unlink(path);
+    return text;
+}
+
+/* Bad samples are reported on stderr: one line each (path and reason), the
+ * first ones at least, the rest counted in a summary; report_bad=0: silent. */
+static void test_report_stderr(void **state)
+{
+    uint64_t reports;
+    char *text = epoch_stderr("", &reports);
+    assert_int_equal(reports, (uint64_t)nkinds);
+    uint64_t lines = 0, suppressed = 0;
+    for (char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+        unsigned long long k;
+        if (!strncmp(l, "libfeed: bad sample ", 20)) {
+            lines++;
+            int named = 0;
+            for (int i = 0; i < nkinds; i++)
+                named |= !!strstr(l, kinds[i].name);
+            if (!named || !strstr(l, fu_data))
+                fail_msg("line without a bad file's path: %.300s", l);
+        }
+        if (sscanf(l, "libfeed: %llu more bad samples not shown", &k) == 1)
+            suppressed += k;
+    }
+    if (lines < 10 || lines + suppressed != reports)
+        fail_msg("%llu lines + %llu suppressed for %llu bad samples:\n%s", (unsigned long long)lines,
+                 (unsigned long long)suppressed, (unsigned long long)reports, text);
+    free(text);
+    text = epoch_stderr(",report_bad=0", &reports);
+    assert_int_equal(reports, (uint64_t)nkinds);
+    if (strstr(text, "libfeed:"))
+        fail_msg("report_bad=0, yet: %s", text);
+    free(text);
+}
+
+/* bad_log=PATH: one line per bad sample and epoch, all of them. */
+static void test_bad_log_file(void **state)
+{
+    char opts[4400], path[4200];
+    snprintf(path, sizeof path, "%s/bad.log", fu_data);
+    unlink(path);
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,epochs=2,report_bad=0,bad_log=%s",
+             (unsigned long long)max_file_bytes, path);
+    feed_loader *L = fu_make(opts, NULL);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK || st == FEED_END_OF_EPOCH)
+        if (st == FEED_OK)
+            feed_batch_release(L, &b, NULL);
+    assert_int_equal(st, FEED_END_OF_DATA);
+    uint64_t reports = feed_loader_bad_count(L);
+    assert_int_equal(reports, 2 * (uint64_t)nkinds);
+    fu_destroy(L);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    char line[9000];
+    uint64_t nlines = 0, per_epoch[2] = {0, 0};
+    while (fgets(line, sizeof line, f)) {
+        unsigned long long e, id, batch;
+        char status[64], p[4400];
+        int off = 0;
+        if (sscanf(line, "%llu\t%llu\t%llu\t%63[^\t]\t%4399[^\t]\t%n", &e, &id, &batch, status, p, &off) != 5 ||
+            !off)
+            fail_msg("bad line: %s", line);
+        assert_true(e < 2 && id < fu_nsamples() && is_bad[id]);
+        const bad_kind *k = kind_of(id);
+        char want[8400];
+        snprintf(want, sizeof want, "%s/%s", fu_ix.hdr->root, feed__index_path(fu_ix.hdr, id));
+        assert_string_equal(p, want);
+        assert_string_equal(status, feed_status_name(k->status));
+        if (!strstr(line + off, k->needle))
+            fail_msg("reason of %s: %s", k->name, line + off);
+        per_epoch[e]++;
+        nlines++;
+    }
+    fclose(f);
+    assert_int_equal(nlines, reports);
+    assert_int_equal(per_epoch[0], (uint64_t)nkinds);
+    assert_int_equal(per_epoch[1], (uint64_t)nkinds);
+    unlink(path);
+}
+
+/* A transient EIO (the first pread of a good file fails) is retried in the
+ * worker: the sample comes out exactly, nothing reported. An EIO on every
+ * try is reported after the tries, as an I/O error. */
+static void test_transient_eio(void **state)
+{
+    static fu_run ref, got;
+    char opts[256];
+    snprintf(opts, sizeof opts, "workers=2,reader=pread,max_file_bytes=%llu", (unsigned long long)max_file_bytes);
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, 1, &ref, NULL, NULL);
+    uint64_t ref_bad = feed_loader_bad_count(L);
+    fu_destroy(L);
+    L = fu_make(opts, "eio:img_000003.jpg;eio:img_000011.jpg");
+    fu_collect(L, 1, &got, NULL, NULL);
+    fu_assert_same(&ref, &got, NULL);
+    assert_int_equal(feed_loader_bad_count(L), ref_bad);
+    fu_destroy(L);
+
+    L = fu_make(opts, "ioerr:img_000005.jpg");
+    fu_collect(L, 1, &got, NULL, NULL);
+    assert_int_equal(feed_loader_bad_count(L), ref_bad + 1);
+    feed_bad_sample r = {.struct_size = sizeof r};
+    int found = 0;
+    for (uint64_t i = 0; i < feed_loader_bad_count(L); i++) {
+        assert_int_equal(feed_loader_bad_sample(L, i, &r), FEED_OK);
+        if (r.sample_id != fu_id_of("img_000005.jpg"))
+            continue;
+        found = 1;
+        assert_int_equal(r.status, FEED_E_IO);
+        assert_int_equal(r.sys_errno, EIO);
+        if (!strstr(r.message, strerror(EIO)) || !strstr(r.message, "3 tries"))
+            fail_msg("message: %s", r.message);
+    }
+    assert_true(found);
+    fu_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +704,13 @@ int main(void)
         cmocka_unit_test(test_replace_3_workers),
         cmocka_unit_test(test_fail_policy),
         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_fail_then_seek),
+        cmocka_unit_test(test_all_missing),
+        cmocka_unit_test(test_no_substitute),
+        cmocka_unit_test(test_budget),
+        cmocka_unit_test(test_report_stderr),
+        cmocka_unit_test(test_bad_log_file),
+        cmocka_unit_test(test_transient_eio),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -23,6 +23,8 @@ VERSION_PATCH = 0
 VERSION_NUMBER = VERSION_MAJOR * 10000 + VERSION_MINOR * 100 + VERSION_PATCH
 
 FEED_PATH_MAX = 4096
+# Bad-sample reports the library keeps (FEED_BAD_KEEP): the most recent ones.
+BAD_KEEP = 1024
 
 # Buffers handed to C are this much larger than our mirrors, so a library
 # whose structs grew (same major version) never writes past them.
@@ -88,6 +90,9 @@ class FeedOptions(ctypes.Structure):
         ("reader", u32),
         ("worker_path", ctypes.c_char * FEED_PATH_MAX),
         ("readahead", u32),
+        ("max_bad_fraction", f32),
+        ("report_bad", u32),
+        ("bad_log", ctypes.c_char * FEED_PATH_MAX),
     ]
 
 
@@ -327,6 +332,7 @@ def declare(lib):
     fn("feed_loader_seek", ctypes.c_int, vp, u64, u64)
     fn("feed_loader_last_error", cp, vp)
     fn("feed_loader_bad_count", u64, vp)
+    fn("feed_loader_bad_count_epoch", u64, vp, u64)
     fn("feed_loader_bad_sample", ctypes.c_int, vp, u64, vp)
     fn("feed_loader_stats", ctypes.c_int, vp, vp)
     fn("feed_loader_trace_read", u64, vp, vp, u64, ctypes.POINTER(u64))

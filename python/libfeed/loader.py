@@ -326,7 +326,11 @@ class Loader:
     grayscale_p, exif, roi_decode, dtype ("uint8"), layout ("hwc" for uint8,
     "chw" otherwise), mean, std, device ("auto"), device_prefetch, sync,
     bad_policy ("replace"), max_retries, sample_timeout_ms, max_pixels,
-    max_file_bytes, reader, worker_path. Unset options keep libfeed's
+    max_file_bytes, reader, worker_path, readahead, max_bad_fraction (0.05:
+    iteration raises FeedDatasetError when more than this share of the last
+    1000 samples were bad, or the first 16 all were; 1 = no budget),
+    report_bad (True: a line per bad sample on stderr, rate-limited),
+    bad_log (a file that gets every bad sample). Unset options keep libfeed's
     defaults (in brackets). options= takes more as "key=value,..." or a dict.
     Numbers are checked before anything starts: an integer option refuses a
     bool, a fraction or a negative value, a float option a bool (TypeError
@@ -777,12 +781,24 @@ class Loader:
             names = [f for f, _ in _capi.FeedTraceEvent._fields_ if f != "reserved"]
             return [{f: int(getattr(buf[i], f)) for f in names} for i in range(n)]
 
+    def bad_count(self, epoch=None):
+        """Bad-sample reports made so far (one per sample and epoch), or those
+        of one epoch (kept for the last 1024 epochs)."""
+        with self._lock:
+            h = self._handle()
+            if epoch is None:
+                return int(_lib.feed_loader_bad_count(h))
+            return int(_lib.feed_loader_bad_count_epoch(h, int(epoch)))
+
     def bad_samples(self):
-        """Every bad sample met so far (deduplicated per epoch), oldest first."""
+        """The bad samples met so far (deduplicated per epoch), oldest first:
+        the most recent 1024 (bad_count() says how many there were in all;
+        bad_log= writes every one to a file)."""
         with self._lock:
             h = self._handle()
             out = []
-            for i in range(_lib.feed_loader_bad_count(h)):
+            n = _lib.feed_loader_bad_count(h)
+            for i in range(max(0, n - _capi.BAD_KEEP), n):
                 r = _capi.new_struct(_capi.FeedBadSample)
                 if _lib.feed_loader_bad_sample(h, i, ctypes.byref(r)):
                     break

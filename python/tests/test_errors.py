@@ -119,6 +119,57 @@ def test_bad_sample_mirror_size(make_loader, bad_dataset):
     assert raw[size - 1] != 0xAA  # the struct's last byte was written
 
 
+def test_bad_sample_fail_policy_then_set_epoch(make_loader, bad_dataset):
+    # The failed batch was never handed out: set_epoch / load_state_dict work.
+    L = make_loader(source=bad_dataset[0], bad_policy="fail", shuffle=False, report_bad=False)
+    it = iter(L)
+    assert next(it).index == 0
+    with pytest.raises(libfeed.FeedDecodeError):
+        next(it)
+    state = L.state_dict()
+    assert (state["epoch"], state["batch"]) == (0, 1)
+    L.set_epoch(1)
+    assert L.position() == (1, 0)
+    L.load_state_dict(state)
+    with pytest.raises(libfeed.FeedDecodeError):  # the same batch, afresh
+        next(iter(L))
+    b = next(iter(L))
+    assert (b.epoch, b.index, b.bad) == (0, 1, 1)
+
+
+def test_wrong_root_is_a_dataset_error(make_loader, dataset, index, tmp_path, capfd):
+    # Every file missing: an error naming the share and the paths, not black images.
+    lst = tmp_path / "list.txt"
+    lst.write_text("".join(f"{rel} {label}\n" for rel, label in index))
+    L = make_loader(source=str(tmp_path), file_list=str(lst), shuffle=False)
+    with pytest.raises(libfeed.FeedDatasetError) as e:
+        next(iter(L))
+    assert "100%" in e.value.message and str(tmp_path / index[0][0]) in e.value.message
+    assert str(tmp_path / index[0][0]) in capfd.readouterr().err  # reported on stderr too
+    with pytest.raises(libfeed.FeedDatasetError):
+        next(iter(L))
+    with pytest.raises(ValueError, match="max_bad_fraction"):
+        make_loader(max_bad_fraction=1.5)
+
+
+def test_bad_log_and_budget_keywords(make_loader, bad_dataset, tmp_path, capfd):
+    root, bad_path = bad_dataset
+    log = tmp_path / "bad.log"
+    L = make_loader(source=root, shuffle=False, epochs=2, max_bad_fraction=0.5, report_bad=False,
+                    bad_log=str(log))
+    for _ in range(2):
+        list(L)
+    assert L.bad_count() == 2 and L.bad_count(epoch=1) == 1 and L.bad_count(epoch=5) == 0
+    assert [r.epoch for r in L.bad_samples()] == [0, 1]
+    L.close()
+    lines = log.read_text().splitlines()
+    assert [ln.split("\t")[:2] for ln in lines] == [["0", str(BAD_ID)], ["1", str(BAD_ID)]]
+    assert all(ln.split("\t")[4] == bad_path and ln.split("\t")[3] == "FEED_E_DECODE" for ln in lines)
+    assert "libfeed: bad sample" not in capfd.readouterr().err
+    if _capi.options_mirror_ok:
+        assert _capi.FeedOptions.max_bad_fraction.offset < _capi.FeedOptions.bad_log.offset
+
+
 def test_timeout_then_resume(make_loader):
     L = make_loader(workers=1, prefetch=2, timeout=0.3, sample_timeout_ms=0, shuffle=False)
     it = iter(L)

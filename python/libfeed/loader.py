@@ -54,8 +54,8 @@ _INTEGERS = dict.fromkeys(
 _INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
 _INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
 _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
-           "brightness", "contrast", "saturation", "hue", "grayscale_p"}
-_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync"}
+           "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"}
+_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad"}
 _TRIPLES = {"mean", "std"}
 
 

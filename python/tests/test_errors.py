@@ -204,8 +204,8 @@ U32 = ["batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "
        "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"]
 U64 = ["seed", "max_pixels", "max_file_bytes"]
 F32 = ["scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
-       "brightness", "contrast", "saturation", "hue", "grayscale_p"]
-FLAGS = ["shuffle", "drop_last", "exif", "roi_decode", "sync"]
+       "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"]
+FLAGS = ["shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad"]
 
 
 def refused(dataset, exc, name, **kw):

@@ -220,7 +220,21 @@ typedef struct feed_options {
                                     every bad sample, one line each: epoch, sample id, batch,
                                     status name, path, reason, tab-separated (tab, newline, CR
                                     and backslash written \t \n \r \\); "" = none (default) */
+    uint32_t sandbox;    /* [sandbox] 1: each worker, once set up, runs under no_new_privs and a
+                            seccomp filter (reads, decodes and publishes only: no exec, no
+                            sockets, no files opened for writing, no new processes; a refused
+                            system call kills the worker, reported as killed by the sandbox);
+                            skipped where the kernel has no seccomp. 0 = off (default 1) */
+    uint32_t pad_sandbox;
+    uint64_t max_worker_memory; /* [max_worker_memory] bytes one worker may allocate beyond
+                            its shared mappings: a JPEG whose decode needs more is a bad sample
+                            (checked from the header), enforced also by RLIMIT_AS. 0 = no cap;
+                            FEED_WORKER_MEMORY_AUTO (text "auto", the default) =
+                            12 * max_pixels + max_file_bytes + 64 MiB (about 1.5 GB with the defaults) */
 } feed_options;
+
+/* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
+#define FEED_WORKER_MEMORY_AUTO 0xFFFFFFFFFFFFFFFFull
 
 /* Sets every field to its default. struct_size must be sizeof(feed_options)
  * as the caller knows it. Returns FEED_E_INVALID if opts is NULL or the

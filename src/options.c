@@ -18,7 +18,7 @@
 #include "internal.h"
 #include "options.h"
 
-enum opt_type { T_U32, T_U32A, T_U64, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
+enum opt_type { T_U32, T_U32A, T_U64, T_U64A, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
 
 typedef struct opt_def {
     const char *key;
@@ -86,6 +86,8 @@ static const opt_def defs[] = {
     OPT("max_bad_fraction", T_F32, max_bad_fraction),
     OPT("report_bad", T_BOOL, report_bad),
     OPT("bad_log", T_STR, bad_log),
+    OPT("sandbox", T_BOOL, sandbox),
+    OPT("max_worker_memory", T_U64A, max_worker_memory),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -127,6 +129,8 @@ static void set_defaults(feed_options *o)
     o->readahead = 4;
     o->max_bad_fraction = 0.05f;
     o->report_bad = 1;
+    o->sandbox = 1;
+    o->max_worker_memory = FEED_WORKER_MEMORY_AUTO;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)
@@ -227,6 +231,15 @@ feed_status feed_options_set(feed_options *o, const char *key, const char *value
             goto bad;
         *(uint32_t *)field = (uint32_t)u;
         break;
+    case T_U64A: /* a number, or "auto" (FEED_WORKER_MEMORY_AUTO) */
+        if (!strcasecmp(value, "auto")) {
+            *(uint64_t *)field = FEED_WORKER_MEMORY_AUTO;
+            break;
+        }
+        if (parse_u64(value, &u) || u == FEED_WORKER_MEMORY_AUTO)
+            goto bad;
+        *(uint64_t *)field = u;
+        break;
     case T_U64:
         if (parse_u64(value, &u))
             goto bad;
@@ -295,6 +308,7 @@ bad:
     }
     static const char *const what[] = {"an unsigned 32-bit integer",
                                        "an unsigned 32-bit integer or auto", "an unsigned integer",
+                                       "a number of bytes or auto",
                                        "a number", "true/false", "text", "", "three numbers r:g:b",
                                        "a hex colour RRGGBB"};
     return feed__err(FEED_E_INVALID, err, errlen, "options: %s='%s': expected %s", key, value,
@@ -422,6 +436,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(roi_decode);
     BOOL01(sync);
     BOOL01(report_bad);
+    BOOL01(sandbox);
 #undef BOOL01
     /* The transform: the workers' own rule set (image.h). */
     feed__xform x;
@@ -474,6 +489,14 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             o->sample_timeout_ms, FEED_MIN_SAMPLE_TIMEOUT_MS);
     REQUIRE(o->max_file_bytes >= 1, "max_file_bytes=0 must be >= 1");
     REQUIRE(o->reader <= FEED_READER_PREAD, "reader=%u unknown (auto|uring|pread, 0..2)", o->reader);
+    if (o->max_worker_memory == FEED_WORKER_MEMORY_AUTO) {
+        uint64_t px = o->max_pixels, fb = o->max_file_bytes;
+        o->max_worker_memory = px > UINT64_MAX / 16 || fb > UINT64_MAX / 4 ? 0 /* no cap to speak of */
+                                                                          : 12 * px + fb + (64ull << 20);
+    }
+    REQUIRE(o->max_worker_memory == 0 || o->max_worker_memory >= FEED_MIN_WORKER_MEMORY,
+            "max_worker_memory=%llu must be 0 (no cap) or >= %llu bytes (16 MiB)",
+            (unsigned long long)o->max_worker_memory, (unsigned long long)FEED_MIN_WORKER_MEMORY);
     REQUIRE(o->readahead <= 4096, "readahead=%u must be in 0..4096 (batches)", o->readahead);
     REQUIRE(o->max_bad_fraction >= 0 && o->max_bad_fraction <= 1,
             "max_bad_fraction=%g must be in [0, 1] (0: the first bad sample fails next(); 1: no budget)",

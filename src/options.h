@@ -8,6 +8,8 @@
 #define FEED_MAX_WORKERS 250u
 /* sample_timeout_ms is 0 (never) or at least this. */
 #define FEED_MIN_SAMPLE_TIMEOUT_MS 100u
+/* max_worker_memory is 0 (no cap) or at least this. */
+#define FEED_MIN_WORKER_MEMORY (16ull << 20)
 /* layout "not set": HWC for uint8, CHW for floats (resolved by validate). */
 #define FEED_OPT_LAYOUT_DEFAULT 0xffu
 

@@ -199,10 +199,34 @@ static void test_validate_every_field(void **state)
     expect_invalid2("max_file_bytes=0", "max_file_bytes=0", ">= 1");
     EXPECT_STRUCT_INVALID(o->reader = 3, "reader=3", "auto|uring|pread");
     expect_invalid2("readahead=4097", "readahead=4097", "0..4096");
+    EXPECT_STRUCT_INVALID(o->sandbox = 2, "sandbox=2", "0 or 1");
+    expect_invalid2("max_worker_memory=1000", "max_worker_memory=1000", "0 (no cap) or >= 16777216");
+    EXPECT_STRUCT_OK(o->max_worker_memory = 0);
+    EXPECT_STRUCT_OK(o->max_worker_memory = 16u << 20);
     EXPECT_STRUCT_INVALID(memset(o->device, 'c', sizeof o->device), "device is not NUL-terminated",
                           "31 bytes");
     EXPECT_STRUCT_INVALID(memset(o->worker_path, 'w', sizeof o->worker_path),
                           "worker_path is not NUL-terminated", "4095 bytes");
+}
+
+/* sandbox is on, max_worker_memory "auto" follows max_pixels and
+ * max_file_bytes: 12 bytes a pixel + the file + 64 MiB. */
+static void test_worker_limits(void **state)
+{
+    feed_options o;
+    char err[512];
+    assert_int_equal(feed_options_init(&o, sizeof o), FEED_OK);
+    assert_int_equal(o.sandbox, 1);
+    assert_int_equal(o.max_worker_memory, FEED_WORKER_MEMORY_AUTO);
+    strcpy(o.source, "/x");
+    assert_int_equal(feed_options_parse(&o, "max_pixels=1000000,max_file_bytes=1048576", err, sizeof err), FEED_OK);
+    assert_int_equal(feed__options_validate(&o, err, sizeof err), FEED_OK);
+    assert_int_equal(o.max_worker_memory, 12000000ull + (1u << 20) + (64u << 20));
+    assert_int_equal(feed_options_parse(&o, "max_worker_memory=auto,sandbox=off", err, sizeof err), FEED_OK);
+    assert_int_equal(o.max_worker_memory, FEED_WORKER_MEMORY_AUTO);
+    assert_int_equal(o.sandbox, 0);
+    assert_int_equal(feed_options_set(&o, "max_worker_memory", "lots", err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "a number of bytes or auto"));
 }
 
 static void test_struct_size(void **state)
@@ -327,6 +351,7 @@ int main(void)
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_every_field),
+        cmocka_unit_test(test_worker_limits),
         cmocka_unit_test(test_struct_size),
         cmocka_unit_test(test_ranks_from_launcher),
     };

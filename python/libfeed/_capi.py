@@ -93,6 +93,9 @@ class FeedOptions(ctypes.Structure):
         ("max_bad_fraction", f32),
         ("report_bad", u32),
         ("bad_log", ctypes.c_char * FEED_PATH_MAX),
+        ("sandbox", u32),
+        ("pad_sandbox", u32),
+        ("max_worker_memory", u64),
     ]
 
 

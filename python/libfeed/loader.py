@@ -330,7 +330,8 @@ class Loader:
     iteration raises FeedDatasetError when more than this share of the last
     1000 samples were bad, or the first 16 all were; 1 = no budget),
     report_bad (True: a line per bad sample on stderr, rate-limited),
-    bad_log (a file that gets every bad sample). Unset options keep libfeed's
+    bad_log (a file that gets every bad sample), sandbox (True),
+    max_worker_memory ("auto"; bytes, 0 = no cap). Unset options keep libfeed's
     defaults (in brackets). options= takes more as "key=value,..." or a dict.
     Numbers are checked before anything starts: an integer option refuses a
     bool, a fraction or a negative value, a float option a bool (TypeError

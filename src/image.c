@@ -155,6 +155,7 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
         return rc;
     }
     p->scale = m;
+    reg->max_memory = x->max_memory;
     p->vx0 = svx0;
     p->vy0 = svy0;
     reg->scale = m;
@@ -190,6 +191,7 @@ void feed__xform_from_options(feed__xform *x, const feed_options *o)
     x->exif = o->exif;
     x->roi_decode = o->roi_decode;
     x->max_pixels = o->max_pixels;
+    x->max_memory = o->max_worker_memory; /* resolved by feed__options_validate */
 }
 
 #define XREQUIRE(cond, ...)                         \

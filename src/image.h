@@ -40,6 +40,7 @@ typedef struct feed__xform {
     uint32_t roi_decode;        /* decode only the crop region, DCT-scaled when possible */
     uint32_t pad1;
     uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
+    uint64_t max_memory;        /* bytes a decode may need (0 = no cap): more is FEED_E_TOO_LARGE */
 } feed__xform;
 
 /* The transform options o ask for (o need not be validated). */
@@ -71,7 +72,7 @@ void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
  * sample_id). Writes exactly out_h*out_w*3 bytes, RGB, row-major HWC, to out.
  * Greyscale and CMYK/YCCK input comes out as RGB.
  * Returns 0 (FEED_OK) or a feed_status: FEED_E_DECODE for corrupt, truncated,
- * empty or non-JPEG data, FEED_E_TOO_LARGE over max_pixels, FEED_E_NOMEM.
+ * empty or non-JPEG data, FEED_E_TOO_LARGE over max_pixels or max_memory, FEED_E_NOMEM.
  * On error writes a short message (the decoder's text) into msg and leaves
  * out unspecified. Never aborts or longjmps out.
  */

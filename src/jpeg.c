@@ -32,6 +32,7 @@
  */
 #include "jpeg.h"
 
+#include <limits.h>
 #include <setjmp.h>
 #include <stdio.h> /* jpeglib.h needs FILE */
 #include <stdlib.h>
@@ -57,6 +58,7 @@ struct feed__jpeg_err {
 struct feed__jpeg {
     struct jpeg_decompress_struct cinfo;
     struct feed__jpeg_err err;
+    struct jpeg_progress_mgr progress;
     uint8_t *buf;
     size_t buf_cap;
     JSAMPROW *rows;
@@ -66,9 +68,27 @@ struct feed__jpeg {
 static void feed__jpeg_fail(j_common_ptr ci)
 {
     struct feed__jpeg_err *e = (struct feed__jpeg_err *)ci->err;
-    e->status = e->pub.msg_code == JERR_OUT_OF_MEMORY ? FEED_E_NOMEM : FEED_E_DECODE;
+    int code = e->pub.msg_code;
+    e->status = code == JERR_OUT_OF_MEMORY ? FEED_E_NOMEM
+                : code == JERR_NO_BACKING_STORE ? FEED_E_TOO_LARGE : FEED_E_DECODE;
     (*e->pub.format_message)(ci, e->msg);
+    if (code == JERR_NO_BACKING_STORE) /* max_memory_to_use ran out (jmemnobs has no disk) */
+        snprintf(e->msg, sizeof e->msg, "needs more memory to decode than max_worker_memory");
     longjmp(e->jb, 1);
+}
+
+/* Called between the pieces of input libjpeg consumes: stops a file with
+ * more scans than FEED_JPEG_MAX_SCANS (the way TurboJPEG's scan limit does). */
+static void feed__jpeg_progress(j_common_ptr ci)
+{
+    struct jpeg_decompress_struct *d = (struct jpeg_decompress_struct *)ci;
+    struct feed__jpeg_err *e = (struct feed__jpeg_err *)ci->err;
+    if (d->input_scan_number > (int)FEED_JPEG_MAX_SCANS) {
+        e->status = FEED_E_DECODE;
+        snprintf(e->msg, sizeof e->msg, "progressive JPEG has more than %u scans: refused",
+                 FEED_JPEG_MAX_SCANS);
+        longjmp(e->jb, 1);
+    }
 }
 
 static void feed__jpeg_emit(j_common_ptr ci, int level)
@@ -114,6 +134,8 @@ feed__jpeg *feed__jpeg_create(void)
         free(j);
         return NULL;
     }
+    j->progress.progress_monitor = feed__jpeg_progress; /* after create, which clears cinfo */
+    j->cinfo.progress = &j->progress;
     return j;
 }
 
@@ -263,6 +285,37 @@ static void feed__cmyk_to_rgbx(uint8_t *p, uint32_t n, int inverted)
     }
 }
 
+/* Bytes as "12.3 MiB" / "1.20 GiB". */
+static void feed__jpeg_bytes(char *buf, size_t len, uint64_t n)
+{
+    if (n >= (1ull << 30))
+        snprintf(buf, len, "%.2f GiB", (double)n / (1ull << 30));
+    else
+        snprintf(buf, len, "%.1f MiB", (double)n / (1ull << 20));
+}
+
+/* What the decode of region r will allocate, from the header alone: the
+ * whole coefficient buffer when the file has several scans (progressive, or
+ * components in scans of their own: libjpeg keeps every block, 128 bytes,
+ * until the last scan), the RGBX region we decode into, and a few strips
+ * of rows per component (upsampling, colour conversion). */
+static uint64_t feed__jpeg_need(const struct jpeg_decompress_struct *ci, const feed__jpeg_region *r,
+                                uint32_t sw)
+{
+    uint64_t need = 0;
+    if (ci->progressive_mode || ci->comps_in_scan < ci->num_components)
+        for (int c = 0; c < ci->num_components; c++) {
+            const jpeg_component_info *cp = &ci->comp_info[c];
+            uint64_t hs = (uint64_t)cp->h_samp_factor, vs = (uint64_t)cp->v_samp_factor;
+            uint64_t wb = (cp->width_in_blocks + hs - 1) / hs * hs;
+            uint64_t hb = (cp->height_in_blocks + vs - 1) / vs * vs;
+            need += wb * hb * sizeof(JBLOCK);
+        }
+    need += (uint64_t)(r->x1 - r->x0 + 2 * FEED_JPEG_MARGIN) * (r->y1 - r->y0) * 4;
+    need += (uint64_t)sw * (uint64_t)ci->num_components * DCTSIZE * 4 * 2;
+    return need;
+}
+
 /* The arguments of one decode, kept apart so nothing changes across setjmp. */
 typedef struct feed__jpeg_call {
     const uint8_t *data;
@@ -313,6 +366,22 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         return FEED_E_INTERNAL;
     }
 
+    if (r.max_memory) {
+        uint64_t need = feed__jpeg_need(ci, &r, sw) + len;
+        if (need > r.max_memory) {
+            char a[32], b[32];
+            feed__jpeg_bytes(a, sizeof a, need);
+            feed__jpeg_bytes(b, sizeof b, r.max_memory);
+            snprintf(msg, msglen, "needs ~%s to decode (%ux%u, %u components%s), over max_worker_memory %s",
+                     a, info.width, info.height, info.components,
+                     info.progressive ? ", progressive" : "", b);
+            return FEED_E_TOO_LARGE;
+        }
+        /* libjpeg's own manager holds to it too (for its big buffers). */
+        ci->mem->max_memory_to_use = (long)(r.max_memory - len < (uint64_t)LONG_MAX ? r.max_memory - len : LONG_MAX);
+    } else {
+        ci->mem->max_memory_to_use = 0;
+    }
     ci->scale_num = r.scale;
     ci->scale_denom = 8;
     ci->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBX;

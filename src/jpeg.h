@@ -29,7 +29,14 @@ typedef struct feed__jpeg_region {
     uint32_t scale;  /* M in M/8, 1..8; 1, 2, 3, 4 and 8 are the fast ones */
     uint32_t x0, y0; /* first pixel, in scaled pixels of the stored image */
     uint32_t x1, y1; /* one past the last; x1 <= scaled width, y1 <= scaled height */
+    uint64_t max_memory; /* bytes the decode may need, the file's own included (0 = no cap) */
 } feed__jpeg_region;
+
+/* Scans a file may have: a progressive JPEG with more is refused before
+ * its pixels are decoded (each scan walks the whole coefficient buffer, so
+ * thousands of tiny scans make a small file take minutes). libjpeg-turbo's
+ * own fuzzers and tjbench -maxscans use the same limit. */
+#define FEED_JPEG_MAX_SCANS 500u
 
 /* Called once the header is read, before any pixel is decoded. Fills *region
  * and returns 0, or returns a feed_status (with a message in msg) to stop. */
@@ -61,7 +68,9 @@ static inline uint32_t feed__jpeg_scaled(uint32_t dim, uint32_t m)
  * above it are entropy-decoded but not transformed) and only the iMCU columns
  * around [x0, x1) are inverse-transformed; the result equals a full decode at
  * the same scale, cropped. Returns 0, FEED_E_DECODE (corrupt, truncated, empty,
- * not a JPEG: libjpeg's message in msg), FEED_E_NOMEM, or the plan's status.
+ * not a JPEG, more than FEED_JPEG_MAX_SCANS scans: the message in msg),
+ * FEED_E_TOO_LARGE (the decode would need more than region.max_memory),
+ * FEED_E_NOMEM, or the plan's status.
  * Data must end with an EOI marker somewhere: a truncated file is an error
  * even when the damage lies below the region.
  */

@@ -182,6 +182,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->bad_policy = L->o.bad_policy;
     h->max_retries = L->o.max_retries;
     h->reader = L->o.reader;
+    h->sandbox = L->o.sandbox;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);

@@ -101,7 +101,8 @@ typedef struct feed__arena_hdr {
     float conv_scale[3], conv_bias[3];
     uint64_t seed;
     feed__xform xform;
-    uint32_t bad_policy, max_retries, reader, pad0;
+    uint32_t bad_policy, max_retries, reader;
+    uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
     uint64_t max_file_bytes;
     uint64_t dataset_size;
     /* control words, one cache line each */

@@ -17,6 +17,7 @@ feed_check pkg-config pkg-config
 feed_check /usr/include/turbojpeg.h libturbojpeg0-dev
 feed_check /usr/include/jpeglib.h libjpeg62-turbo-dev
 feed_check /usr/include/liburing.h liburing-dev
+feed_check /usr/include/seccomp.h libseccomp-dev
 feed_check /usr/include/cmocka.h libcmocka-dev
 feed_check python3 python3
 if [ ${#feed_need_pkgs[@]} -gt 0 ]; then

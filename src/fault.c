@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,6 +30,26 @@ static ssize_t pread_eio(int fd, void *buf, size_t n, off_t off)
 {
     errno = EIO;
     return -1;
+}
+
+/* What a worker must not be able to do (the sandbox tests): exits
+ * FEED_FAULT_ESCAPED if it could, FEED_FAULT_REFUSED if the call failed.
+ * Under the sandbox the call traps and the worker dies by SIGSYS first. */
+static void try_escape(const char *what, const char *path)
+{
+    int ok = 0;
+    if (!strcmp(what, "socket")) {
+        int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        ok = s >= 0;
+    } else if (!strcmp(what, "write")) {
+        int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+        ok = fd >= 0 && write(fd, "escaped\n", 8) == 8;
+    } else if (!strcmp(what, "exec")) {
+        char code[8];
+        snprintf(code, sizeof code, "exit %d", FEED_FAULT_ESCAPED);
+        execl("/bin/sh", "sh", "-c", code, (char *)NULL);
+    }
+    _exit(ok ? FEED_FAULT_ESCAPED : FEED_FAULT_REFUSED);
 }
 
 void feed__fault_maybe(const char *faults, const char *path, int phase)
@@ -58,7 +79,13 @@ void feed__fault_maybe(const char *faults, const char *path, int phase)
         size_t alen = strlen(it);
         int once = alen > 1 && it[alen - 1] == '1';
         char *marker = NULL;
-        if (once) {
+        int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec");
+        if (escape) { /* "write:SUB:PATH": the file to create */
+            marker = strchr(sub, ':');
+            if (marker)
+                *marker++ = 0;
+        }
+        if (once && !escape) {
             it[alen - 1] = 0;
             marker = strchr(sub, ':');
             if (!marker || !marker[1])
@@ -67,7 +94,9 @@ void feed__fault_maybe(const char *faults, const char *path, int phase)
         }
         if (!strstr(path, sub))
             continue;
-        if (once) {
+        if (escape)
+            try_escape(it, marker);
+        if (once && !escape) {
             int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
             if (fd < 0)
                 continue; /* fired before (or cannot tell): behave */

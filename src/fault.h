@@ -17,11 +17,19 @@
  * with EIO (then the real calls are back); "ioerr" makes every pread of
  * this file fail with EIO. Both act through feed__reader_test_syscalls, so
  * with reader=pread only; they are undone when the next file is read.
+ * "socket:SUB", "write:SUB:PATH" and "exec:SUB" try what the sandbox
+ * (sandbox.h) refuses: open a TCP socket, create PATH for writing, exec
+ * /bin/sh. The worker then exits FEED_FAULT_ESCAPED if that worked,
+ * FEED_FAULT_REFUSED if the call failed; under the sandbox it is killed by
+ * SIGSYS instead.
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
 
 enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
+
+#define FEED_FAULT_ESCAPED 42
+#define FEED_FAULT_REFUSED 43
 
 /* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
  * that matches path at phase. */

@@ -17,6 +17,7 @@
 #include "internal.h"
 #include "pool.h"
 #include "ring.h"
+#include "sandbox.h"
 #include "worker.h"
 
 extern char **environ;
@@ -238,9 +239,13 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         close(p->errfds[i]);
         p->errfds[i] = -1;
     }
+    const char *sbx = strstr(said, FEED_SANDBOX_REPORT);
     if (p->hung[i])
         snprintf(how, sizeof how, "hung for more than %llu ms (sample_timeout_ms=%u, doubled per retry) and was killed",
                  (unsigned long long)p->hung_ms[i], p->timeout_ms);
+    else if (sbx && status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
+        snprintf(how, sizeof how, "worker %u killed by the sandbox (%.80s)", i,
+                 sbx + strlen(FEED_SANDBOX_REPORT));
     else
         describe_exit(status, how, sizeof how);
     /* The ring poisons a sample at its max_retries + 1st death; the words

@@ -173,7 +173,7 @@ static void process(wctx *c, const feed__claim *cl)
     maybe_fault(c, feed__index_path(c->ix, id), FAULT_PUBLISH);
 }
 
-int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
+int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready)
 {
     wctx c = {.h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
 #if FEED_TEST_HOOKS
@@ -190,6 +190,11 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w)
     if (!c.reader || !c.img || !c.scratch) {
         feed__worker_fail("out of memory at start (raise ulimit -v or free memory)");
         return 5;
+    }
+    char why[256];
+    if (ready && ready(h, why, sizeof why) != 0) {
+        feed__worker_fail("%s", why);
+        return 6;
     }
     atomic_store(&c.rec->reader_kind, (uint32_t)feed__reader_kind(c.reader));
     atomic_store(&c.rec->state, FEED_WREC_RUNNING);

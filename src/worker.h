@@ -6,6 +6,7 @@
 #ifndef FEED_WORKER_H
 #define FEED_WORKER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "index.h"
@@ -21,8 +22,14 @@
  * fd (at most 255 bytes; nothing if the fd is not there). */
 void feed__worker_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Runs until the arena's shutdown word is set. Returns the exit code. */
-int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w);
+/* Called once the worker is set up (dataset root open, reader and decoder
+ * made), before it takes work: the executable locks itself down here
+ * (sandbox.h). Returns 0, or nonzero with the reason in err. */
+typedef int (*feed__worker_ready_fn)(const feed__arena_hdr *h, char *err, size_t errlen);
+
+/* Runs until the arena's shutdown word is set. Returns the exit code. ready
+ * may be NULL. */
+int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready);
 
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
  * different sample of the dataset (n > 1), the same for every worker. */

@@ -3,7 +3,8 @@
  * posix_spawn (never a bare fork, so a parent with CUDA or other threads is
  * safe): fd 3 is the arena, fd 4 the index.
  *
- * fd 5 the report pipe (worker.h).
+ * fd 5 the report pipe (worker.h). Once set up, it locks itself down
+ * (sandbox.h): oom_score_adj, the memory cap, the seccomp sandbox.
  *
  *   feed-worker --id W --parent PID
  */
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "index.h"
+#include "sandbox.h"
 #include "shm.h"
 #include "worker.h"
 
@@ -59,6 +61,11 @@ static void close_inherited(int first)
         close((int)fd);
 }
 
+static int lock_down(const feed__arena_hdr *h, char *err, size_t errlen)
+{
+    return feed__sandbox_enter(h->sandbox, h->xform.max_memory, err, errlen);
+}
+
 int main(int argc, char **argv)
 {
     long id = -1, parent = -1;
@@ -88,5 +95,5 @@ int main(int argc, char **argv)
         feed__worker_fail("id %ld out of range (a feed-worker of another libfeed version?)", id);
         return 2;
     }
-    return feed__worker_run(a.hdr, ix.hdr, (uint32_t)id);
+    return feed__worker_run(a.hdr, ix.hdr, (uint32_t)id, lock_down);
 }

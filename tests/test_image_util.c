@@ -85,8 +85,11 @@ uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quali
     return r;
 }
 
-uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
-                         int restart_rows, size_t *len)
+/* Compresses RGB with the libjpeg API (4:2:0, quality 90) after setup(ci)
+ * has changed what it wants; setup returns memory to free after (or NULL). */
+static uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
+                            void *(*setup)(struct jpeg_compress_struct *, int, int), int a, int b,
+                            size_t *len)
 {
     struct jpeg_compress_struct ci;
     struct jpeg_error_mgr err;
@@ -101,10 +104,7 @@ uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interva
     ci.in_color_space = JCS_RGB;
     jpeg_set_defaults(&ci);
     jpeg_set_quality(&ci, 90, TRUE);
-    if (restart_rows)
-        ci.restart_in_rows = interval;
-    else
-        ci.restart_interval = (unsigned)interval;
+    void *owned = setup(&ci, a, b);
     jpeg_start_compress(&ci, TRUE);
     while (ci.next_scanline < h) {
         JSAMPROW row = (JSAMPROW)(rgb + (size_t)ci.next_scanline * w * 3);
@@ -112,11 +112,53 @@ uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interva
     }
     jpeg_finish_compress(&ci);
     jpeg_destroy_compress(&ci);
+    free(owned);
     uint8_t *r = malloc(ol);
     memcpy(r, out, ol);
     free(out);
     *len = ol;
     return r;
+}
+
+static void *setup_restart(struct jpeg_compress_struct *ci, int interval, int restart_rows)
+{
+    if (restart_rows)
+        ci->restart_in_rows = interval;
+    else
+        ci->restart_interval = (unsigned)interval;
+    return NULL;
+}
+
+uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
+                         int restart_rows, size_t *len)
+{
+    return ti_jpeg_lib(rgb, w, h, setup_restart, interval, restart_rows, len);
+}
+
+static void *setup_progressive(struct jpeg_compress_struct *ci, int bitwise, int unused)
+{
+    (void)unused;
+    if (!bitwise) {
+        jpeg_simple_progression(ci); /* its script lives in libjpeg's pool */
+        return NULL;
+    }
+    enum { AL = 10 }; /* the most 8-bit libjpeg allows */
+    int n = 0;
+    jpeg_scan_info *scans = calloc((size_t)(AL + 1) * (1 + 3 * 63), sizeof *scans);
+    for (int a = AL; a >= 0; a--) /* DC, interleaved */
+        scans[n++] = (jpeg_scan_info){3, {0, 1, 2}, 0, 0, a == AL ? 0 : a + 1, a};
+    for (int c = 0; c < 3; c++)
+        for (int k = 1; k < 64; k++)
+            for (int a = AL; a >= 0; a--)
+                scans[n++] = (jpeg_scan_info){1, {c}, k, k, a == AL ? 0 : a + 1, a};
+    ci->scan_info = scans;
+    ci->num_scans = n;
+    return scans;
+}
+
+uint8_t *ti_jpeg_progressive(const uint8_t *rgb, uint32_t w, uint32_t h, int bitwise, size_t *len)
+{
+    return ti_jpeg_lib(rgb, w, h, setup_progressive, bitwise, 0, len);
 }
 
 static void put16(uint8_t *p, uint32_t v, int big)

@@ -28,6 +28,10 @@ uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quali
  * restart_rows, else in MCUs). 4:2:0. */
 uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
                          int restart_rows, size_t *len);
+/* Same, progressive: jpeg_simple_progression's ten scans, or (bitwise) every
+ * coefficient of every component refined one bit at a time: 2090 valid
+ * scans, a decompression bomb by scan count. */
+uint8_t *ti_jpeg_progressive(const uint8_t *rgb, uint32_t w, uint32_t h, int bitwise, size_t *len);
 /* A copy of jpeg with an APP1 Exif segment holding orientation o spliced in
  * after SOI (big-endian TIFF when big, else little-endian). */
 uint8_t *ti_with_exif(const uint8_t *jpeg, size_t len, uint32_t o, int big, size_t *out_len);

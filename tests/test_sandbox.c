@@ -22,8 +22,6 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <stdio.h> /* jpeglib.h needs FILE */
-#include <jpeglib.h>
 #include <turbojpeg.h>
 
 #include "fault.h"
@@ -206,52 +204,13 @@ static void test_readers_under_sandbox(void **state)
         print_message("io_uring unavailable here: only the pread reader was checked\n");
 }
 
-/* A progressive 3-component JPEG: ten scans (jpeg_simple_progression), or,
- * many, every coefficient of every component refined bit by bit (2090
- * scans, all valid). */
-static uint8_t *progressive(uint32_t w, uint32_t h, int many, size_t *len)
+/* A progressive 64x64 JPEG: ten scans, or 2090 (bitwise). */
+static uint8_t *progressive(int bitwise, size_t *len)
 {
-    uint8_t *rgb = ti_photo(w, h, 3);
-    struct jpeg_compress_struct c;
-    struct jpeg_error_mgr e;
-    c.err = jpeg_std_error(&e);
-    jpeg_create_compress(&c);
-    unsigned char *out = NULL;
-    unsigned long outlen = 0;
-    jpeg_mem_dest(&c, &out, &outlen);
-    c.image_width = w;
-    c.image_height = h;
-    c.input_components = 3;
-    c.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&c);
-    jpeg_set_quality(&c, 90, TRUE);
-    jpeg_scan_info *scans = NULL;
-    if (many) {
-        enum { AL = 10 }; /* the most libjpeg allows */
-        int n = 0;
-        scans = calloc((size_t)(AL + 1) * (1 + 3 * 63), sizeof *scans);
-        for (int a = AL; a >= 0; a--) /* DC, interleaved */
-            scans[n++] = (jpeg_scan_info){3, {0, 1, 2}, 0, 0, a == AL ? 0 : a + 1, a};
-        for (int ci = 0; ci < 3; ci++)
-            for (int k = 1; k < 64; k++)
-                for (int a = AL; a >= 0; a--)
-                    scans[n++] = (jpeg_scan_info){1, {ci}, k, k, a == AL ? 0 : a + 1, a};
-        c.scan_info = scans;
-        c.num_scans = n;
-    } else {
-        jpeg_simple_progression(&c);
-    }
-    jpeg_start_compress(&c, TRUE);
-    while (c.next_scanline < h) {
-        JSAMPROW row = rgb + (size_t)c.next_scanline * w * 3;
-        jpeg_write_scanlines(&c, &row, 1);
-    }
-    jpeg_finish_compress(&c);
-    jpeg_destroy_compress(&c);
-    free(scans);
+    uint8_t *rgb = ti_photo(64, 64, 3);
+    uint8_t *j = ti_jpeg_progressive(rgb, 64, 64, bitwise, len);
     free(rgb);
-    *len = outlen;
-    return out;
+    return j;
 }
 
 static void test_memory_and_scans(void **state)
@@ -268,11 +227,11 @@ static void test_memory_and_scans(void **state)
     tu_write(p, big, len);
     tjFree(big);
     free(rgb);
-    uint8_t *j = progressive(64, 64, 1, &len);
+    uint8_t *j = progressive(1, &len);
     snprintf(p, sizeof p, "%s/class_001/many_scans.jpg", dir);
     tu_write(p, j, len);
     free(j);
-    j = progressive(64, 64, 0, &len);
+    j = progressive(0, &len);
     snprintf(p, sizeof p, "%s/class_001/ten_scans.jpg", dir);
     tu_write(p, j, len);
     free(j);

@@ -43,17 +43,20 @@ static const struct {
     int nr;
     const char *name;
 } sys_names[] = {
-    {SYS_socket, "socket"},         {SYS_connect, "connect"},   {SYS_bind, "bind"},
-    {SYS_sendto, "sendto"},         {SYS_sendmsg, "sendmsg"},   {SYS_execve, "execve"},
-    {SYS_execveat, "execveat"},     {SYS_clone, "clone"},       {SYS_clone3, "clone3"},
-    {SYS_fork, "fork"},             {SYS_vfork, "vfork"},       {SYS_ptrace, "ptrace"},
-    {SYS_open, "open for writing"}, {SYS_openat, "openat for writing"},
-    {SYS_creat, "creat"},           {SYS_unlink, "unlink"},     {SYS_unlinkat, "unlinkat"},
-    {SYS_rename, "rename"},         {SYS_renameat, "renameat"}, {SYS_mkdir, "mkdir"},
-    {SYS_write, "write"},           {SYS_pwrite64, "pwrite64"}, {SYS_ioctl, "ioctl"},
-    {SYS_kill, "kill"},             {SYS_tgkill, "tgkill"},     {SYS_rt_sigaction, "rt_sigaction"},
-    {SYS_prctl, "prctl"},           {SYS_prlimit64, "prlimit64"},
+    {SYS_socket, "socket"},       {SYS_connect, "connect"},     {SYS_bind, "bind"},
+    {SYS_sendto, "sendto"},       {SYS_sendmsg, "sendmsg"},     {SYS_execve, "execve"},
+    {SYS_execveat, "execveat"},   {SYS_clone, "clone"},         {SYS_clone3, "clone3"},
+    {SYS_ptrace, "ptrace"},       {SYS_openat, "openat for writing"},
+    {SYS_unlinkat, "unlinkat"},   {SYS_renameat, "renameat"},   {SYS_mkdirat, "mkdirat"},
+    {SYS_write, "write"},         {SYS_pwrite64, "pwrite64"},   {SYS_ioctl, "ioctl"},
+    {SYS_kill, "kill"},           {SYS_tgkill, "tgkill"},       {SYS_rt_sigaction, "rt_sigaction"},
+    {SYS_prctl, "prctl"},         {SYS_prlimit64, "prlimit64"},
     {SYS_io_uring_setup, "io_uring_setup"}, {SYS_io_uring_register, "io_uring_register"},
+#ifdef SYS_open /* the legacy calls: x86-64, not arm64 */
+    {SYS_open, "open for writing"}, {SYS_creat, "creat"},       {SYS_fork, "fork"},
+    {SYS_vfork, "vfork"},         {SYS_unlink, "unlink"},       {SYS_rename, "rename"},
+    {SYS_mkdir, "mkdir"},
+#endif
 };
 
 static size_t put_str(char *b, size_t at, size_t cap, const char *s)
@@ -112,7 +115,9 @@ static int build_filter(scmp_filter_ctx ctx)
      * openat only without a flag that could write; sanitizer runtimes use
      * open, glibc openat. */
     ALLOW(openat, 1, SCMP_A2(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0));
+#ifdef SYS_open
     ALLOW(open, 1, SCMP_A1(SCMP_CMP_MASKED_EQ, WRITE_FLAGS, 0));
+#endif
 #if FEED_TEST_HOOKS
     /* The test hooks' "fire once" markers (fault.c) are made O_EXCL; these
      * exact flags only, so "write:SUB" (O_TRUNC) is still refused. */
@@ -122,12 +127,19 @@ static int build_filter(scmp_filter_ctx ctx)
     ALLOW(pread64, 0);
     ALLOW(readv, 0);
     ALLOW(lseek, 0);
+#ifdef SYS_fstat
     ALLOW(fstat, 0);
+#endif
+#ifdef SYS_newfstatat
     ALLOW(newfstatat, 0);
+#endif
     ALLOW(statx, 0);
     ALLOW(close, 0);
     ALLOW(io_uring_enter, 0);
+#ifdef SYS_readlink
     ALLOW(readlink, 0); /* sanitizers: /proc/self/exe for a report */
+#endif
+    ALLOW(readlinkat, 0);
     /* Memory: malloc (brk, mmap, munmap, mremap, madvise), libjpeg's pools,
      * glibc's mprotect of a grown heap. */
     ALLOW(brk, 0);
@@ -162,12 +174,16 @@ static int build_filter(scmp_filter_ctx ctx)
     ALLOW(gettid, 0);
     ALLOW(tgkill, 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
     ALLOW(kill, 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self));
+#ifdef SYS_pause
     ALLOW(pause, 0);
+#endif
     ALLOW(rt_sigsuspend, 0);
     ALLOW(ppoll, 0);
     /* Reading limits only (a new one is refused; RLIMIT_AS's hard limit is
      * set already, so it could not be raised anyway). */
+#ifdef SYS_getrlimit
     ALLOW(getrlimit, 0);
+#endif
     ALLOW(prlimit64, 1, SCMP_A2(SCMP_CMP_EQ, 0));
 #if FEED_SANITIZED
     /* The sanitizers' runtimes, reporting or in their background thread. */

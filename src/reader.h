@@ -68,6 +68,9 @@ typedef struct feed__reader_syscalls {
 #if FEED_TEST_HOOKS
 /* Installs s (copied; NULL members keep the real call); NULL restores all. */
 void feed__reader_test_syscalls(const feed__reader_syscalls *s);
+/* Submits IORING_OP_OPENAT on r's ring as code that took over a worker could:
+ * the result (a negative errno when the ring refuses it; -ENOSYS: no ring). */
+int feed__reader_test_ring_openat(feed__reader *r, int dirfd, const char *path, int flags);
 #endif
 
 #endif /* FEED_READER_H */

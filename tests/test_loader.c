@@ -396,6 +396,37 @@ static void *monitor_main(void *arg)
     return NULL;
 }
 
+/* [p, p + n) inside one mapping of the arena memfd ("libfeed-arena")? */
+static int in_arena_mapping(const void *p, size_t n)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[1024];
+    int in = 0;
+    uintptr_t a = (uintptr_t)p;
+    while (!in && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        if (strstr(line, "libfeed-arena") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+            in = a >= lo && a + n <= hi;
+    }
+    fclose(f);
+    return in;
+}
+
+/* The README's "no host copy" for uint8 host batches: what next() hands out
+ * is the ring slot the workers wrote, inside the shared arena, not a copy. */
+static void test_host_batch_is_the_slot(void **state)
+{
+    feed_loader *L = make("workers=2,augment=val");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.dtype, FEED_DTYPE_UINT8);
+    assert_true(in_arena_mapping(b.data, (size_t)b.count * b.sample_bytes));
+    assert_false(in_arena_mapping(&b, sizeof b)); /* the check can fail */
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+}
+
 static void test_stats_from_another_thread(void **state)
 {
     feed_loader *L = make("workers=2,epochs=2");
@@ -437,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_set_epoch_at_boundary),
         cmocka_unit_test(test_trace_events),
         cmocka_unit_test(test_stats_from_another_thread),
+        cmocka_unit_test(test_host_batch_is_the_slot),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

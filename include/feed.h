@@ -296,7 +296,9 @@ typedef struct feed_batch {
     uint32_t bad;            /* samples replaced in this batch */
     uint32_t reserved0;
     void *ready_event;       /* cudaEvent_t that completes when data is ready; NULL on host */
-    uint64_t handle;         /* internal: identifies the batch to release */
+    uint64_t handle;         /* opaque: names this delivery for release and wait; a new
+                                value each delivery, never 0; 0 after release and on every
+                                return of next() other than FEED_OK */
 } feed_batch;
 
 /*
@@ -324,12 +326,16 @@ FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, in
  * Gives a batch back. On CUDA, stream (a cudaStream_t, NULL for the legacy
  * default stream) is the stream that last used the batch's device memory:
  * an event is recorded on it and the buffer is reused only after it fires.
- * On the host, stream is ignored. Releasing twice is an error.
+ * On the host, stream is ignored.
+ * FEED_E_INVALID, changing nothing (the held count included), for anything
+ * but a batch held now: a second release, a copy of a released batch, a
+ * zeroed batch or one a failed next() left.
  */
 FEED_API feed_status feed_batch_release(feed_loader *loader, feed_batch *batch, void *stream);
 
 /* Makes stream (cudaStream_t) wait on-device for the batch's ready event.
- * No-op on the host backend. */
+ * No-op on the host backend. FEED_E_INVALID for a batch not held now (as
+ * feed_batch_release). */
 FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batch, void *stream);
 
 /* Samples of this rank per epoch, and batches per epoch. */

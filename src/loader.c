@@ -22,6 +22,7 @@
 #include "pool.h"
 #include "readahead.h"
 #include "ring.h"
+#include "rng.h"
 #include "sampler.h"
 #include "schedule.h"
 #include "shm.h"
@@ -44,10 +45,18 @@ struct feed_loader {
     feed__schedule sched; /* positions, epoch ends, slot assignment */
     uint32_t held;        /* batches with the caller */
     uint32_t max_held;
+    /* What each held batch's handle stands for (handle 0: a free entry).
+     * Handles are never given twice, so a released or zeroed copy matches none. */
+    struct held_batch {
+        uint64_t handle, seq;
+    } *held_tab;          /* max_held entries */
+    uint64_t handle_salt, handles_given;
 
-    /* bad_policy=fail: the batch whose error was returned, given on the next call */
+    /* bad_policy=fail: the batch whose error was returned, given on the next call
+     * (it counts as held; its handle is only in the stash) */
     int stashed;
     feed_batch stash;
+    uint64_t stash_seq;
 
     feed__badlog bad; /* bad samples, their budget and quarantine look-ups */
     /* The data is too bad to go on (feed__badlog_budget): next() returns
@@ -211,6 +220,12 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
         goto fail;
     L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
+    L->held_tab = feed__calloc(L->max_held, sizeof *L->held_tab);
+    if (!L->held_tab) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+    L->handle_salt = feed__mix64(feed__now_ns() ^ (uint64_t)(uintptr_t)L);
 
     if (L->o.readahead) { /* no thread: no read-ahead, nothing else changes */
         const char *fp = getenv("FEED_FORCE_PREAD");
@@ -255,22 +270,62 @@ void feed_loader_destroy(feed_loader *L)
     feed__sampler_free(&L->sampler);
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
+    feed__free(L->held_tab);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }
 
 /* ---- delivery ------------------------------------------------------------------ */
 
+/* The smallest struct_size accepted: each struct as version 0.1.0 laid it out.
+ * A caller's struct between this and ours gets the fields it knows. */
+#define BATCH_MIN_SIZE (offsetof(feed_batch, handle) + sizeof(uint64_t))
+
+/* Copies what the caller's struct has room for (its struct_size is kept). */
+static void give(void *to, const void *from, size_t ours)
+{
+    uint32_t size = *(const uint32_t *)to; /* every struct starts with struct_size */
+    memcpy(to, from, size < ours ? size : ours);
+    memcpy(to, &size, sizeof size);
+}
+
+/* Remembers batch seq as held and returns its new handle. */
+static uint64_t hold(feed_loader *L, uint64_t seq)
+{
+    uint64_t h;
+    do /* a bijection of a counter: never the same twice */
+        h = feed__mix64(L->handle_salt + ++L->handles_given);
+    while (!h);
+    for (uint32_t i = 0; i < L->max_held; i++)
+        if (!L->held_tab[i].handle) {
+            L->held_tab[i] = (struct held_batch){h, seq};
+            break;
+        }
+    L->held++;
+    return h;
+}
+
+/* The entry of a batch the caller holds, or NULL (stale, doubled, zeroed, foreign). */
+static struct held_batch *held(feed_loader *L, const feed_batch *b)
+{
+    if (!L || !b || b->struct_size < BATCH_MIN_SIZE || !b->handle)
+        return NULL;
+    for (uint32_t i = 0; i < L->max_held; i++)
+        if (L->held_tab[i].handle == b->handle)
+            return &L->held_tab[i];
+    return NULL;
+}
+
 feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 {
-    if (!L || !b || b->struct_size < sizeof(feed_batch))
+    if (!L || !b || b->struct_size < BATCH_MIN_SIZE)
         return FEED_E_INVALID;
     if (L->data_error) {
         set_error(L, "%s", L->data_msg);
         return L->data_error;
     }
     if (L->stashed) {
-        *b = L->stash;
+        give(b, &L->stash, sizeof L->stash);
         L->stashed = 0;
         return FEED_OK;
     }
@@ -282,60 +337,85 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         return FEED_E_BUSY;
     }
     uint64_t t0 = feed__now_ns();
-    uint32_t size = b->struct_size;
-    memset(b, 0, sizeof *b);
-    b->struct_size = size;
-    st = L->dev.ops->next(L->dev_state, L->sched.next_seq, timeout_ms, b);
+    const uint64_t seq = L->sched.next_seq;
+    feed_batch out = {.struct_size = sizeof out};
+    st = L->dev.ops->next(L->dev_state, seq, timeout_ms, &out);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
-    if (st != FEED_OK)
+    if (st != FEED_OK) {
+        out = (feed_batch){0};
+        give(b, &out, sizeof out);
         return st;
+    }
     feed__schedule_delivered(&L->sched);
-    L->held++;
     pthread_mutex_lock(&L->mu);
-    feed_status dst = feed__badlog_budget(&L->bad, b->epoch, b->flags, b->sample_ids, b->count, L->data_msg,
+    feed_status dst = feed__badlog_budget(&L->bad, out.epoch, out.flags, out.sample_ids, out.count, L->data_msg,
                                           sizeof L->data_msg);
     feed_status bst = FEED_OK;
-    if (dst == FEED_OK && b->bad)
-        bst = feed__badlog_report(&L->bad, b->epoch, b->index, L->last_error, sizeof L->last_error);
+    if (dst == FEED_OK && out.bad)
+        bst = feed__badlog_report(&L->bad, out.epoch, out.index, L->last_error, sizeof L->last_error);
     pthread_mutex_unlock(&L->mu);
-    if (dst != FEED_OK) { /* not delivered: given back here */
+    if (dst != FEED_OK) { /* not delivered: given back here (out.handle is still the backend's seq) */
         L->data_error = dst;
         set_error(L, "%s", L->data_msg);
-        L->dev.ops->release(L->dev_state, b, NULL);
-        L->held--;
-        b->handle = UINT64_MAX;
+        L->dev.ops->release(L->dev_state, &out, NULL);
+        out = (feed_batch){0};
+        give(b, &out, sizeof out);
         return dst;
     }
+    out.handle = hold(L, seq);
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&L->samples_delivered, b->count, memory_order_relaxed);
-    if (b->bad) {
+    atomic_fetch_add_explicit(&L->samples_delivered, out.count, memory_order_relaxed);
+    if (out.bad) {
         if (L->o.bad_policy == FEED_BAD_FAIL) {
-            L->stash = *b;
+            L->stash = out;
+            L->stash_seq = seq;
             L->stashed = 1;
+            out.handle = 0; /* not delivered yet: the next call delivers it */
+            give(b, &out, sizeof out);
             return bst;
         }
     }
+    give(b, &out, sizeof out);
     return FEED_OK;
+}
+
+/* The held entry of b, with k = b as the backend knows it (handle = seq);
+ * NULL (and the error set) if b is not held. */
+static struct held_batch *for_backend(feed_loader *L, const feed_batch *b, feed_batch *k, const char *who)
+{
+    struct held_batch *e = held(L, b);
+    if (!e) {
+        if (L)
+            set_error(L, "%s: not a batch this loader has given out, or released already", who);
+        return NULL;
+    }
+    *k = (feed_batch){0};
+    memcpy(k, b, b->struct_size < sizeof *k ? b->struct_size : sizeof *k);
+    k->handle = e->seq;
+    return e;
 }
 
 feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
 {
-    if (!L || !b || !L->held || b->handle >= L->sched.next_seq) {
-        if (L)
-            set_error(L, "feed_batch_release: not a batch this loader has given out");
+    feed_batch k;
+    struct held_batch *e = for_backend(L, b, &k, "feed_batch_release");
+    if (!e)
         return FEED_E_INVALID;
+    feed_status st = L->dev.ops->release(L->dev_state, &k, stream);
+    if (st != FEED_E_INVALID) { /* anything else gave the buffer back */
+        *e = (struct held_batch){0};
+        L->held--;
+        b->handle = 0;
     }
-    feed_status st = L->dev.ops->release(L->dev_state, b, stream);
-    L->held--;
-    b->handle = UINT64_MAX;
     return st;
 }
 
 feed_status feed_batch_wait(feed_loader *L, const feed_batch *b, void *stream)
 {
-    if (!L || !b)
+    feed_batch k;
+    if (!for_backend(L, b, &k, "feed_batch_wait"))
         return FEED_E_INVALID;
-    return L->dev.ops->wait(L->dev_state, b, stream);
+    return L->dev.ops->wait(L->dev_state, &k, stream);
 }
 
 /* ---- position ------------------------------------------------------------------- */
@@ -371,7 +451,7 @@ feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t
 {
     if (!L || !epoch || !batch)
         return FEED_E_INVALID;
-    uint64_t seq = L->stashed ? L->stash.handle : L->sched.next_seq;
+    uint64_t seq = L->stashed ? L->stash_seq : L->sched.next_seq;
     feed__schedule_position(&L->sched, seq, epoch, batch);
     return FEED_OK;
 }
@@ -394,7 +474,12 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     uint64_t ce, cb;
     feed_loader_position(L, &ce, &cb);
     if (stashed) { /* dropped: a seek goes on from elsewhere, or from that batch afresh */
-        L->dev.ops->release(L->dev_state, &L->stash, NULL);
+        feed_batch k;
+        struct held_batch *e = for_backend(L, &L->stash, &k, "seek");
+        if (e) {
+            L->dev.ops->release(L->dev_state, &k, NULL);
+            *e = (struct held_batch){0};
+        }
         L->held--;
         L->stashed = 0;
     }

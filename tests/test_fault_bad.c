@@ -324,6 +324,7 @@ static void test_fail_policy(void **state)
             uint64_t e, pos;
             assert_int_equal(feed_loader_position(L, &e, &pos), FEED_OK);
             assert_int_equal(pos, nb); /* the failed batch is still next */
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_E_INVALID); /* not delivered yet */
             st = feed_loader_next(L, &b, 60000);
         }
         assert_int_equal(st, FEED_OK);

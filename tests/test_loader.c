@@ -299,6 +299,52 @@ static void test_held_limit(void **state)
     feed_loader_destroy(L);
 }
 
+/* A copy of a released batch, a zeroed batch (what a failed next() leaves)
+ * and a doubled release are refused and change nothing: the held count stays,
+ * the slot is not refilled under the holder, and the epoch continues intact. */
+static void test_stale_release(void **state)
+{
+    feed_loader *L = make("workers=1,prefetch=2,epochs=1");
+    feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b}, c = {.struct_size = sizeof c};
+    feed_batch zero = {.struct_size = sizeof zero};
+    assert_int_equal(feed_loader_next(L, &a, 60000), FEED_OK);
+    feed_batch a2 = a;
+    assert_int_equal(feed_batch_release(L, &zero, NULL), FEED_E_INVALID); /* a is held: not it */
+    assert_int_equal(feed_batch_wait(L, &zero, NULL), FEED_E_INVALID);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(feed_batch_wait(L, &a, NULL), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &a, NULL), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &a2, NULL), FEED_E_INVALID); /* b is held: not it */
+    assert_int_equal(feed_batch_wait(L, &a2, NULL), FEED_E_INVALID);
+    assert_int_equal(feed_batch_release(L, &a, NULL), FEED_E_INVALID);
+    /* Still one held (b): one more may be taken, then BUSY. */
+    assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK);
+    feed_batch d = {.struct_size = sizeof d};
+    assert_int_equal(feed_loader_next(L, &d, 0), FEED_E_BUSY);
+    assert_int_equal(feed_batch_release(L, &d, NULL), FEED_E_INVALID); /* after a failed next */
+    assert_int_equal(feed_loader_next(L, &d, 0), FEED_E_BUSY);
+    /* b's pixels were not rewritten while it was held. */
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    for (uint32_t i = 0; i < b.count; i++) {
+        reference(L, 0, b.sample_ids[i], ref);
+        assert_memory_equal((uint8_t *)b.data + i * b.sample_bytes, ref, SIDE * SIDE * 3);
+    }
+    free(ref);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &c, NULL), FEED_OK);
+    /* The rest of the epoch: in order, no batch lost or doubled. */
+    uint64_t n = a.count + b.count + c.count, next_index = 3;
+    feed_status st;
+    while ((st = feed_loader_next(L, &d, 60000)) == FEED_OK) {
+        assert_int_equal(d.index, next_index++);
+        n += d.count;
+        assert_int_equal(feed_batch_release(L, &d, NULL), FEED_OK);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(n, NIMG);
+    feed_loader_destroy(L);
+}
+
 static void test_set_epoch_at_boundary(void **state)
 {
     /* After exactly one epoch's batches (no END_OF_EPOCH asked for yet),
@@ -465,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_destroy_mid_epoch),
         cmocka_unit_test(test_create_errors),
         cmocka_unit_test(test_held_limit),
+        cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_set_epoch_at_boundary),
         cmocka_unit_test(test_trace_events),
         cmocka_unit_test(test_stats_from_another_thread),

@@ -252,6 +252,48 @@ static void test_held_limit_and_seek(void **state)
 #endif
 }
 
+/* Stale, zeroed and doubled handles are refused by release and wait on the
+ * CUDA backend too, and change nothing: the batch they alias stays held (its
+ * own release still works) and the held count does not drop. */
+static void test_stale_release(void **state)
+{
+    feed_loader *L = make("device=cuda:0,device_prefetch=2,epochs=1");
+    feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b}, c = {.struct_size = sizeof c};
+    feed_batch zero = {.struct_size = sizeof zero};
+    assert_int_equal(feed_loader_next(L, &a, 60000), FEED_OK); /* the first batch: seq 0 */
+    assert_int_equal(feed_batch_release(L, &zero, consumer), FEED_E_INVALID);
+    assert_int_equal(feed_batch_wait(L, &zero, consumer), FEED_E_INVALID);
+    feed_batch a2 = a;
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &a, consumer), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &a2, consumer), FEED_E_INVALID);
+    assert_int_equal(feed_batch_wait(L, &a2, consumer), FEED_E_INVALID);
+    assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK); /* a's device buffer again */
+    assert_int_equal(feed_batch_release(L, &a2, consumer), FEED_E_INVALID); /* not c */
+    feed_batch d = {.struct_size = sizeof d};
+    assert_int_equal(feed_loader_next(L, &d, 0), FEED_E_BUSY);
+    assert_int_equal(feed_batch_release(L, &d, consumer), FEED_E_INVALID);
+    uint8_t *host = malloc((size_t)BATCH * SIDE * SIDE * 3), *ref = malloc(SIDE * SIDE * 3);
+    fetch(L, &c, host, NULL); /* c is intact */
+    for (uint32_t i = 0; i < c.count; i++) {
+        reference(L, 0, c.sample_ids[i], ref);
+        assert_memory_equal(host + i * c.sample_bytes, ref, SIDE * SIDE * 3);
+    }
+    free(host);
+    free(ref);
+    assert_int_equal(feed_batch_release(L, &b, consumer), FEED_OK);
+    assert_int_equal(feed_batch_release(L, &c, consumer), FEED_OK);
+    uint64_t n = a.count + b.count + c.count;
+    feed_status st;
+    while ((st = feed_loader_next(L, &d, 60000)) == FEED_OK) {
+        n += d.count;
+        assert_int_equal(feed_batch_release(L, &d, consumer), FEED_OK);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(n, NIMG);
+    feed_loader_destroy(L);
+}
+
 static void test_no_device(void **state)
 {
 #if defined(FEED_REAL_CUDA)
@@ -337,6 +379,7 @@ int main(void)
         cmocka_unit_test(test_bfloat16_and_auto),
         cmocka_unit_test(test_bounce_buffer),
         cmocka_unit_test(test_held_limit_and_seek),
+        cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),
     };

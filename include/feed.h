@@ -44,7 +44,7 @@ extern "C" {
 
 #define FEED_VERSION_MAJOR 0
 #define FEED_VERSION_MINOR 1
-#define FEED_VERSION_PATCH 0
+#define FEED_VERSION_PATCH 1
 /* MAJOR*10000 + MINOR*100 + PATCH, as returned by feed_version(). */
 #define FEED_VERSION_NUMBER \
     (FEED_VERSION_MAJOR * 10000 + FEED_VERSION_MINOR * 100 + FEED_VERSION_PATCH)
@@ -278,6 +278,13 @@ enum { FEED_SAMPLE_REPLACED = 1u, FEED_SAMPLE_FLIPPED = 2u };
  * One batch. The caller sets struct_size; feed_loader_next() fills the rest.
  * Everything it points to stays valid until feed_batch_release() of this
  * batch (or destroy).
+ *
+ * struct_size (here, in feed_stats and in feed_bad_sample) is sizeof the
+ * struct as the caller's header declared it. A caller built against an older
+ * header passes a smaller one: only the fields inside it are written, and
+ * struct_size is left as it was. The smallest accepted is the 0.1.0 layout
+ * (for feed_batch and feed_bad_sample, today's; for feed_stats, up to
+ * launcher); smaller is FEED_E_INVALID. Fields added later say "since".
  */
 typedef struct feed_batch {
     uint32_t struct_size;
@@ -385,8 +392,9 @@ FEED_API uint64_t feed_loader_bad_count(const feed_loader *loader);
  * 0 for older ones). */
 FEED_API uint64_t feed_loader_bad_count_epoch(const feed_loader *loader, uint64_t epoch);
 /* Copies report i (0 = the first ever made) into out (set out->struct_size
- * first). Reports i with bad_count - FEED_BAD_KEEP <= i < bad_count are
- * kept; FEED_E_INVALID for others or if struct_size is too small. */
+ * first; see feed_batch on sizes). Reports i with bad_count - FEED_BAD_KEEP
+ * <= i < bad_count are kept; FEED_E_INVALID for others or if struct_size is
+ * smaller than the 0.1.0 layout. */
 FEED_API feed_status feed_loader_bad_sample(const feed_loader *loader, uint64_t i,
                                             feed_bad_sample *out);
 
@@ -416,11 +424,13 @@ typedef struct feed_stats {
     uint32_t rank, world_size;   /* this loader's share (after rank/world_size=auto) */
     char launcher[16];           /* where auto ranks came from: "torchrun", "openmpi",
                                     "pmi", "mvapich", "slurm"; "" if given */
+    /* since 0.1.1 */
     uint64_t readahead_files;    /* files the read-ahead thread advised */
     char readahead[16];          /* "io_uring", "sync" or "off" */
 } feed_stats;
 
-/* Fills stats (set stats->struct_size first). */
+/* Fills stats (set stats->struct_size first; see feed_batch on sizes).
+ * FEED_E_INVALID if struct_size is smaller than the 0.1.0 layout. */
 FEED_API feed_status feed_loader_stats(const feed_loader *loader, feed_stats *stats);
 
 /* ---- per-sample timeline --------------------------------------------------------- */

@@ -280,13 +280,17 @@ void feed_loader_destroy(feed_loader *L)
 /* The smallest struct_size accepted: each struct as version 0.1.0 laid it out.
  * A caller's struct between this and ours gets the fields it knows. */
 #define BATCH_MIN_SIZE (offsetof(feed_batch, handle) + sizeof(uint64_t))
+#define STATS_MIN_SIZE offsetof(feed_stats, readahead_files)
+#define BAD_SAMPLE_MIN_SIZE (offsetof(feed_bad_sample, message) + sizeof(((feed_bad_sample *)0)->message))
 
-/* Copies what the caller's struct has room for (its struct_size is kept). */
-static void give(void *to, const void *from, size_t ours)
+/* Copies what the caller's struct has room for. Its struct_size becomes the
+ * bytes written (stats, bad samples: how callers learn ours), or is kept. */
+static void give(void *to, const void *from, size_t ours, int say_size)
 {
     uint32_t size = *(const uint32_t *)to; /* every struct starts with struct_size */
-    memcpy(to, from, size < ours ? size : ours);
-    memcpy(to, &size, sizeof size);
+    uint32_t n = size < ours ? size : (uint32_t)ours;
+    memcpy(to, from, n);
+    memcpy(to, say_size ? &n : &size, sizeof size);
 }
 
 /* Remembers batch seq as held and returns its new handle. */
@@ -325,7 +329,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         return L->data_error;
     }
     if (L->stashed) {
-        give(b, &L->stash, sizeof L->stash);
+        give(b, &L->stash, sizeof L->stash, 0);
         L->stashed = 0;
         return FEED_OK;
     }
@@ -343,7 +347,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK) {
         out = (feed_batch){0};
-        give(b, &out, sizeof out);
+        give(b, &out, sizeof out, 0);
         return st;
     }
     feed__schedule_delivered(&L->sched);
@@ -358,8 +362,8 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         L->data_error = dst;
         set_error(L, "%s", L->data_msg);
         L->dev.ops->release(L->dev_state, &out, NULL);
-        out = (feed_batch){0};
-        give(b, &out, sizeof out);
+        out = (feed_batch){.struct_size = sizeof out};
+        give(b, &out, sizeof out, 0);
         return dst;
     }
     out.handle = hold(L, seq);
@@ -371,11 +375,11 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
             L->stash_seq = seq;
             L->stashed = 1;
             out.handle = 0; /* not delivered yet: the next call delivers it */
-            give(b, &out, sizeof out);
+            give(b, &out, sizeof out, 0);
             return bst;
         }
     }
-    give(b, &out, sizeof out);
+    give(b, &out, sizeof out, 0);
     return FEED_OK;
 }
 
@@ -538,22 +542,24 @@ uint64_t feed_loader_bad_count_epoch(const feed_loader *L, uint64_t epoch)
 
 feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sample *out)
 {
-    if (!L || !out || out->struct_size < sizeof(feed_bad_sample))
+    if (!L || !out || out->struct_size < BAD_SAMPLE_MIN_SIZE)
         return FEED_E_INVALID;
+    feed_bad_sample r = {.struct_size = sizeof r};
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
-    feed_status st = feed__badlog_get(&L->bad, i, out);
+    feed_status st = feed__badlog_get(&L->bad, i, &r);
     pthread_mutex_unlock((pthread_mutex_t *)&L->mu);
+    if (st == FEED_OK)
+        give(out, &r, sizeof r, 1);
     return st;
 }
 
-feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
+feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
 {
-    if (!L || !s || s->struct_size < sizeof(feed_stats))
+    if (!L || !out || out->struct_size < STATS_MIN_SIZE)
         return FEED_E_INVALID;
     feed_loader *M = (feed_loader *)L;
     feed__arena_hdr *h = L->arena.hdr;
-    memset(s, 0, sizeof *s);
-    s->struct_size = sizeof *s;
+    feed_stats full = {0}, *s = &full;
     s->workers = L->o.workers;
     s->batches_delivered = atomic_load_explicit(&M->batches_delivered, memory_order_relaxed);
     s->samples_delivered = atomic_load_explicit(&M->samples_delivered, memory_order_relaxed);
@@ -594,6 +600,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *s)
     s->samples_bad = L->bad.samples_bad;
     pthread_mutex_unlock(&M->mu);
     L->dev.ops->stats(L->dev_state, s);
+    give(out, s, sizeof *s, 1);
     return FEED_OK;
 }
 

@@ -397,6 +397,8 @@ static void test_unreadable(void **state)
     assert_int_equal(r.sample_id, NGOOD + 1);
     assert_int_equal(r.status, FEED_E_IO);
     assert_int_equal(r.sys_errno, EISDIR);
+    r.struct_size = sizeof r - 1; /* smaller than 0.1.0's, which is today's */
+    assert_int_equal(feed_loader_bad_sample(L, 1, &r), FEED_E_INVALID);
     feed_loader_destroy(L);
     unlink(list);
 }

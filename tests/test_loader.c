@@ -419,6 +419,68 @@ static void test_trace_events(void **state)
     feed_loader_destroy(L);
 }
 
+/* feed_stats as the 0.1.0 header declared it (before the read-ahead fields). */
+typedef struct stats_v010 {
+    uint32_t struct_size, workers;
+    uint64_t batches_delivered, samples_delivered, samples_bad, worker_restarts, worker_hangs, samples_redone;
+    uint64_t read_ns, decode_ns, augment_ns, convert_ns, read_bytes, next_wait_ns, copy_ns, h2d_bytes;
+    uint32_t ring_slots, ring_ready;
+    char backend[16], reader[16], pinned[16];
+    uint32_t rank, world_size;
+    char launcher[16];
+} stats_v010;
+
+/* A caller built against an older header passes its smaller structs: they are
+ * filled up to their struct_size and not a byte past it. Smaller than the
+ * 0.1.0 layout is refused. A newer caller's larger struct is filled up to ours. */
+static void test_older_struct_sizes(void **state)
+{
+    feed_loader *L = make("workers=1,epochs=1");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+
+    struct {
+        stats_v010 s;
+        unsigned char after[64];
+    } old;
+    memset(&old, 0xab, sizeof old);
+    old.s.struct_size = sizeof old.s;
+    assert_int_equal(sizeof old.s, offsetof(feed_stats, readahead_files));
+    assert_int_equal(feed_loader_stats(L, (feed_stats *)&old.s), FEED_OK);
+    assert_int_equal(old.s.struct_size, sizeof old.s);
+    assert_int_equal(old.s.workers, 1);
+    assert_int_equal(old.s.batches_delivered, 1);
+    assert_int_equal(old.s.samples_delivered, BATCH);
+    assert_string_equal(old.s.backend, "host");
+    assert_int_equal(old.s.world_size, 1);
+    for (size_t i = 0; i < sizeof old.after; i++)
+        assert_int_equal(old.after[i], 0xab);
+    old.s.struct_size = sizeof old.s - 1;
+    assert_int_equal(feed_loader_stats(L, (feed_stats *)&old.s), FEED_E_INVALID);
+
+    /* feed_batch has not changed since 0.1.0: smaller is refused everywhere. */
+    feed_batch small = b;
+    small.struct_size = sizeof small - 1;
+    assert_int_equal(feed_batch_wait(L, &small, NULL), FEED_E_INVALID);
+    assert_int_equal(feed_batch_release(L, &small, NULL), FEED_E_INVALID);
+    assert_int_equal(feed_loader_next(L, &small, 0), FEED_E_INVALID);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+
+    struct {
+        feed_batch b;
+        unsigned char more[32];
+    } newer;
+    memset(&newer, 0xcd, sizeof newer);
+    newer.b.struct_size = sizeof newer;
+    assert_int_equal(feed_loader_next(L, &newer.b, 60000), FEED_OK);
+    assert_int_equal(newer.b.struct_size, sizeof newer);
+    assert_int_equal(newer.b.index, 1);
+    for (size_t i = 0; i < sizeof newer.more; i++)
+        assert_int_equal(newer.more[i], 0xcd);
+    assert_int_equal(feed_batch_release(L, &newer.b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+}
+
 /* A monitor thread reads stats and bad-sample counts while the loader's
  * thread consumes (the documented exception to one thread per loader): what
  * it sees only grows, and ends at the consumer's count. TSan checks the rest. */
@@ -516,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_trace_events),
         cmocka_unit_test(test_stats_from_another_thread),
         cmocka_unit_test(test_host_batch_is_the_slot),
+        cmocka_unit_test(test_older_struct_sizes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

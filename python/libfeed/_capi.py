@@ -19,7 +19,7 @@ import os
 # include/feed.h). Same major (and, while major is 0, same minor) is required.
 VERSION_MAJOR = 0
 VERSION_MINOR = 1
-VERSION_PATCH = 0
+VERSION_PATCH = 1
 VERSION_NUMBER = VERSION_MAJOR * 10000 + VERSION_MINOR * 100 + VERSION_PATCH
 
 FEED_PATH_MAX = 4096

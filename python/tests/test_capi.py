@@ -84,7 +84,14 @@ def test_stats_mirror_size(make_loader):
     assert _capi.lib.feed_loader_stats(L._h, ctypes.byref(s)) == 0
     assert s.struct_size == ctypes.sizeof(_capi.FeedStats)  # C writes its sizeof
     assert s.workers == 1 and s.backend == b"host"
-    small = _capi.new_struct(_capi.FeedStats, set_size=ctypes.sizeof(_capi.FeedStats) - 1)
+    # An older caller's smaller struct is filled up to its size (and says so);
+    # smaller than the 0.1.0 layout (up to launcher) is refused.
+    v010 = _capi.FeedStats.readahead_files.offset
+    old = _capi.new_struct(_capi.FeedStats, set_size=v010)
+    old.readahead_files = 12345  # past the old struct: not written
+    assert _capi.lib.feed_loader_stats(L._h, ctypes.byref(old)) == 0
+    assert old.struct_size == v010 and old.workers == 1 and old.readahead_files == 12345
+    small = _capi.new_struct(_capi.FeedStats, set_size=v010 - 1)
     assert _capi.lib.feed_loader_stats(L._h, ctypes.byref(small)) == libfeed.Status.E_INVALID
 
 

@@ -20,10 +20,18 @@
  *     if (feed_loader_create(&ld, &o, err, sizeof err) != FEED_OK) { puts(err); return 1; }
  *     feed_batch b = { .struct_size = sizeof b };
  *     while (feed_loader_next(ld, &b, -1) == FEED_OK) {   // one epoch
- *         train_step(b.data, b.labels, b.count);
+ *         train_step(b.data, b.labels, b.count);         // host memory (the default)
  *         feed_batch_release(ld, &b, NULL);
  *     }
  *     feed_loader_destroy(ld);
+ *
+ * With device=cuda the batch is in device memory and its copy runs on
+ * libfeed's own stream: order your work after it before touching b.data,
+ * and release on the stream that used it last:
+ *
+ *         feed_batch_wait(ld, &b, stream);               // on the device, no host wait
+ *         train_step_on(stream, b.data, b.labels_device, b.count);
+ *         feed_batch_release(ld, &b, stream);
  *
  * Threads: a loader may be used from one thread at a time (the caller's
  * training thread), except feed_loader_stats(), feed_loader_bad_count() and
@@ -189,7 +197,13 @@ typedef struct feed_options {
     uint32_t layout;        /* [layout] hwc|chw (default hwc for uint8, chw otherwise) */
     float mean[3];          /* [mean] "r:g:b" on 0..1 scale (ImageNet's by default) */
     float std[3];           /* [std] "r:g:b" */
-    char device[32];        /* [device] "auto" | "host" | "cuda" | "cuda:N" (default auto) */
+    char device[32];        /* [device] where batches are delivered (default host):
+                               "host" (or "cpu"): host memory, read it anywhere;
+                               "cuda" = "cuda:0", "cuda:N", "cuda:local" (see above): device
+                               memory, ready only after feed_batch_wait() on the stream
+                               that reads it (or sync=1); "auto": CUDA device 0 when one is
+                               visible, else the host: look at feed_batch.device.
+                               (Before 0.1.1 the default was auto.) */
     uint32_t device_prefetch; /* [device_prefetch] device buffers (default 3) */
     uint32_t sync;          /* [sync] 1: next() blocks until data is ready on device */
 

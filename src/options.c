@@ -118,7 +118,7 @@ static void set_defaults(feed_options *o)
     o->layout = FEED_OPT_LAYOUT_DEFAULT;
     o->mean[0] = 0.485f, o->mean[1] = 0.456f, o->mean[2] = 0.406f;
     o->std[0] = 0.229f, o->std[1] = 0.224f, o->std[2] = 0.225f;
-    strcpy(o->device, "auto");
+    strcpy(o->device, "host");
     o->device_prefetch = 3;
     o->bad_policy = FEED_BAD_REPLACE;
     o->max_retries = 2;

@@ -252,6 +252,30 @@ static void test_held_limit_and_seek(void **state)
 #endif
 }
 
+/* With a GPU visible, the default device is still the host: batches a
+ * plain loop (the README's, feed.h's) can read on the CPU without a stream.
+ * CUDA only when asked: device=auto, cuda, cuda:N, cuda:local. */
+static void test_default_is_host(void **state)
+{
+    feed_options o;
+    feed_options_init(&o, sizeof o);
+    assert_string_equal(o.device, "host");
+    feed_loader *L = make("epochs=1");
+    feed_stats st = {.struct_size = sizeof st};
+    assert_int_equal(feed_loader_stats(L, &st), FEED_OK);
+    assert_string_equal(st.backend, "host");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_int_equal(b.device, -1);
+    assert_null(b.ready_event);
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    reference(L, 0, b.sample_ids[0], ref);
+    assert_memory_equal(b.data, ref, SIDE * SIDE * 3); /* host memory, read here */
+    free(ref);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+}
+
 /* Stale, zeroed and doubled handles are refused by release and wait on the
  * CUDA backend too, and change nothing: the batch they alias stays held (its
  * own release still works) and the held count does not drop. */
@@ -379,6 +403,7 @@ int main(void)
         cmocka_unit_test(test_bfloat16_and_auto),
         cmocka_unit_test(test_bounce_buffer),
         cmocka_unit_test(test_held_limit_and_seek),
+        cmocka_unit_test(test_default_is_host),
         cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),

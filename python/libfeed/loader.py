@@ -324,7 +324,8 @@ class Loader:
     (H, W)), augment ("val"), resize_shorter, scale_min/max, ratio_min/max,
     flip_p, rotate_deg, fill, brightness, contrast, saturation, hue,
     grayscale_p, exif, roi_decode, dtype ("uint8"), layout ("hwc" for uint8,
-    "chw" otherwise), mean, std, device ("auto"), device_prefetch, sync,
+    "chw" otherwise), mean, std, device ("host"; "cuda", "cuda:N" or
+    "auto" for device batches), device_prefetch, sync,
     bad_policy ("replace"), max_retries, sample_timeout_ms, max_pixels,
     max_file_bytes, reader, worker_path, readahead, max_bad_fraction (0.05:
     iteration raises FeedDatasetError when more than this share of the last

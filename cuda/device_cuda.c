@@ -14,9 +14,11 @@
  * in copier.c.
  */
 #include <cuda_runtime_api.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "convert.h"
@@ -74,13 +76,10 @@ static feed_status cuda_open(const feed__device_config *cfg, void **state, char 
                          "cuda backend: converts only uint8 HWC RGB host slots (got dtype %u "
                          "layout %u, %u channels)",
                          cfg->host_dtype, cfg->host_layout, cfg->channels);
-    int count = 0;
-    cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess) {
-        cudaGetLastError();
-        return feed__err(FEED_E_DEVICE, err, errlen, "cuda: no usable CUDA device: %s",
-                         cudaGetErrorString(e));
-    }
+    char why[160];
+    const int count = feed__device_cuda_probe(why, sizeof why);
+    if (!count)
+        return feed__err(FEED_E_DEVICE, err, errlen, "cuda: no usable CUDA device: %s", why);
     if (ord < 0 || ord >= count)
         return feed__err(FEED_E_INVALID, err, errlen, "device cuda:%d: there are %d CUDA devices",
                          ord, count);
@@ -331,12 +330,43 @@ const feed__device_ops *feed__device_cuda(void)
     return &cuda_ops;
 }
 
-int feed__device_cuda_count(void)
+/* Why cudaGetDeviceCount() found no device: the driver, or the GPU? */
+static void no_device_why(cudaError_t e, char *why, size_t whylen)
+{
+#if defined(FEED_FAKE_CUDA)
+    const int driver = 1; /* tests/fake_cuda.c is the driver */
+#else
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD); /* the runtime loaded it if it could */
+    const int driver = lib != NULL;
+    if (lib)
+        dlclose(lib);
+#endif
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    if (!driver)
+        snprintf(why, whylen, "no NVIDIA driver (libcuda.so.1 is not installed or cannot be loaded)");
+    else if (e == cudaSuccess || e == cudaErrorNoDevice)
+        snprintf(why, whylen, "the NVIDIA driver is there but sees no GPU%s%s%s", vis ? " (CUDA_VISIBLE_DEVICES=" : "",
+                 vis ? vis : "", vis ? ")" : "");
+    else if (e == cudaErrorInsufficientDriver)
+        snprintf(why, whylen, "the NVIDIA driver is older than libfeed's CUDA runtime");
+    else
+        snprintf(why, whylen, "%s", cudaGetErrorString(e));
+}
+
+int feed__device_cuda_probe(char *why, size_t whylen)
 {
     int n = 0;
-    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
         cudaGetLastError();
-        return 0;
+        n = 0;
     }
+    if (n <= 0 && why && whylen)
+        no_device_why(e, why, whylen);
     return n > 0 ? n : 0;
+}
+
+int feed__device_cuda_count(void)
+{
+    return feed__device_cuda_probe(NULL, 0);
 }

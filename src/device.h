@@ -95,5 +95,8 @@ const feed__device_ops *feed__device_cuda(void);
 /* Number of usable CUDA devices (0 without a GPU, a driver, or CUDA support).
  * Never fails; never initialises a context when there is no device. */
 int feed__device_cuda_count(void);
+/* The same, and when it is 0 says why in why (if not NULL): no driver, a
+ * driver that sees no GPU (CUDA_VISIBLE_DEVICES), a driver too old. */
+int feed__device_cuda_probe(char *why, size_t whylen);
 
 #endif /* FEED_DEVICE_H */

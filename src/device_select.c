@@ -54,13 +54,15 @@ feed_status feed__device_select(feed__device_choice *c, const char *d, char *err
         if (!cuda)
             return feed__err(FEED_E_UNSUPPORTED, err, errlen,
                              "device=%s: this libfeed was built without CUDA (use device=host or auto)", d);
-        int count = feed__device_cuda_count();
+        char why[160] = "", rank[64] = "";
+        int count = feed__device_cuda_probe(why, sizeof why);
         if (local && count == 1)
             n = 0; /* one GPU visible: the launcher chose it (CUDA_VISIBLE_DEVICES) */
+        if (local)
+            snprintf(rank, sizeof rank, ", local rank %ld (%s)", n, l.name);
         if (n >= count)
-            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible%s%ld%s%s%s", d,
-                             count, count == 1 ? "" : "s", local ? ", local rank " : "", local ? n : 0,
-                             local ? " (" : "", l.name, local ? ")" : "");
+            return feed__err(FEED_E_DEVICE, err, errlen, "device=%s: %d CUDA device%s visible%s%s%s", d, count,
+                             count == 1 ? "" : "s", rank, count ? "" : ": ", count ? "" : why);
         return use(c, cuda, (int32_t)n);
     }
     return feed__err(FEED_E_INVALID, err, errlen, "options: device='%s': expected auto, host, cuda or cuda:N",

@@ -8,6 +8,7 @@
  * is not even loaded until then (meaningful where a driver exists).
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -84,6 +85,18 @@ static void test_count(void **state)
     assert_null(dev);
     printf("open: %s\n", err);
     assert_non_null(strstr(err, "cuda"));
+    /* Says which is missing: here no GPU, so the driver (its library) or the device. */
+    char why[160] = "";
+    assert_int_equal(feed__device_cuda_probe(why, sizeof why), 0);
+    printf("why: %s\n", why);
+    assert_non_null(strstr(err, why));
+    void *lib = dlopen("libcuda.so.1", RTLD_LAZY);
+    if (!lib) {
+        assert_non_null(strstr(why, "no NVIDIA driver"));
+    } else {
+        dlclose(lib);
+        assert_non_null(strstr(why, "driver is"));
+    }
     ops->close(NULL);
 }
 

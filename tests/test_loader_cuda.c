@@ -330,8 +330,18 @@ static void test_no_device(void **state)
     snprintf(o.source, sizeof o.source, "%s", data);
     snprintf(o.device, sizeof o.device, "cuda:0");
     feed_loader *L;
+    unsetenv("CUDA_VISIBLE_DEVICES");
     assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_DEVICE);
-    assert_non_null(strstr(err, "0 CUDA devices"));
+    assert_string_equal(err, "device=cuda:0: 0 CUDA devices visible: the NVIDIA driver is there but sees no GPU");
+    setenv("CUDA_VISIBLE_DEVICES", "7", 1);
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_DEVICE);
+    assert_non_null(strstr(err, "sees no GPU (CUDA_VISIBLE_DEVICES=7)"));
+    unsetenv("CUDA_VISIBLE_DEVICES");
+    fake_cuda_set_device_count(1);
+    snprintf(o.device, sizeof o.device, "cuda:2");
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_DEVICE);
+    assert_string_equal(err, "device=cuda:2: 1 CUDA device visible");
+    fake_cuda_set_device_count(0);
     snprintf(o.device, sizeof o.device, "auto"); /* falls back to the host */
     assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
     feed_stats st = {.struct_size = sizeof st};
@@ -382,7 +392,7 @@ static void test_local_rank_device(void **state)
     assert_int_equal(make_local("3", backend, err, sizeof err), FEED_OK);
     assert_string_equal(backend, "cuda:3");
     assert_int_equal(make_local("5", backend, err, sizeof err), FEED_E_DEVICE);
-    assert_non_null(strstr(err, "local rank 5"));
+    assert_string_equal(err, "device=cuda:local: 4 CUDA devices visible, local rank 5 (torchrun)");
     fake_cuda_set_device_count(1);
     assert_int_equal(make_local("5", backend, err, sizeof err), FEED_OK);
     assert_string_equal(backend, "cuda:0");

@@ -224,6 +224,8 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, 
         uint64_t head = atomic_load_explicit(&tr->head, memory_order_relaxed);
         feed_trace_event *ev = &feed__trace_events(h, w)[head % FEED_TRACE_RING];
         feed__slot_hdr *s = feed__slot(h, cl.slot);
+        /* The head published last is seen before this overwrites event head - RING (src/trace.c). */
+        atomic_thread_fence(memory_order_release);
         *ev = (feed_trace_event){
             .start_ns = start,
             .sample_id = feed__slot_ids(h, cl.slot)[cl.t],

@@ -340,6 +340,11 @@ typedef struct feed_batch {
  * same until a seek (which starts the budget over) or destroy.
  * At most prefetch (host) or device_prefetch (CUDA) batches may be held
  * unreleased; asking for one more returns FEED_E_BUSY.
+ * FEED_E_INTERRUPTED: while next() waited, the calling thread ran a signal
+ * handler installed without SA_RESTART (sigaction; Python's handlers are);
+ * nothing was delivered, call again. With SA_RESTART (signal() on glibc) the
+ * wait goes on. Host backend only: with CUDA, next() waits on libfeed's
+ * copier thread and a signal does not end the wait (pass a timeout).
  */
 FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, int64_t timeout_ms);
 
@@ -473,7 +478,8 @@ typedef struct feed_trace_event {
  * Copies up to max events not read before into out (each worker's in
  * order; workers one after another). *lost (if not NULL) gets the number of
  * events overwritten before they could be read (a worker's ring holds
- * FEED_TRACE_RING events; read at least once per that many samples per worker).
+ * FEED_TRACE_RING events, the oldest of them possibly being overwritten: read
+ * at least once per FEED_TRACE_RING - 1 samples per worker).
  * Returns the number of events copied. Call from the loader's thread.
  */
 #define FEED_TRACE_RING 2048

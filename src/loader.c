@@ -6,6 +6,7 @@
  * badlog (index, shm, pool); schedule (ring, sampler, pool, badlog,
  * readahead). None of them knows the loader.
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,11 +118,14 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
         if (now >= deadline)
             return FEED_E_TIMEOUT;
         atomic_store(&h->consumer_waiting, 1);
+        int r = 0;
         if (atomic_load(&h->done_seq) == seen) {
             int64_t left = deadline == UINT64_MAX ? -1 : (int64_t)(deadline - now);
-            feed__futex_wait(&h->done_seq, seen, left);
+            r = feed__futex_wait(&h->done_seq, seen, left);
         }
         atomic_store(&h->consumer_waiting, 0);
+        if (r == EINTR) /* a handler the caller installed without SA_RESTART ran (the copier blocks signals) */
+            return FEED_E_INTERRUPTED;
     }
     feed__slot_hdr *s = feed__slot(h, slot);
     pthread_mutex_lock(&L->mu);

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -481,6 +482,47 @@ static void test_older_struct_sizes(void **state)
     feed_loader_destroy(L);
 }
 
+static volatile sig_atomic_t alarms;
+
+static void on_alarm(int sig)
+{
+    alarms++;
+}
+
+/* A signal the caller handles (installed without SA_RESTART) interrupts a
+ * next() that is waiting: FEED_E_INTERRUPTED, nothing delivered, nothing
+ * held, and next() may be called again. Every sample hangs in the worker, so
+ * next() would wait for ever; a periodic timer signal comes every 20 ms. */
+static void test_next_interrupted(void **state)
+{
+    setenv("FEED_TEST_FAULT", "hang:/", 1);
+    feed_loader *L = make("workers=1,prefetch=2,sample_timeout_ms=0");
+    unsetenv("FEED_TEST_FAULT");
+    struct sigaction sa = {.sa_handler = on_alarm}, old;
+    sigemptyset(&sa.sa_mask);
+    assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+    struct itimerval tick = {{0, 20000}, {0, 20000}}, off = {{0, 0}, {0, 0}};
+    alarms = 0;
+    assert_int_equal(setitimer(ITIMER_REAL, &tick, NULL), 0);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st1 = feed_loader_next(L, &b, 10000); /* not interrupted: FEED_E_TIMEOUT after 10 s */
+    uint64_t h1 = b.handle;
+    feed_status st2 = st1 == FEED_E_INTERRUPTED ? feed_loader_next(L, &b, -1) : st1; /* never returns if not */
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old, NULL);
+    assert_int_equal(st1, FEED_E_INTERRUPTED);
+    assert_int_equal(st2, FEED_E_INTERRUPTED);
+    assert_int_equal(h1, 0);
+    assert_int_equal(b.handle, 0);
+    assert_true(alarms >= 2);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_E_INVALID);
+    assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_TIMEOUT);
+    uint64_t e, k;
+    assert_int_equal(feed_loader_position(L, &e, &k), FEED_OK);
+    assert_int_equal(k, 0); /* still the first batch */
+    feed_loader_destroy(L);
+}
+
 /* A monitor thread reads stats and bad-sample counts while the loader's
  * thread consumes (the documented exception to one thread per loader): what
  * it sees only grows, and ends at the consumer's count. TSan checks the rest. */
@@ -579,6 +621,7 @@ int main(void)
         cmocka_unit_test(test_stats_from_another_thread),
         cmocka_unit_test(test_host_batch_is_the_slot),
         cmocka_unit_test(test_older_struct_sizes),
+        cmocka_unit_test(test_next_interrupted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -597,6 +597,10 @@ class Loader:
                     return _EOE
                 if st == Status.END_OF_DATA:
                     return _EOD
+                if st == Status.E_INTERRUPTED:
+                    # A signal handler ran (Python's raise here, e.g. Ctrl-C,
+                    # at the next bytecode); otherwise wait on.
+                    continue
                 if st == Status.E_TIMEOUT:
                     self._drain_pending()
                     if deadline is not None and time.monotonic() >= deadline:

@@ -190,3 +190,20 @@ def test_last_batch_outlives_close(dataset, kind):
     # `with Loader(...) as ld: for images, labels in ld: ...` then images.mean():
     # close() must leave the memory to the arrays still viewing it.
     check_after_close(kind, *run_after_close(dataset, kind))
+
+
+def test_signal_handler_that_returns_does_not_stop_iteration(make_loader):
+    """Python installs handlers without SA_RESTART, so a signal interrupts the
+    wait in feed_loader_next() (FEED_E_INTERRUPTED); a handler that returns
+    (here a 1 ms SIGALRM) must not end the epoch: the loader waits on."""
+    ticks = []
+    old = signal.signal(signal.SIGALRM, lambda sig, frame: ticks.append(sig))
+    try:
+        L = make_loader(workers=1, epochs=1)
+        signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
+        n = sum(len(labels) for _, labels in L)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+    assert n == L.samples_per_epoch
+    assert ticks

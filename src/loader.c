@@ -350,7 +350,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     st = L->dev.ops->next(L->dev_state, seq, timeout_ms, &out);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK) {
-        out = (feed_batch){0};
+        out = (feed_batch){.struct_size = sizeof out};
         give(b, &out, sizeof out, 0);
         return st;
     }

@@ -137,20 +137,18 @@ static void print_line(feed__badlog *b, const feed_bad_sample *e)
     b->last_print_ns = now;
 }
 
-uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena_hdr *h, uint32_t i)
+uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena *a, uint32_t i)
 {
-    const feed__slot_hdr *s = feed__slot(h, i);
-    const uint8_t *flags = feed__slot_flags(h, i);
-    const feed__sample_rec *recs = feed__slot_recs(h, i);
+    const feed__slot_meta *m = &a->meta[i]; /* checked copies (verify.h) */
     uint32_t replaced = 0;
-    for (uint32_t t = 0; t < s->count; t++) {
-        if (!(flags[t] & FEED_SAMPLE_REPLACED))
+    for (uint32_t t = 0; t < m->count; t++) {
+        if (!(m->flags[t] & FEED_SAMPLE_REPLACED))
             continue;
-        const feed__sample_rec *r = &recs[t];
+        const feed__sample_priv *r = &m->s[t];
         replaced++;
         b->samples_bad++;
-        uint64_t key = feed__mix64(r->sample_id ^ feed__mix64(s->epoch + 1));
-        if (!set_add(b, s->epoch, key))
+        uint64_t key = feed__mix64(r->id ^ feed__mix64(m->epoch + 1));
+        if (!set_add(b, m->epoch, key))
             continue;
         if (b->nbad == b->capbad && b->capbad < FEED_BAD_KEEP) {
             uint64_t cap = b->capbad ? b->capbad * 2 : 16;
@@ -163,20 +161,20 @@ uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena_hdr *h, uint32_
         }
         feed_bad_sample *e = &b->bad[b->nbad++ % FEED_BAD_KEEP];
         memset(e, 0, sizeof *e);
-        e->sample_id = r->sample_id;
-        e->epoch = s->epoch;
-        e->batch = s->index;
-        e->status = r->status ? r->status : FEED_E_DECODE;
-        e->sys_errno = r->sys_errno;
-        const char *rel = feed__index_path(b->ix, r->sample_id);
+        e->sample_id = r->id;
+        e->epoch = m->epoch;
+        e->batch = m->index;
+        e->status = r->got_status ? r->got_status : FEED_E_DECODE;
+        e->sys_errno = r->got_errno;
+        const char *rel = feed__index_path(b->ix, r->id);
         if (rel[0] == '/')
             snprintf(e->path, sizeof e->path, "%s", rel);
         else
             snprintf(e->path, sizeof e->path, "%.2000s/%.2000s", b->ix->root, rel);
-        snprintf(e->message, sizeof e->message, "%.200s", r->message);
-        struct feed__bad_epoch *pe = &b->epochs[s->epoch % FEED_BAD_EPOCHS];
-        if (pe->epoch != s->epoch || !pe->count)
-            *pe = (struct feed__bad_epoch){s->epoch, 0};
+        snprintf(e->message, sizeof e->message, "%.200s", r->got_message);
+        struct feed__bad_epoch *pe = &b->epochs[m->epoch % FEED_BAD_EPOCHS];
+        if (pe->epoch != m->epoch || !pe->count)
+            *pe = (struct feed__bad_epoch){m->epoch, 0};
         pe->count++;
         if (b->log_fd >= 0)
             log_line(b, e);

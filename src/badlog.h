@@ -65,8 +65,9 @@ feed_status feed__badlog_init(feed__badlog *b, const feed__index_hdr *ix, uint32
                               const feed_options *o, char *err, size_t errlen);
 void feed__badlog_free(feed__badlog *b);
 
-/* Records the replaced samples of READY slot i; returns how many it has. */
-uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena_hdr *h, uint32_t i);
+/* Records the replaced samples of READY slot i, from the parent's checked
+ * copies (verify.h); returns how many it has. */
+uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena *a, uint32_t i);
 /* Writes the bad samples of batch (epoch, batch) into msg as "path: reason
  * (sample S, epoch E, batch B)", then for several "; N bad samples in this
  * batch: path (reason); ..." and returns the first one's status; if there is

@@ -3,8 +3,13 @@
  * pool and device backend together. The only file that knows them all.
  *
  * Dependency order of the pieces it owns: device_select, trace (shm only);
- * badlog (index, shm, pool); schedule (ring, sampler, pool, badlog,
- * readahead). None of them knows the loader.
+ * verify (shm, index, worker); badlog (index, shm, pool); schedule (ring,
+ * sampler, pool, badlog, readahead). None of them knows the loader.
+ *
+ * The trust boundary runs through ring_wait_ready: a batch is handed out only
+ * after verify.h has checked what the workers wrote, and from the parent's
+ * private copies; a worker that wrote something invalid is killed and
+ * replaced, and the sample done again (pool.h, ring.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -28,6 +33,7 @@
 #include "schedule.h"
 #include "shm.h"
 #include "trace.h"
+#include "verify.h"
 
 struct feed_loader {
     feed_options o;
@@ -91,20 +97,59 @@ static void ring_release_slot(void *ring, uint64_t seq)
 {
     feed_loader *L = ring;
     pthread_mutex_lock(&L->mu);
-    feed__schedule_assign(&L->sched, seq + L->arena.hdr->nslots);
+    feed__schedule_assign(&L->sched, seq + L->arena.lay.nslots);
     pthread_mutex_unlock(&L->mu);
+}
+
+/* Worker w (UINT32_MAX: it cannot be told which) wrote what: say so, kill
+ * it (the pool replaces it and redoes its claims). */
+static void misbehaved(feed_loader *L, uint32_t w, const char *what)
+{
+    pthread_mutex_lock(&L->mu);
+    if (w == UINT32_MAX)
+        set_error(L, "a worker wrote %s; the sample is done again", what);
+    else
+        set_error(L, "worker %u wrote %s; it was killed and replaced, and the sample is done again", w, what);
+    pthread_mutex_unlock(&L->mu);
+    if (w != UINT32_MAX)
+        feed__pool_condemn(&L->pool, w, what);
+}
+
+/* 1 if slot holds seq READY and checked; redoes the first invalid sample. */
+static int ready_checked(feed_loader *L, uint32_t slot, uint64_t seq)
+{
+    feed__arena *a = &L->arena;
+    feed__verdict v;
+    char what[240];
+    if (feed__ring_ready(a, slot, seq)) {
+        if (!feed__verify_slot(a, slot, L->ix.hdr, &v))
+            return 1;
+        feed__ring_redo(a, slot, v.t, "workers wrote invalid values for this sample too often; quarantined");
+        misbehaved(L, v.worker, v.what);
+        return 0;
+    }
+    /* A state word no worker may write would keep the slot from ever
+     * becoming ready. */
+    uint32_t w, t = feed__ring_scan(a, slot, &w);
+    if (t != UINT32_MAX) {
+        snprintf(what, sizeof what, "an invalid state word over sample %u of batch %llu", t,
+                 (unsigned long long)seq);
+        feed__ring_redo(a, slot, t, "workers wrote invalid values for this sample too often; quarantined");
+        misbehaved(L, w, what);
+    }
+    return 0;
 }
 
 static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms, feed__slot_view *v)
 {
     feed_loader *L = ring;
     feed__arena_hdr *h = L->arena.hdr;
-    uint32_t slot = (uint32_t)(seq % h->nslots);
+    uint32_t slot = (uint32_t)(seq % L->arena.lay.nslots);
     uint64_t start = feed__now_ns();
     uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
         uint32_t seen = atomic_load(&h->done_seq);
-        if (feed__ring_ready(h, slot, seq))
+        if (ready_checked(L, slot, seq))
             break;
         char msg[512];
         feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
@@ -117,28 +162,30 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
         uint64_t now = feed__now_ns();
         if (now >= deadline)
             return FEED_E_TIMEOUT;
+        /* Slices: the futex words are shared, so a worker could hold back a
+         * wake-up; look again at least every 100 ms. */
+        int64_t left = deadline == UINT64_MAX || deadline - now > 100000000ull ? 100000000ll
+                                                                              : (int64_t)(deadline - now);
         atomic_store(&h->consumer_waiting, 1);
         int r = 0;
-        if (atomic_load(&h->done_seq) == seen) {
-            int64_t left = deadline == UINT64_MAX ? -1 : (int64_t)(deadline - now);
+        if (atomic_load(&h->done_seq) == seen)
             r = feed__futex_wait(&h->done_seq, seen, left);
-        }
         atomic_store(&h->consumer_waiting, 0);
         if (r == EINTR) /* a handler the caller installed without SA_RESTART ran (the copier blocks signals) */
             return FEED_E_INTERRUPTED;
     }
-    feed__slot_hdr *s = feed__slot(h, slot);
+    const feed__slot_meta *m = &L->arena.meta[slot];
     pthread_mutex_lock(&L->mu);
-    v->bad = feed__badlog_harvest(&L->bad, h, slot);
+    v->bad = feed__badlog_harvest(&L->bad, &L->arena, slot);
     pthread_mutex_unlock(&L->mu);
     v->seq = seq;
-    v->epoch = s->epoch;
-    v->index = s->index;
-    v->count = s->count;
-    v->pixels = feed__slot_pixels(h, slot);
-    v->labels = feed__slot_labels(h, slot);
-    v->sample_ids = feed__slot_ids(h, slot);
-    v->flags = feed__slot_flags(h, slot);
+    v->epoch = m->epoch;
+    v->index = m->index;
+    v->count = m->count;
+    v->pixels = feed__slot_pixels(&L->arena, slot);
+    v->labels = m->labels; /* the checked copies, not the arena's words */
+    v->sample_ids = m->ids;
+    v->flags = m->flags;
     return FEED_OK;
 }
 
@@ -186,7 +233,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes};
     if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK)
         goto fail;
-    feed__arena_hdr *h = L->arena.hdr;
+    feed__arena_hdr *h = L->arena.cfg; /* private: published below, and before every spawn */
     h->channels = 3;
     h->out_dtype = L->host_dtype;
     h->out_layout = L->host_layout;
@@ -199,6 +246,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);
+    feed__arena_publish_config(&L->arena);
 
     feed__device_config dc = {
         .batch_size = L->o.batch_size,
@@ -236,12 +284,12 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
                                       L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
     }
-    if (feed__schedule_init(&L->sched, h, &L->sampler, &L->pool, &L->bad, L->ra, &L->o) != FEED_OK) {
+    if (feed__schedule_init(&L->sched, &L->arena, &L->sampler, &L->pool, &L->bad, L->ra, &L->o) != FEED_OK) {
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
     feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
-    if ((st = feed__pool_start(&L->pool, h, L->arena.fd, L->ix.fd, L->o.workers, worker,
+    if ((st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker,
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
         goto fail;
     L->pool_started = 1;
@@ -507,7 +555,7 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
         set_error(L, "%s", msg);
         return st;
     }
-    uint64_t seq = L->sched.next_seq + L->arena.hdr->nslots; /* fresh numbers: no stale slot matches */
+    uint64_t seq = L->sched.next_seq + L->arena.lay.nslots; /* fresh numbers: no stale slot matches */
     pthread_mutex_lock(&L->mu);
     feed__schedule_start(&L->sched, seq, epoch, batch);
     pthread_mutex_unlock(&L->mu);
@@ -568,9 +616,9 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
     s->batches_delivered = atomic_load_explicit(&M->batches_delivered, memory_order_relaxed);
     s->samples_delivered = atomic_load_explicit(&M->samples_delivered, memory_order_relaxed);
     s->next_wait_ns = atomic_load_explicit(&M->next_wait_ns, memory_order_relaxed);
-    s->ring_slots = h->nslots;
+    s->ring_slots = L->arena.lay.nslots;
     pthread_mutex_lock(&M->mu); /* slot headers change under it */
-    s->ring_ready = feed__ring_ready_count(h);
+    s->ring_ready = feed__ring_ready_count(&L->arena);
     pthread_mutex_unlock(&M->mu);
     s->rank = L->o.rank;
     s->world_size = L->o.world_size;
@@ -617,7 +665,12 @@ uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t 
             *lost = 0;
         return 0;
     }
-    return feed__trace_read(&L->trace, L->arena.hdr, out, max, lost);
+    uint32_t bad;
+    char what[200];
+    uint64_t n = feed__trace_read(&L->trace, &L->arena, out, max, lost, &bad, what, sizeof what);
+    if (bad != UINT32_MAX)
+        misbehaved(L, bad, what);
+    return n;
 }
 
 #if FEED_TEST_HOOKS
@@ -637,6 +690,6 @@ struct feed__pool *feed__loader_pool(feed_loader *L)
 
 const feed__xform *feed__loader_xform(feed_loader *L)
 {
-    return &L->arena.hdr->xform;
+    return &L->arena.cfg->xform;
 }
 #endif

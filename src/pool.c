@@ -105,6 +105,7 @@ static void describe_exit(int status, char *buf, size_t len)
 static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
 {
     feed__worker_rec *rec = &p->h->workers[i];
+    feed__arena_publish_config(p->a); /* over whatever a worker wrote there */
     atomic_store(&rec->state, FEED_WREC_STARTING);
     atomic_store(&rec->busy_since_ns, 0);
     char idbuf[16], ppbuf[24];
@@ -240,7 +241,9 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         p->errfds[i] = -1;
     }
     const char *sbx = strstr(said, FEED_SANDBOX_REPORT);
-    if (p->hung[i])
+    if (p->invalid[i])
+        snprintf(how, sizeof how, "wrote %.100s and was killed", p->invalid[i]);
+    else if (p->hung[i])
         snprintf(how, sizeof how, "hung for more than %llu ms (sample_timeout_ms=%u, doubled per retry) and was killed",
                  (unsigned long long)p->hung_ms[i], p->timeout_ms);
     else if (sbx && status != -1 && WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS)
@@ -250,13 +253,13 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
         describe_exit(status, how, sizeof how);
     /* The ring poisons a sample at its max_retries + 1st death; the words
      * of the report are the supervisor's, which alone knows how it died. */
-    uint32_t deaths = h->max_retries + 1;
+    uint32_t deaths = p->a->cfg->max_retries + 1;
     char report[sizeof ((feed__sample_rec *)0)->message];
     snprintf(report, sizeof report,
              "worker process died %u time%s on this sample (last: %.120s); quarantined", deaths,
              deaths == 1 ? "" : "s", how);
     uint64_t pill;
-    p->redone += feed__ring_reclaim_why(h, i, report, &pill);
+    p->redone += feed__ring_reclaim_why(p->a, i, report, &pill);
     if (pill != UINT64_MAX) {
         uint32_t n = atomic_load(&p->nquar);
         if (n == p->capquar) {
@@ -277,6 +280,10 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     p->restarts++;
     if (p->hung[i])
         p->hangs++;
+    if (p->invalid[i])
+        p->misbehaved++;
+    feed__free(p->invalid[i]);
+    p->invalid[i] = NULL;
 
     /* done_seq is no progress measure: deaths and starts bump it too. */
     p->barren_deaths = done == p->last_done ? p->barren_deaths + 1 : 1;
@@ -286,8 +293,8 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
      * per substitute that also crashes): never mistake that for a broken
      * install. */
     uint32_t barren_limit = FEED_BARREN_DEATH_LIMIT;
-    if (barren_limit < 4 * (h->max_retries + 1))
-        barren_limit = 4 * (h->max_retries + 1);
+    if (barren_limit < 4 * deaths)
+        barren_limit = 4 * deaths;
     if (p->start_failures >= FEED_START_FAILURE_LIMIT) {
         /* What the worker said on its report pipe, else where to look. */
         const char *hint = said[0] ? ""
@@ -441,12 +448,14 @@ static void *supervisor(void *arg)
     return NULL;
 }
 
-feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, int index_fd, uint32_t n,
+feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int index_fd, uint32_t n,
                              const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen)
 {
     if (arena_fd < 5 || index_fd < 5) /* they are dup2'ed onto 3 and 4 in the child */
         return feed__err(FEED_E_INTERNAL, err, errlen, "pool: shared fds must be >= 5");
     memset(p, 0, sizeof *p);
+    feed__arena_hdr *h = a->hdr;
+    p->a = a;
     p->h = h;
     p->arena_fd = arena_fd;
     p->index_fd = index_fd;
@@ -541,10 +550,27 @@ void feed__pool_stop(feed__pool *p)
             close(p->errfds[i]);
         p->errfds[i] = -1;
     }
+    for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++) {
+        feed__free(p->invalid[i]);
+        p->invalid[i] = NULL;
+    }
     feed__free(p->quar);
     p->quar = NULL;
     p->capquar = 0;
     atomic_store(&p->nquar, 0);
+}
+
+void feed__pool_condemn(feed__pool *p, uint32_t w, const char *what)
+{
+    pthread_mutex_lock(&p->mu);
+    if (w < p->n && p->pids[w] && !p->invalid[w] && !p->stopping) {
+        size_t n = strlen(what) + 1;
+        p->invalid[w] = feed__malloc(n);
+        if (p->invalid[w])
+            memcpy(p->invalid[w], what, n);
+        kill_worker(p, w); /* the supervisor reaps it, reclaims its samples, respawns */
+    }
+    pthread_mutex_unlock(&p->mu);
 }
 
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen)

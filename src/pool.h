@@ -27,7 +27,8 @@
 #include "shm.h"
 
 typedef struct feed__pool {
-    feed__arena_hdr *h;
+    feed__arena *a;
+    feed__arena_hdr *h; /* a->hdr: the worker records */
     int arena_fd, index_fd;
     uint32_t n;
     uint32_t timeout_ms;
@@ -48,8 +49,10 @@ typedef struct feed__pool {
     int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (worker.h) */
     uint8_t hung[FEED_ARENA_MAX_WORKERS];
     uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
+    char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
     uint64_t restarts, hangs, redone;
+    uint64_t misbehaved; /* workers killed for writing a value no healthy worker writes */
     uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;
     uint32_t start_failures;  /* consecutive deaths of workers that never ran */
     uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
@@ -73,10 +76,15 @@ feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t 
 
 /* Starts the supervisor and n workers; returns once all of them run (or
  * fail to: the error says how the worker ended). */
-feed_status feed__pool_start(feed__pool *p, feed__arena_hdr *h, int arena_fd, int index_fd, uint32_t n,
+feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int index_fd, uint32_t n,
                              const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen);
 /* Kills and reaps every worker and stops the supervisor. Safe to call twice. */
 void feed__pool_stop(feed__pool *p);
+/* Worker w (0-based) wrote a value no healthy worker writes (what says
+ * which): it is killed and, as after a crash, replaced and its samples done
+ * again; its death is reported as "wrote <what>". No-op if w is not running.
+ * Any thread. */
+void feed__pool_condemn(feed__pool *p, uint32_t w, const char *what);
 /* FEED_OK, or the async error that stopped the pool (message in msg). */
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
 /* 1 if sample id was quarantined as a poison pill (why gets the reason). */

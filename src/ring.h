@@ -28,7 +28,10 @@ void feed__futex_wake(_Atomic uint32_t *w, int n);
 /* Bumps *w and wakes every sleeper. */
 void feed__futex_bump(_Atomic uint32_t *w);
 
-/* ---- parent ---- */
+/* ---- parent ----
+ * The parent's functions take their geometry, and what each slot holds,
+ * from the arena's private copies (a->lay, a->cfg, a->meta); a word a worker
+ * wrote is only ever compared, never used as an index or a size. */
 
 /* Binds batch seq (number batch of epoch) of count samples with dataset
  * ids[] (and their labels) to slot i, which must hold no claims, and wakes
@@ -38,17 +41,17 @@ void feed__futex_bump(_Atomic uint32_t *w);
  * substitute without being decoded.
  * Returns 0, or -1 if a worker still holds a sample of the slot (the caller
  * waits on done_seq and tries again). */
-int feed__ring_assign(feed__arena_hdr *h, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
+int feed__ring_assign(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
                       uint32_t count, const uint64_t *ids, const char *const *quarantine);
 /* Takes slot i out of circulation (no new claims). Returns 0 when no worker
  * holds a sample of it any more, -1 if one still does (wait and call again). */
-int feed__ring_drain(feed__arena_hdr *h, uint32_t i);
+int feed__ring_drain(feed__arena *a, uint32_t i);
 /* 1 if slot i holds batch seq and every sample of it is done. */
-int feed__ring_ready(const feed__arena_hdr *h, uint32_t i, uint64_t seq);
+int feed__ring_ready(const feed__arena *a, uint32_t i, uint64_t seq);
 /* Returns every sample held by worker w (0-based) to the pool, counting an
  * attempt against each; a sample over max_retries attempts is poisoned (the
  * next worker goes straight to a substitute). Returns the number reclaimed. */
-uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w);
+uint32_t feed__ring_reclaim(feed__arena *a, uint32_t w);
 /* The same; a sample it poisons has killed exactly max_retries + 1 workers
  * and, unless a worker already reported an error for it, gets status
  * FEED_E_WORKER and report as its message (the caller words it; NULL: the
@@ -56,9 +59,20 @@ uint32_t feed__ring_reclaim(feed__arena_hdr *h, uint32_t w);
  * counted per substitute: past max_retries the next substitute is tried. If
  * it poisons a sample, *poisoned_id (if not NULL) is its dataset index, else
  * UINT64_MAX. */
-uint32_t feed__ring_reclaim_why(feed__arena_hdr *h, uint32_t w, const char *report, uint64_t *poisoned_id);
+uint32_t feed__ring_reclaim_why(feed__arena *a, uint32_t w, const char *report, uint64_t *poisoned_id);
 /* Number of slots whose batch is complete. */
-uint32_t feed__ring_ready_count(const feed__arena_hdr *h);
+uint32_t feed__ring_ready_count(const feed__arena *a);
+/* Looks for a state word of FILLING slot i that no worker may write: a gen
+ * other than the slot's, or an owner that is no worker. Returns the first
+ * such sample's index and sets *filler to the worker (0-based) its record
+ * names as the last to claim it (UINT32_MAX if that is no worker either);
+ * UINT32_MAX if every state is valid. */
+uint32_t feed__ring_scan(const feed__arena *a, uint32_t i, uint32_t *filler);
+/* Hands sample t of slot i out again from scratch (its state back to FREE,
+ * its record rewritten from the private copy), counting an attempt against
+ * it as a death does; past max_retries it is poisoned with report. The
+ * worker that wrote it is killed by the caller. */
+void feed__ring_redo(feed__arena *a, uint32_t i, uint32_t t, const char *report);
 
 /* ---- worker ---- */
 
@@ -68,10 +82,10 @@ typedef struct feed__claim {
 
 /* Claims one sample, oldest batch first. Returns 1 with *c set, 0 if there is
  * no unclaimed sample right now. */
-int feed__ring_claim(feed__arena_hdr *h, uint32_t w, feed__claim *c);
+int feed__ring_claim(const feed__arena *a, uint32_t w, feed__claim *c);
 /* Marks a claimed sample done (its pixels, label, id and flags are written)
  * and wakes the consumer if it waits. Returns 0, or -1 if the claim was taken
  * away (never happens to a live worker). */
-int feed__ring_complete(feed__arena_hdr *h, uint32_t w, const feed__claim *c);
+int feed__ring_complete(const feed__arena *a, uint32_t w, const feed__claim *c);
 
 #endif

@@ -8,10 +8,10 @@
 #include "internal.h"
 #include "ring.h"
 
-feed_status feed__schedule_init(feed__schedule *S, feed__arena_hdr *h, feed__sampler *sampler, feed__pool *pool,
+feed_status feed__schedule_init(feed__schedule *S, feed__arena *a, feed__sampler *sampler, feed__pool *pool,
                                 feed__badlog *bad, feed__readahead *ra, const feed_options *o)
 {
-    *S = (feed__schedule){.h = h, .sampler = sampler, .pool = pool, .bad = bad, .ra = ra,
+    *S = (feed__schedule){.a = a, .sampler = sampler, .pool = pool, .bad = bad, .ra = ra,
                           .first_epoch = o->start_epoch, .epochs = o->epochs};
     S->ids = feed__malloc(o->batch_size * sizeof *S->ids);
     return S->ids ? FEED_OK : FEED_E_NOMEM;
@@ -35,10 +35,10 @@ void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *ep
  * the pool failed: FEED_OK or the pool's status. */
 static feed_status drain_slot(feed__schedule *S, uint32_t i, char *msg, size_t msglen)
 {
-    feed__arena_hdr *h = S->h;
+    feed__arena_hdr *h = S->a->hdr;
     for (;;) {
         uint32_t seen = atomic_load(&h->done_seq);
-        if (feed__ring_drain(h, i) == 0)
+        if (feed__ring_drain(S->a, i) == 0)
             return FEED_OK;
         feed_status st = feed__pool_fatal(S->pool, msg, msglen);
         if (st != FEED_OK)
@@ -49,8 +49,7 @@ static feed_status drain_slot(feed__schedule *S, uint32_t i, char *msg, size_t m
 
 void feed__schedule_assign(feed__schedule *S, uint64_t seq)
 {
-    feed__arena_hdr *h = S->h;
-    uint32_t slot = (uint32_t)(seq % h->nslots);
+    uint32_t slot = (uint32_t)(seq % S->a->lay.nslots);
     if (seq >= S->end_seq)
         return;
     uint64_t epoch, batch;
@@ -59,7 +58,7 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     const char *const *quar = feed__badlog_quarantine(S->bad, S->pool, S->ids, count);
     /* A worker still writes into the slot (only after a seek's drain): wait
      * for it to finish or die. */
-    while (feed__ring_assign(h, slot, seq, epoch, batch, count, S->ids, quar) != 0)
+    while (feed__ring_assign(S->a, slot, seq, epoch, batch, count, S->ids, quar) != 0)
         if (drain_slot(S, slot, NULL, 0) != FEED_OK)
             return;
     feed__readahead_progress(S->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */
@@ -79,13 +78,13 @@ void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint6
         S->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - batch;
     }
     feed__readahead_reset(S->ra, seq, epoch, batch, S->end_seq);
-    for (uint32_t i = 0; i < S->h->nslots; i++)
+    for (uint32_t i = 0; i < S->a->lay.nslots; i++)
         feed__schedule_assign(S, seq + i);
 }
 
 feed_status feed__schedule_drain(feed__schedule *S, char *msg, size_t msglen)
 {
-    for (uint32_t i = 0; i < S->h->nslots; i++) {
+    for (uint32_t i = 0; i < S->a->lay.nslots; i++) {
         feed_status st = drain_slot(S, i, msg, msglen);
         if (st != FEED_OK)
             return st;

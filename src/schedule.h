@@ -26,7 +26,7 @@
 #include "shm.h"
 
 typedef struct feed__schedule {
-    feed__arena_hdr *h;        /* the ring */
+    feed__arena *a;            /* the ring */
     feed__sampler *sampler;    /* what each batch holds */
     feed__pool *pool;          /* whether a worker may still finish a slot */
     feed__badlog *bad;         /* quarantine look-ups */
@@ -42,7 +42,7 @@ typedef struct feed__schedule {
 } feed__schedule;
 
 /* Borrows the pieces (they outlive the schedule). FEED_OK or FEED_E_NOMEM. */
-feed_status feed__schedule_init(feed__schedule *S, feed__arena_hdr *h, feed__sampler *sampler, feed__pool *pool,
+feed_status feed__schedule_init(feed__schedule *S, feed__arena *a, feed__sampler *sampler, feed__pool *pool,
                                 feed__badlog *bad, feed__readahead *ra, const feed_options *o);
 void feed__schedule_free(feed__schedule *S);
 

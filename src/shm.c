@@ -11,32 +11,88 @@
 #include "internal.h"
 #include "shm.h"
 
-static void layout(feed__arena_hdr *h, const feed__arena_geom *g)
+_Static_assert(FEED_ARENA_CFG_BYTES == 4096, "the configuration is one page, before the control words");
+
+static void layout(feed__layout *l, const feed__arena_geom *g)
 {
     uint64_t B = g->batch_size;
+    memset(l, 0, sizeof *l);
+    l->off_trace = FEED_ALIGN_UP(sizeof(feed__arena_hdr), 64);
+    l->trace_stride = FEED_ALIGN_UP(sizeof(feed__trace_ring) + FEED_TRACE_RING * sizeof(feed_trace_event), 64);
+    l->hdr_bytes = FEED_ALIGN_UP(l->off_trace + (uint64_t)g->nworkers * l->trace_stride, 4096);
+    l->nslots = g->nslots;
+    l->batch_size = g->batch_size;
+    l->nworkers = g->nworkers;
+    l->sample_bytes = g->sample_bytes;
+    uint64_t off = FEED_ALIGN_UP(sizeof(feed__slot_hdr), 64);
+    l->off_states = off;
+    off = FEED_ALIGN_UP(off + B * sizeof(uint32_t), 64);
+    l->off_recs = off;
+    off = FEED_ALIGN_UP(off + B * sizeof(feed__sample_rec), 64);
+    l->off_labels = off;
+    off = FEED_ALIGN_UP(off + B * sizeof(int32_t), 64);
+    l->off_ids = off;
+    off = FEED_ALIGN_UP(off + B * sizeof(uint64_t), 64);
+    l->off_flags = off;
+    off = FEED_ALIGN_UP(off + B, 4096);
+    l->off_pixels = off;
+    l->slot_stride = FEED_ALIGN_UP(off + B * g->sample_bytes, 4096);
+    l->total_bytes = l->hdr_bytes + (uint64_t)g->nslots * l->slot_stride;
+}
+
+/* The header's copy of the layout (workers check it on attach). */
+static void write_layout(feed__arena_hdr *h, const feed__layout *l)
+{
     h->magic = FEED_ARENA_MAGIC;
     h->layout_version = FEED_ARENA_VERSION;
-    h->off_trace = FEED_ALIGN_UP(sizeof(feed__arena_hdr), 64);
-    h->trace_stride = FEED_ALIGN_UP(sizeof(feed__trace_ring) + FEED_TRACE_RING * sizeof(feed_trace_event), 64);
-    h->hdr_bytes = (uint32_t)FEED_ALIGN_UP(h->off_trace + g->nworkers * h->trace_stride, 4096);
-    h->nslots = g->nslots;
-    h->batch_size = g->batch_size;
-    h->nworkers = g->nworkers;
-    h->sample_bytes = g->sample_bytes;
-    uint64_t off = FEED_ALIGN_UP(sizeof(feed__slot_hdr), 64);
-    h->off_states = off;
-    off = FEED_ALIGN_UP(off + B * sizeof(uint32_t), 64);
-    h->off_recs = off;
-    off = FEED_ALIGN_UP(off + B * sizeof(feed__sample_rec), 64);
-    h->off_labels = off;
-    off = FEED_ALIGN_UP(off + B * sizeof(int32_t), 64);
-    h->off_ids = off;
-    off = FEED_ALIGN_UP(off + B * sizeof(uint64_t), 64);
-    h->off_flags = off;
-    off = FEED_ALIGN_UP(off + B, 4096);
-    h->off_pixels = off;
-    h->slot_stride = FEED_ALIGN_UP(off + B * g->sample_bytes, 4096);
-    h->total_bytes = h->hdr_bytes + (uint64_t)g->nslots * h->slot_stride;
+    h->hdr_bytes = (uint32_t)l->hdr_bytes;
+    h->total_bytes = l->total_bytes;
+    h->nslots = l->nslots, h->batch_size = l->batch_size, h->nworkers = l->nworkers;
+    h->slot_stride = l->slot_stride, h->sample_bytes = l->sample_bytes;
+    h->off_trace = l->off_trace, h->trace_stride = l->trace_stride;
+    h->off_states = l->off_states, h->off_recs = l->off_recs, h->off_labels = l->off_labels;
+    h->off_ids = l->off_ids, h->off_flags = l->off_flags, h->off_pixels = l->off_pixels;
+}
+
+static feed_status alloc_private(feed__arena *a)
+{
+    const feed__layout *l = &a->lay;
+    if (!(a->cfg = feed__calloc(1, sizeof *a->cfg)))
+        return FEED_E_NOMEM;
+    pthread_mutex_init(&a->mu, NULL); /* destroyed with cfg */
+    write_layout(a->cfg, l);
+    if (!(a->meta = feed__calloc(l->nslots, sizeof *a->meta)))
+        return FEED_E_NOMEM;
+    for (uint32_t i = 0; i < l->nslots; i++) {
+        feed__slot_meta *m = &a->meta[i];
+        if (!(m->s = feed__calloc(l->batch_size, sizeof *m->s)) ||
+            !(m->labels = feed__calloc(l->batch_size, sizeof *m->labels)) ||
+            !(m->ids = feed__calloc(l->batch_size, sizeof *m->ids)) ||
+            !(m->flags = feed__calloc(l->batch_size, sizeof *m->flags)))
+            return FEED_E_NOMEM;
+    }
+    return FEED_OK;
+}
+
+static void free_private(feed__arena *a)
+{
+    if (a->cfg)
+        pthread_mutex_destroy(&a->mu);
+    for (uint32_t i = 0; a->meta && i < a->lay.nslots; i++) {
+        feed__free(a->meta[i].s);
+        feed__free(a->meta[i].labels);
+        feed__free(a->meta[i].ids);
+        feed__free(a->meta[i].flags);
+    }
+    feed__free(a->meta);
+    feed__free(a->cfg);
+    a->meta = NULL;
+    a->cfg = NULL;
+}
+
+void feed__arena_publish_config(feed__arena *a)
+{
+    memcpy(a->hdr, a->cfg, FEED_ARENA_CFG_BYTES);
 }
 
 /* What to raise or lower when making the arena failed with errno e. */
@@ -57,14 +113,9 @@ static const char *hint(int e)
     }
 }
 
-feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen)
+static feed_status create_map(feed__arena *a, char *err, size_t errlen)
 {
-    memset(a, 0, sizeof *a);
-    a->fd = -1;
-    feed__arena_hdr tmp;
-    memset(&tmp, 0, sizeof tmp);
-    layout(&tmp, g);
-    uint64_t total = tmp.total_bytes;
+    uint64_t total = a->lay.total_bytes;
 
     /* memfd: no name in /dev/shm, nothing to clean up after a crash. Kept at
      * a high fd number so posix_spawn can dup2 it to 3 unambiguously. */
@@ -108,11 +159,23 @@ feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap of %llu MiB failed: %s%s",
                          (unsigned long long)(total >> 20), strerror(e), hint(e));
     }
-    memcpy(p, &tmp, sizeof tmp);
     a->hdr = p;
     a->bytes = total;
     a->fd = fd;
+    feed__arena_publish_config(a);
     return FEED_OK;
+}
+
+feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen)
+{
+    memset(a, 0, sizeof *a);
+    a->fd = -1;
+    layout(&a->lay, g);
+    feed_status st = alloc_private(a) != FEED_OK ? feed__err(FEED_E_NOMEM, err, errlen, "arena: out of memory")
+                                                 : create_map(a, err, errlen);
+    if (st != FEED_OK)
+        free_private(a);
+    return st;
 }
 
 feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
@@ -133,17 +196,24 @@ feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
                                      : "");
     }
     feed__arena_hdr *h = p;
-    feed__arena_hdr want;
-    memset(&want, 0, sizeof want);
     feed__arena_geom g = {h->nslots, h->batch_size, h->nworkers, h->sample_bytes};
-    layout(&want, &g);
+    layout(&a->lay, &g);
+    const feed__layout *l = &a->lay;
     if (h->magic != FEED_ARENA_MAGIC || h->layout_version != FEED_ARENA_VERSION ||
-        h->total_bytes != (uint64_t)sb.st_size || h->hdr_bytes != want.hdr_bytes || h->off_trace != want.off_trace ||
-        h->slot_stride != want.slot_stride || h->off_pixels != want.off_pixels) {
+        h->total_bytes != (uint64_t)sb.st_size || l->total_bytes != (uint64_t)sb.st_size ||
+        h->hdr_bytes != l->hdr_bytes || h->off_trace != l->off_trace || h->trace_stride != l->trace_stride ||
+        h->slot_stride != l->slot_stride || h->off_states != l->off_states || h->off_recs != l->off_recs ||
+        h->off_labels != l->off_labels || h->off_ids != l->off_ids || h->off_flags != l->off_flags ||
+        h->off_pixels != l->off_pixels || !l->nslots || !l->batch_size || !l->nworkers) {
         munmap(p, (size_t)sb.st_size);
+        memset(&a->lay, 0, sizeof a->lay);
         return feed__err(FEED_E_INTERNAL, err, errlen,
                          "arena: layout mismatch (worker and library from different builds?)");
     }
+    /* The configuration is the parent's: a stray write here faults. (Not a
+     * wall against code that runs in the worker, which may mprotect it back;
+     * the parent never reads it back and rewrites it before every spawn.) */
+    mprotect(p, FEED_ARENA_CFG_BYTES, PROT_READ);
     a->hdr = h;
     a->bytes = (size_t)sb.st_size;
     a->fd = fd;
@@ -158,6 +228,7 @@ void feed__arena_close(feed__arena *a)
         munmap(a->hdr, a->bytes);
     if (a->fd >= 0)
         close(a->fd);
+    free_private(a);
     a->hdr = NULL;
     a->fd = -1;
 }

@@ -19,10 +19,20 @@
  *
  * The header begins with magic, layout version and sizes; a worker checks
  * them on attach and refuses a layout it was not built for.
+ *
+ * Trust: workers are untrusted (a codec bug may run code in one). Every
+ * process computes addresses from its own feed__layout, made from the
+ * geometry (the parent at create, a worker at attach), never from the
+ * shared header afterwards. The parent keeps what it assigned (feed__arena's
+ * cfg and meta) in private memory and treats every shared word as input to
+ * check (verify.h). The configuration page (everything before work_seq) is
+ * the parent's: it is written from the private copy before every spawn and
+ * mapped read-only in workers.
  */
 #ifndef FEED_SHM_H
 #define FEED_SHM_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,7 +41,7 @@
 #include "image.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 1u
+#define FEED_ARENA_VERSION 2u
 #define FEED_ARENA_MAX_WORKERS 250u
 
 /* owner byte of a sample state word */
@@ -68,6 +78,8 @@ typedef struct feed__sample_rec {
     int32_t status;             /* worker: error of the original sample (0 = none) */
     int32_t sys_errno;
     _Atomic uint32_t subst_deaths; /* parent: workers that died on substitute subst_k */
+    _Atomic uint32_t filler;       /* worker: w + 1 of the worker that claimed it last */
+    uint32_t pad;
     char message[200];
 } feed__sample_rec;
 
@@ -105,19 +117,62 @@ typedef struct feed__arena_hdr {
     uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
     uint64_t max_file_bytes;
     uint64_t dataset_size;
-    /* control words, one cache line each */
-    _Alignas(64) _Atomic uint32_t work_seq;   /* bumped when there is new work */
+    /* control words, one cache line each; the page before them is the
+     * configuration (read-only in workers) */
+    _Alignas(4096) _Atomic uint32_t work_seq; /* bumped when there is new work */
     _Alignas(64) _Atomic uint32_t done_seq;   /* bumped when a sample completes */
     _Atomic uint32_t consumer_waiting;
     _Alignas(64) _Atomic uint32_t shutdown;
     _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
 } feed__arena_hdr;
 
+/* Where everything is, computed from the geometry (never read back). */
+typedef struct feed__layout {
+    uint64_t total_bytes, hdr_bytes, slot_stride, sample_bytes;
+    uint64_t off_trace, trace_stride;
+    uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels;
+    uint32_t nslots, batch_size, nworkers;
+} feed__layout;
+
+/* The parent's own record of sample t of a slot: what it asked for and the
+ * counters only it keeps; the shared record's parent fields are rewritten
+ * from it whenever a sample is handed out again. */
+typedef struct feed__sample_priv {
+    uint64_t id;
+    uint32_t attempts, poisoned, subst_k, subst_deaths;
+    int32_t status; /* FEED_E_WORKER when poisoned by the parent (why holds the reason) */
+    char why[200];
+    /* the worker's report, checked and copied when the batch was (verify.h) */
+    int32_t got_status, got_errno;
+    char got_message[200]; /* NUL-terminated, non-printables escaped */
+} feed__sample_priv;
+
+/* The parent's own record of a slot. The delivered arrays are copies of
+ * what the workers wrote, taken when the batch was checked: the caller reads
+ * those, never words a worker can still change. */
+typedef struct feed__slot_meta {
+    uint64_t seq, epoch, index;
+    uint32_t count, gen;
+    _Atomic uint32_t phase; /* FEED_SLOT_*: drain changes it without the loader's lock */
+    feed__sample_priv *s; /* batch_size */
+    int32_t *labels;      /* batch_size, delivered */
+    uint64_t *ids;
+    uint8_t *flags;
+} feed__slot_meta;
+
 typedef struct feed__arena {
-    feed__arena_hdr *hdr;
+    feed__arena_hdr *hdr; /* the shared mapping (control words, worker records) */
+    feed__layout lay;     /* this process's copy */
     size_t bytes;
     int fd;
+    /* parent only (NULL in workers) */
+    feed__arena_hdr *cfg;  /* the configuration (fields before work_seq), private */
+    feed__slot_meta *meta; /* nslots */
+    pthread_mutex_t mu;    /* guards meta: the ring's parent side takes it (the pool's thread too) */
 } feed__arena;
+
+/* Bytes of feed__arena_hdr before the control words: the configuration page. */
+#define FEED_ARENA_CFG_BYTES offsetof(feed__arena_hdr, work_seq)
 
 /* Geometry the loader asks for. */
 typedef struct feed__arena_geom {
@@ -126,51 +181,56 @@ typedef struct feed__arena_geom {
 } feed__arena_geom;
 
 /* Creates the memfd, sizes it, reserves every page up front (so a full
- * /dev/shm is an error now, not a SIGBUS later) and maps it. */
+ * /dev/shm is an error now, not a SIGBUS later), maps it and allocates the
+ * parent's private copies. The caller fills a->cfg, then publishes it. */
 feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen);
-/* Maps an arena from fd and checks magic, version and sizes (workers). */
+/* Writes the private configuration over the shared one (before every spawn:
+ * a worker may have scribbled on it). */
+void feed__arena_publish_config(feed__arena *a);
+/* Maps an arena from fd and checks magic, version and sizes; the
+ * configuration page is mapped read-only (workers). */
 feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen);
 void feed__arena_close(feed__arena *a);
 
-static inline char *feed__slot_base(const feed__arena_hdr *h, uint32_t i)
+static inline char *feed__slot_base(const feed__arena *a, uint32_t i)
 {
-    return (char *)h + h->hdr_bytes + (uint64_t)i * h->slot_stride;
+    return (char *)a->hdr + a->lay.hdr_bytes + (uint64_t)i * a->lay.slot_stride;
 }
-static inline feed__trace_ring *feed__trace(const feed__arena_hdr *h, uint32_t w)
+static inline feed__trace_ring *feed__trace(const feed__arena *a, uint32_t w)
 {
-    return (feed__trace_ring *)((char *)h + h->off_trace + (uint64_t)w * h->trace_stride);
+    return (feed__trace_ring *)((char *)a->hdr + a->lay.off_trace + (uint64_t)w * a->lay.trace_stride);
 }
-static inline feed_trace_event *feed__trace_events(const feed__arena_hdr *h, uint32_t w)
+static inline feed_trace_event *feed__trace_events(const feed__arena *a, uint32_t w)
 {
-    return (feed_trace_event *)((char *)feed__trace(h, w) + sizeof(feed__trace_ring));
+    return (feed_trace_event *)((char *)feed__trace(a, w) + sizeof(feed__trace_ring));
 }
-static inline feed__slot_hdr *feed__slot(const feed__arena_hdr *h, uint32_t i)
+static inline feed__slot_hdr *feed__slot(const feed__arena *a, uint32_t i)
 {
-    return (feed__slot_hdr *)feed__slot_base(h, i);
+    return (feed__slot_hdr *)feed__slot_base(a, i);
 }
-static inline _Atomic uint32_t *feed__slot_states(const feed__arena_hdr *h, uint32_t i)
+static inline _Atomic uint32_t *feed__slot_states(const feed__arena *a, uint32_t i)
 {
-    return (_Atomic uint32_t *)(feed__slot_base(h, i) + h->off_states);
+    return (_Atomic uint32_t *)(feed__slot_base(a, i) + a->lay.off_states);
 }
-static inline feed__sample_rec *feed__slot_recs(const feed__arena_hdr *h, uint32_t i)
+static inline feed__sample_rec *feed__slot_recs(const feed__arena *a, uint32_t i)
 {
-    return (feed__sample_rec *)(feed__slot_base(h, i) + h->off_recs);
+    return (feed__sample_rec *)(feed__slot_base(a, i) + a->lay.off_recs);
 }
-static inline int32_t *feed__slot_labels(const feed__arena_hdr *h, uint32_t i)
+static inline int32_t *feed__slot_labels(const feed__arena *a, uint32_t i)
 {
-    return (int32_t *)(feed__slot_base(h, i) + h->off_labels);
+    return (int32_t *)(feed__slot_base(a, i) + a->lay.off_labels);
 }
-static inline uint64_t *feed__slot_ids(const feed__arena_hdr *h, uint32_t i)
+static inline uint64_t *feed__slot_ids(const feed__arena *a, uint32_t i)
 {
-    return (uint64_t *)(feed__slot_base(h, i) + h->off_ids);
+    return (uint64_t *)(feed__slot_base(a, i) + a->lay.off_ids);
 }
-static inline uint8_t *feed__slot_flags(const feed__arena_hdr *h, uint32_t i)
+static inline uint8_t *feed__slot_flags(const feed__arena *a, uint32_t i)
 {
-    return (uint8_t *)(feed__slot_base(h, i) + h->off_flags);
+    return (uint8_t *)(feed__slot_base(a, i) + a->lay.off_flags);
 }
-static inline uint8_t *feed__slot_pixels(const feed__arena_hdr *h, uint32_t i)
+static inline uint8_t *feed__slot_pixels(const feed__arena *a, uint32_t i)
 {
-    return (uint8_t *)(feed__slot_base(h, i) + h->off_pixels);
+    return (uint8_t *)(feed__slot_base(a, i) + a->lay.off_pixels);
 }
 
 #endif

@@ -12,6 +12,7 @@
 #include "trace.h"
 
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
 
 /* The oldest event that head says is not being overwritten. */
@@ -20,15 +21,48 @@ static uint64_t intact_from(uint64_t head)
     return head >= FEED_TRACE_RING ? head - FEED_TRACE_RING + 1 : 0;
 }
 
-uint64_t feed__trace_read(feed__trace_reader *r, const feed__arena_hdr *h, feed_trace_event *out, uint64_t max,
-                          uint64_t *lost)
+/* Further than this ahead of what was read: no worker has done that many samples. */
+#define FEED_TRACE_MAX_LEAP (1ull << 40)
+
+/* 0 if event e of worker w is one a worker may write, else 1 with why. */
+static int bad_event(const feed__arena *a, uint32_t w, const feed_trace_event *e, char *why, size_t whylen)
+{
+    if (e->worker != w)
+        return snprintf(why, whylen, "an invalid trace event (worker %u in the ring of worker %u)", e->worker, w), 1;
+    if (e->sample_id >= a->cfg->dataset_size)
+        return snprintf(why, whylen, "an invalid trace event (sample %llu)", (unsigned long long)e->sample_id), 1;
+    if (e->flags & ~(uint32_t)(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED))
+        return snprintf(why, whylen, "an invalid trace event (flags 0x%x)", e->flags), 1;
+    return 0;
+}
+
+/* Records the first misbehaving worker. */
+static void blame(uint32_t *bad, uint32_t w, char *why, size_t whylen, const char *what)
+{
+    if (*bad != UINT32_MAX)
+        return;
+    *bad = w;
+    snprintf(why, whylen, "%s", what);
+}
+
+uint64_t feed__trace_read(feed__trace_reader *r, const feed__arena *a, feed_trace_event *out, uint64_t max,
+                          uint64_t *lost, uint32_t *bad, char *why, size_t whylen)
 {
     uint64_t n = 0, gone = 0;
-    for (uint32_t w = 0; w < h->nworkers && n < max; w++) {
-        feed__trace_ring *tr = feed__trace(h, w);
-        const feed_trace_event *ev = feed__trace_events(h, w);
+    *bad = UINT32_MAX;
+    for (uint32_t w = 0; w < a->lay.nworkers && n < max; w++) {
+        feed__trace_ring *tr = feed__trace(a, w);
+        const feed_trace_event *ev = feed__trace_events(a, w);
         uint64_t head = atomic_load_explicit(&tr->head, memory_order_acquire);
         uint64_t cur = r->cursor[w];
+        char what[160];
+        if (head < cur || head - cur > FEED_TRACE_MAX_LEAP) {
+            snprintf(what, sizeof what, "an invalid trace ring head %llu (%llu read)", (unsigned long long)head,
+                     (unsigned long long)cur);
+            blame(bad, w, why, whylen, what);
+            r->cursor[w] = head;
+            continue;
+        }
         if (cur < intact_from(head)) { /* overwritten before we came */
             gone += intact_from(head) - cur;
             cur = intact_from(head);
@@ -43,12 +77,18 @@ uint64_t feed__trace_read(feed__trace_reader *r, const feed__arena_hdr *h, feed_
         uint64_t safe_from = intact_from(head2); /* events below this may be torn */
         uint64_t copied_from = cur - (n - first);
         if (copied_from < safe_from) {
-            uint64_t bad = safe_from - copied_from < n - first ? safe_from - copied_from : n - first;
-            memmove(&out[first], &out[first + bad], (n - first - bad) * sizeof *out);
-            n -= bad;
-            gone += bad;
+            uint64_t torn = safe_from - copied_from < n - first ? safe_from - copied_from : n - first;
+            memmove(&out[first], &out[first + torn], (n - first - torn) * sizeof *out);
+            n -= torn;
+            gone += torn;
         }
         r->cursor[w] = cur;
+        for (uint64_t k = first; k < n; k++)
+            if (bad_event(a, w, &out[k], what, sizeof what)) {
+                blame(bad, w, why, whylen, what);
+                n = first; /* none of this ring's events */
+                break;
+            }
     }
     if (lost)
         *lost = gone;

@@ -17,8 +17,12 @@ typedef struct feed__trace_reader {
 
 /* Copies at most max events, worker by worker, into out; events a worker
  * overwrote before they were copied are counted in *lost (if not NULL).
- * Returns the number copied. One reader thread at a time. */
-uint64_t feed__trace_read(feed__trace_reader *r, const feed__arena_hdr *h, feed_trace_event *out, uint64_t max,
-                          uint64_t *lost);
+ * Returns the number copied. One reader thread at a time.
+ * The rings are the workers' to write: a head that goes back or leaps, an
+ * event that names another worker, an id past the dataset or unknown flags
+ * is none a healthy worker writes. Its ring's events are dropped, *bad is
+ * set to that worker (else UINT32_MAX) and why says what it wrote. */
+uint64_t feed__trace_read(feed__trace_reader *r, const feed__arena *a, feed_trace_event *out, uint64_t max,
+                          uint64_t *lost, uint32_t *bad, char *why, size_t whylen);
 
 #endif

@@ -55,7 +55,8 @@ uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k
 }
 
 typedef struct wctx {
-    feed__arena_hdr *h;
+    const feed__arena *a;
+    feed__arena_hdr *h; /* a->hdr: configuration (read-only here) and control words */
     const feed__index_hdr *ix;
     uint32_t w;
     feed__worker_rec *rec;
@@ -115,12 +116,12 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
 
 static void process(wctx *c, const feed__claim *cl)
 {
-    feed__arena_hdr *h = c->h;
-    feed__slot_hdr *s = feed__slot(h, cl->slot);
-    feed__sample_rec *r = &feed__slot_recs(h, cl->slot)[cl->t];
+    const feed__arena *a = c->a;
+    feed__slot_hdr *s = feed__slot(a, cl->slot);
+    feed__sample_rec *r = &feed__slot_recs(a, cl->slot)[cl->t];
     uint64_t epoch = s->epoch;
     uint64_t id = r->sample_id;
-    uint8_t *out = feed__slot_pixels(h, cl->slot) + (uint64_t)cl->t * h->sample_bytes;
+    uint8_t *out = feed__slot_pixels(a, cl->slot) + (uint64_t)cl->t * a->lay.sample_bytes;
     uint8_t flags = 0;
     uint64_t got = id;
     int st = -1;
@@ -128,6 +129,15 @@ static void process(wctx *c, const feed__claim *cl)
     int sys_errno = 0;
 
     uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
+    if (id >= c->ix->count) {
+        /* The record is shared: another worker may have scribbled on it.
+         * Deliver nothing; the parent sees an id it did not ask for and
+         * has the sample done again. */
+        memset(out, 0, a->lay.sample_bytes);
+        feed__slot_flags(a, cl->slot)[cl->t] = FEED_SAMPLE_REPLACED;
+        feed__slot_ids(a, cl->slot)[cl->t] = id;
+        return;
+    }
     if (k == 0 && !atomic_load_explicit(&r->poisoned, memory_order_relaxed)) {
         msg[0] = 0;
         st = do_sample(c, epoch, id, out, &flags, &sys_errno, msg, sizeof msg);
@@ -153,7 +163,7 @@ static void process(wctx *c, const feed__claim *cl)
                 atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
                 atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
             }
-            got = feed__substitute(h->seed, epoch, id, k, h->dataset_size);
+            got = feed__substitute(c->h->seed, epoch, id, k, c->h->dataset_size);
             uint8_t f2 = 0;
             if (do_sample(c, epoch, got, out, &f2, &sys_errno, msg, sizeof msg) == FEED_OK) {
                 flags |= f2;
@@ -162,20 +172,21 @@ static void process(wctx *c, const feed__claim *cl)
             }
         }
         if (st != FEED_OK) { /* nothing decodes: no image to give, the loader fails the batch */
-            memset(out, 0, h->sample_bytes);
+            memset(out, 0, a->lay.sample_bytes);
             got = id;
             flags |= FEED__SAMPLE_NO_SUBSTITUTE;
         }
     }
-    feed__slot_labels(h, cl->slot)[cl->t] = feed__index_label(c->ix, got);
-    feed__slot_ids(h, cl->slot)[cl->t] = got;
-    feed__slot_flags(h, cl->slot)[cl->t] = flags;
+    feed__slot_labels(a, cl->slot)[cl->t] = feed__index_label(c->ix, got);
+    feed__slot_ids(a, cl->slot)[cl->t] = got;
+    feed__slot_flags(a, cl->slot)[cl->t] = flags;
     maybe_fault(c, feed__index_path(c->ix, id), FAULT_PUBLISH);
 }
 
-int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready)
+int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready)
 {
-    wctx c = {.h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
+    feed__arena_hdr *h = a->hdr;
+    wctx c = {.a = a, .h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
 #if FEED_TEST_HOOKS
     c.fault = getenv("FEED_TEST_FAULT");
 #endif
@@ -204,7 +215,7 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, 
     while (!atomic_load_explicit(&h->shutdown, memory_order_acquire)) {
         uint32_t seen = atomic_load(&h->work_seq);
         feed__claim cl;
-        if (!feed__ring_claim(h, w, &cl)) {
+        if (!feed__ring_claim(a, w, &cl)) {
             /* Nothing to do: sleep until the parent posts work. The timeout is
              * only a backstop for a parent that vanished without SIGKILL
              * reaching us (PR_SET_PDEATHSIG covers the normal case). */
@@ -220,15 +231,15 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, 
         uint64_t a0 = atomic_load_explicit(&c.rec->augment_ns, memory_order_relaxed);
         uint64_t v0 = atomic_load_explicit(&c.rec->convert_ns, memory_order_relaxed);
         process(&c, &cl);
-        feed__trace_ring *tr = feed__trace(h, w);
+        feed__trace_ring *tr = feed__trace(a, w);
         uint64_t head = atomic_load_explicit(&tr->head, memory_order_relaxed);
-        feed_trace_event *ev = &feed__trace_events(h, w)[head % FEED_TRACE_RING];
-        feed__slot_hdr *s = feed__slot(h, cl.slot);
+        feed_trace_event *ev = &feed__trace_events(a, w)[head % FEED_TRACE_RING];
+        feed__slot_hdr *s = feed__slot(a, cl.slot);
         /* The head published last is seen before this overwrites event head - RING (src/trace.c). */
         atomic_thread_fence(memory_order_release);
         *ev = (feed_trace_event){
             .start_ns = start,
-            .sample_id = feed__slot_ids(h, cl.slot)[cl.t],
+            .sample_id = feed__slot_ids(a, cl.slot)[cl.t],
             .epoch = s->epoch,
             .batch = s->index,
             .wait_ns = (uint32_t)(start - idle_since < UINT32_MAX ? start - idle_since : UINT32_MAX),
@@ -237,12 +248,12 @@ int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, 
             .augment_ns = (uint32_t)(atomic_load_explicit(&c.rec->augment_ns, memory_order_relaxed) - a0),
             .convert_ns = (uint32_t)(atomic_load_explicit(&c.rec->convert_ns, memory_order_relaxed) - v0),
             .worker = w,
-            .flags = feed__slot_flags(h, cl.slot)[cl.t],
+            .flags = feed__slot_flags(a, cl.slot)[cl.t],
         };
         atomic_store_explicit(&tr->head, head + 1, memory_order_release);
         atomic_store_explicit(&c.rec->busy_since_ns, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&c.rec->samples_done, 1, memory_order_relaxed);
-        feed__ring_complete(h, w, &cl);
+        feed__ring_complete(a, w, &cl);
         idle_since = feed__now_ns();
     }
     free(c.scratch);

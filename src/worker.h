@@ -29,7 +29,7 @@ typedef int (*feed__worker_ready_fn)(const feed__arena_hdr *h, char *err, size_t
 
 /* Runs until the arena's shutdown word is set. Returns the exit code. ready
  * may be NULL. */
-int feed__worker_run(feed__arena_hdr *h, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready);
+int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready);
 
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
  * different sample of the dataset (n > 1), the same for every worker. */

@@ -91,9 +91,9 @@ int main(int argc, char **argv)
         feed__worker_fail("%s", err);
         return 3;
     }
-    if ((uint32_t)id >= a.hdr->nworkers) {
+    if ((uint32_t)id >= a.lay.nworkers) {
         feed__worker_fail("id %ld out of range (a feed-worker of another libfeed version?)", id);
         return 2;
     }
-    return feed__worker_run(a.hdr, ix.hdr, (uint32_t)id, lock_down);
+    return feed__worker_run(&a, ix.hdr, (uint32_t)id, lock_down);
 }

@@ -25,7 +25,7 @@ static feed__arena make_arena(uint32_t nslots, uint32_t batch, uint32_t workers)
     char err[256];
     feed__arena_geom g = {nslots, batch, workers, SAMPLE_BYTES};
     assert_int_equal(feed__arena_create(&a, &g, err, sizeof err), FEED_OK);
-    a.hdr->max_retries = 2;
+    a.cfg->max_retries = 2;
     return a;
 }
 
@@ -35,60 +35,60 @@ static uint8_t pattern(uint64_t seq, uint32_t t, uint32_t k)
     return (uint8_t)(seq * 131 + t * 7 + k * 3 + 1);
 }
 
-static void fill(feed__arena_hdr *h, const feed__claim *c)
+static void fill(feed__arena *h, const feed__claim *c)
 {
     feed__slot_hdr *s = feed__slot(h, c->slot);
-    uint8_t *px = feed__slot_pixels(h, c->slot) + (uint64_t)c->t * h->sample_bytes;
-    for (uint32_t k = 0; k < h->sample_bytes; k++)
+    uint8_t *px = feed__slot_pixels(h, c->slot) + (uint64_t)c->t * h->lay.sample_bytes;
+    for (uint32_t k = 0; k < h->lay.sample_bytes; k++)
         px[k] = pattern(s->seq, c->t, k);
     feed__slot_labels(h, c->slot)[c->t] = (int32_t)feed__slot_recs(h, c->slot)[c->t].sample_id;
 }
 
 /* A producer process: claim, fill, complete until shutdown. */
-static void producer(feed__arena_hdr *h, uint32_t w)
+static void producer(feed__arena *h, uint32_t w)
 {
-    while (!atomic_load(&h->shutdown)) {
-        uint32_t seen = atomic_load(&h->work_seq);
+    while (!atomic_load(&h->hdr->shutdown)) {
+        uint32_t seen = atomic_load(&h->hdr->work_seq);
         feed__claim c;
         if (!feed__ring_claim(h, w, &c)) {
-            feed__futex_wait(&h->work_seq, seen, 200000000ll);
+            feed__futex_wait(&h->hdr->work_seq, seen, 200000000ll);
             continue;
         }
         fill(h, &c);
-        atomic_fetch_add(&h->workers[w].samples_done, 1);
+        atomic_fetch_add(&h->hdr->workers[w].samples_done, 1);
         if (feed__ring_complete(h, w, &c) != 0)
             _exit(9);
     }
     _exit(0);
 }
 
-static void wait_ready(feed__arena_hdr *h, uint32_t slot, uint64_t seq)
+static void wait_ready(feed__arena *h, uint32_t slot, uint64_t seq)
 {
     for (;;) {
-        uint32_t seen = atomic_load(&h->done_seq);
+        uint32_t seen = atomic_load(&h->hdr->done_seq);
         if (feed__ring_ready(h, slot, seq))
             return;
-        atomic_store(&h->consumer_waiting, 1);
-        if (atomic_load(&h->done_seq) == seen)
-            feed__futex_wait(&h->done_seq, seen, 1000000000ll);
-        atomic_store(&h->consumer_waiting, 0);
+        atomic_store(&h->hdr->consumer_waiting, 1);
+        if (atomic_load(&h->hdr->done_seq) == seen)
+            feed__futex_wait(&h->hdr->done_seq, seen, 1000000000ll);
+        atomic_store(&h->hdr->consumer_waiting, 0);
     }
 }
 
-static void assign(feed__arena_hdr *h, uint64_t seq, uint32_t count)
+static void assign(feed__arena *h, uint64_t seq, uint32_t count)
 {
     uint64_t ids[256];
     for (uint32_t t = 0; t < count; t++)
         ids[t] = seq * 1000 + t;
-    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->nslots), seq, 0, seq, count, ids, NULL), 0);
+    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->lay.nslots), seq, 0, seq, count, ids, NULL), 0);
 }
 
-static void check_batch(feed__arena_hdr *h, uint64_t seq, uint32_t count)
+static void check_batch(feed__arena *h, uint64_t seq, uint32_t count)
 {
-    uint32_t slot = (uint32_t)(seq % h->nslots);
+    uint32_t slot = (uint32_t)(seq % h->lay.nslots);
     for (uint32_t t = 0; t < count; t++) {
-        const uint8_t *px = feed__slot_pixels(h, slot) + (uint64_t)t * h->sample_bytes;
-        for (uint32_t k = 0; k < h->sample_bytes; k++)
+        const uint8_t *px = feed__slot_pixels(h, slot) + (uint64_t)t * h->lay.sample_bytes;
+        for (uint32_t k = 0; k < h->lay.sample_bytes; k++)
             if (px[k] != pattern(seq, t, k))
                 fail_msg("seq %llu sample %u byte %u: %u != %u", (unsigned long long)seq, t, k, px[k],
                          pattern(seq, t, k));
@@ -102,7 +102,7 @@ static void check_batch(feed__arena_hdr *h, uint64_t seq, uint32_t count)
 static void test_single_process_states(void **state)
 {
     feed__arena a = make_arena(2, 4, 1);
-    feed__arena_hdr *h = a.hdr;
+    feed__arena *h = &a;
     feed__claim c;
     assert_int_equal(feed__ring_claim(h, 0, &c), 0); /* empty */
     assign(h, 0, 3);
@@ -151,7 +151,7 @@ static void test_single_process_states(void **state)
 static void test_reclaim(void **state)
 {
     feed__arena a = make_arena(2, 4, 2);
-    feed__arena_hdr *h = a.hdr;
+    feed__arena *h = &a;
     assign(h, 0, 4);
     feed__claim c0, c1;
     assert_int_equal(feed__ring_claim(h, 0, &c0), 1);
@@ -191,7 +191,7 @@ static void test_reclaim(void **state)
 static void test_drain(void **state)
 {
     feed__arena a = make_arena(2, 4, 1);
-    feed__arena_hdr *h = a.hdr;
+    feed__arena *h = &a;
     assign(h, 0, 4);
     feed__claim c;
     assert_int_equal(feed__ring_claim(h, 0, &c), 1);
@@ -213,7 +213,7 @@ static void run_multiprocess(uint32_t nworkers, int kill_one)
 {
     const uint32_t B = 16, S = 3, NB = 200;
     feed__arena a = make_arena(S, B, nworkers);
-    feed__arena_hdr *h = a.hdr;
+    feed__arena *h = &a;
     pid_t pids[8];
     for (uint32_t w = 0; w < nworkers; w++) {
         pids[w] = fork();
@@ -241,8 +241,8 @@ static void run_multiprocess(uint32_t nworkers, int kill_one)
             assign(h, seq + S, seq + S == NB - 1 ? B - 5 : B);
     }
     assert_int_equal(total, (uint64_t)(NB - 1) * B + B - 5);
-    atomic_store(&h->shutdown, 1);
-    feed__futex_bump(&h->work_seq);
+    atomic_store(&h->hdr->shutdown, 1);
+    feed__futex_bump(&h->hdr->work_seq);
     uint64_t done = 0;
     for (uint32_t w = 0; w < nworkers; w++) {
         if (!pids[w])
@@ -253,7 +253,7 @@ static void run_multiprocess(uint32_t nworkers, int kill_one)
         assert_int_equal(WEXITSTATUS(st), 0);
     }
     for (uint32_t w = 0; w < nworkers; w++)
-        done += atomic_load(&h->workers[w].samples_done);
+        done += atomic_load(&h->hdr->workers[w].samples_done);
     /* Without a kill every sample is produced exactly once; a killed producer
      * may have filled a sample and died before completing it (redone). */
     if (!kill_one)

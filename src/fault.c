@@ -1,7 +1,8 @@
 /*
  * fault.c - the worker's fault injection, compiled into the test worker only
  * (feed-worker-test, FEED_TEST_HOOKS): the fault tests make a worker crash,
- * exit or hang on chosen samples to prove the pool recovers. See fault.h.
+ * exit or hang on chosen samples to prove the pool recovers, or scribble
+ * over what they can write to prove the parent does not trust it. See fault.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -51,6 +52,8 @@ static void try_escape(const char *what, const char *path)
     }
     _exit(ok ? FEED_FAULT_ESCAPED : FEED_FAULT_REFUSED);
 }
+
+#include <stdatomic.h>
 
 void feed__fault_maybe(const char *faults, const char *path, int phase)
 {
@@ -128,3 +131,88 @@ void feed__fault_maybe(const char *faults, const char *path, int phase)
     }
 }
 
+
+void feed__scribble_init(feed__scribbler *s, uint32_t w)
+{
+    memset(s, 0, sizeof *s);
+    s->count_fd = -1;
+    const char *e = getenv("FEED_TEST_SCRIBBLE");
+    unsigned long long seed = 0;
+    unsigned permille = 0;
+    int who = -1;
+    if (!e || sscanf(e, "%llu:%u:%d", &seed, &permille, &who) < 2 || (who >= 0 && (uint32_t)who != w))
+        return;
+    s->on = 1;
+    s->permille = permille;
+    feed__rng_init(&s->rng, seed, w, (uint64_t)getpid(), 0);
+    const char *cnt = getenv("FEED_TEST_SCRIBBLE_COUNT");
+    if (cnt && *cnt)
+        s->count_fd = open(cnt, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+}
+
+static void noise(feed__scribbler *s, void *p, size_t n)
+{
+    uint8_t *b = p;
+    for (size_t i = 0; i < n; i++)
+        b[i] = (uint8_t)feed__rng_u64(&s->rng);
+}
+
+#define NOISE(x) noise(s, (void *)&(x), sizeof(x))
+
+void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c)
+{
+    if (!s->on || feed__rng_below(&s->rng, 1000) >= s->permille)
+        return;
+    const uint32_t i = c->slot, t = c->t;
+    feed__slot_hdr *sh = feed__slot(a, i);
+    feed__sample_rec *r = &feed__slot_recs(a, i)[t];
+    char mark[8];
+    int nmark = 0;
+    noise(s, feed__slot_pixels(a, i) + (uint64_t)t * a->lay.sample_bytes, a->lay.sample_bytes);
+    mark[nmark++] = 'p';
+    switch (feed__rng_below(&s->rng, 3)) { /* one the parent checks, always */
+    case 0:
+        NOISE(feed__slot_states(a, i)[t]);
+        break;
+    case 1:
+        NOISE(feed__slot_ids(a, i)[t]);
+        break;
+    default:
+        NOISE(feed__slot_labels(a, i)[t]);
+        break;
+    }
+    mark[nmark++] = 'a';
+    for (uint64_t k = feed__rng_below(&s->rng, 4); k > 0; k--) {
+        switch (feed__rng_below(&s->rng, 20)) {
+        case 0: NOISE(feed__slot_flags(a, i)[t]); break;
+        case 1: NOISE(r->status); break;
+        case 2: NOISE(r->sys_errno); break;
+        case 3: NOISE(r->message); break;
+        case 4: NOISE(r->subst_k); break;
+        case 5: NOISE(r->attempts), NOISE(r->poisoned), NOISE(r->subst_deaths); break;
+        case 6: NOISE(r->sample_id); break;
+        case 7: NOISE(sh->phase); break;
+        case 8: NOISE(sh->gen); break;
+        case 9: NOISE(sh->ticket); break;
+        case 10: NOISE(sh->count); break;
+        case 11: NOISE(sh->seq); break;
+        case 12: NOISE(sh->epoch); break;
+        case 13: NOISE(sh->index); break;
+        case 14: NOISE(feed__trace(a, w)->head); break;
+        case 15: NOISE(feed__trace_events(a, w)[feed__rng_below(&s->rng, FEED_TRACE_RING)]); break;
+        case 16: NOISE(a->hdr->workers[w]); break;
+        case 17: NOISE(feed__slot_states(a, i)[t]); break;
+        case 18: NOISE(feed__slot_ids(a, i)[t]), NOISE(feed__slot_labels(a, i)[t]); break;
+        default: /* the configuration is mapped read-only: this faults */
+            if (s->count_fd >= 0 && write(s->count_fd, "c\n", 2) < 0) {
+            }
+            NOISE(a->hdr->seed);
+            break;
+        }
+        if (nmark < (int)sizeof mark - 1)
+            mark[nmark++] = 'x';
+    }
+    mark[nmark++] = '\n';
+    if (s->count_fd >= 0 && write(s->count_fd, mark, (size_t)nmark) < 0) {
+    }
+}

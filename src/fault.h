@@ -22,14 +22,43 @@
  * /bin/sh. The worker then exits FEED_FAULT_ESCAPED if that worked,
  * FEED_FAULT_REFUSED if the call failed; under the sandbox it is killed by
  * SIGSYS instead.
+ *
+ * FEED_TEST_SCRIBBLE="SEED:PERMILLE[:W]" makes worker W (every worker if no
+ * W) hostile: right after each claim and again just before it completes,
+ * with probability PERMILLE/1000, it scribbles random bytes over its
+ * sample's pixels and over one word the parent checks (its state word, id
+ * or label), and over up to three more of what it can write: flags, the
+ * record's status, errno, message, substitute counters, sample_id, the slot
+ * header's fields, its trace ring's head or an event, its worker record, or
+ * the read-only configuration page (which kills it: SIGSEGV). It never
+ * touches another sample, nor the record's filler (the parent's way to
+ * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH it appends
+ * one byte per field scribbled and a newline per scribble to PATH.
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
+
+#include <stdint.h>
+
+#include "ring.h"
+#include "rng.h"
+#include "shm.h"
 
 enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
 
 #define FEED_FAULT_ESCAPED 42
 #define FEED_FAULT_REFUSED 43
+typedef struct feed__scribbler {
+    int on;
+    uint32_t permille;
+    feed__rng rng;
+    int count_fd;
+} feed__scribbler;
+
+/* Reads FEED_TEST_SCRIBBLE for worker w (off when unset or not w). */
+void feed__scribble_init(feed__scribbler *s, uint32_t w);
+/* Maybe scribbles over claim c of worker w (see above). */
+void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c);
 
 /* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
  * that matches path at phase. */

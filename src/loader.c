@@ -101,13 +101,15 @@ static void ring_release_slot(void *ring, uint64_t seq)
     pthread_mutex_unlock(&L->mu);
 }
 
+#define FEED_REDO_REPORT "workers wrote invalid values for this sample too often; quarantined"
+
 /* Worker w (UINT32_MAX: it cannot be told which) wrote what: say so, kill
  * it (the pool replaces it and redoes its claims). */
 static void misbehaved(feed_loader *L, uint32_t w, const char *what)
 {
     pthread_mutex_lock(&L->mu);
     if (w == UINT32_MAX)
-        set_error(L, "a worker wrote %s; the sample is done again", what);
+        set_error(L, "a worker wrote %s; the samples are done again", what);
     else
         set_error(L, "worker %u wrote %s; it was killed and replaced, and the sample is done again", w, what);
     pthread_mutex_unlock(&L->mu);
@@ -121,20 +123,31 @@ static int ready_checked(feed_loader *L, uint32_t slot, uint64_t seq)
     feed__arena *a = &L->arena;
     feed__verdict v;
     char what[240];
+    int g = feed__ring_guard(a, slot);
+    if (g) {
+        if (g == 1) { /* the header has no owner: who wrote it cannot be told */
+            snprintf(what, sizeof what, "over the shared header of the slot of batch %llu", (unsigned long long)seq);
+            misbehaved(L, UINT32_MAX, what);
+        }
+        return 0;
+    }
     if (feed__ring_ready(a, slot, seq)) {
         if (!feed__verify_slot(a, slot, L->ix.hdr, &v))
             return 1;
-        feed__ring_redo(a, slot, v.t, "workers wrote invalid values for this sample too often; quarantined");
+        feed__ring_redo(a, slot, v.t, FEED_REDO_REPORT);
         misbehaved(L, v.worker, v.what);
         return 0;
     }
     /* A state word no worker may write would keep the slot from ever
-     * becoming ready. */
+     * becoming ready. The worker that claimed the sample last is killed,
+     * and its death hands the sample out again (it can write no more by
+     * then); if that cannot be told, the sample is handed out now. */
     uint32_t w, t = feed__ring_scan(a, slot, &w);
     if (t != UINT32_MAX) {
         snprintf(what, sizeof what, "an invalid state word over sample %u of batch %llu", t,
                  (unsigned long long)seq);
-        feed__ring_redo(a, slot, t, "workers wrote invalid values for this sample too often; quarantined");
+        if (w == UINT32_MAX)
+            feed__ring_redo(a, slot, t, FEED_REDO_REPORT);
         misbehaved(L, w, what);
     }
     return 0;

@@ -210,7 +210,9 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
 {
     feed__arena_hdr *h = p->h;
     feed__worker_rec *rec = &h->workers[i];
-    int ran = atomic_load(&rec->state) == FEED_WREC_RUNNING || p->ever_ran[i];
+    /* A worker that was condemned, or held a sample, ran (whatever its
+     * record, which it can write, says). */
+    int ran = atomic_load(&rec->state) == FEED_WREC_RUNNING || p->ever_ran[i] || p->invalid[i];
     if (p->pidfds[i] >= 0) {
         epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->pidfds[i], NULL);
         close(p->pidfds[i]);
@@ -259,7 +261,10 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
              "worker process died %u time%s on this sample (last: %.120s); quarantined", deaths,
              deaths == 1 ? "" : "s", how);
     uint64_t pill;
-    p->redone += feed__ring_reclaim_why(p->a, i, report, &pill);
+    uint32_t held = feed__ring_reclaim_why(p->a, i, report, &pill);
+    p->redone += held;
+    ran |= held > 0;
+    p->up[i] |= (uint8_t)ran;
     if (pill != UINT64_MAX) {
         uint32_t n = atomic_load(&p->nquar);
         if (n == p->capquar) {
@@ -426,7 +431,7 @@ static void *supervisor(void *arg)
         for (uint32_t i = 0; i < p->n; i++)
             if (p->pids[i] && !p->ever_ran[i] &&
                 atomic_load(&p->h->workers[i].state) == FEED_WREC_RUNNING)
-                p->ever_ran[i] = 1;
+                p->ever_ran[i] = p->up[i] = 1;
         check_hangs(p);
         pthread_mutex_unlock(&p->mu);
     }
@@ -510,8 +515,10 @@ feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int in
         if (fatal != FEED_OK)
             break;
         uint32_t running = 0;
+        pthread_mutex_lock(&p->mu);
         for (uint32_t i = 0; i < n; i++)
-            running += atomic_load(&h->workers[i].state) == FEED_WREC_RUNNING;
+            running += atomic_load(&h->workers[i].state) == FEED_WREC_RUNNING || p->up[i];
+        pthread_mutex_unlock(&p->mu);
         if (started && running == n)
             break;
         uint64_t now = feed__now_ns();

@@ -51,6 +51,7 @@ typedef struct feed__pool {
     uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
     char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
+    uint8_t up[FEED_ARENA_MAX_WORKERS]; /* slot i has had a worker that ran (for start) */
     uint64_t restarts, hangs, redone;
     uint64_t misbehaved; /* workers killed for writing a value no healthy worker writes */
     uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;

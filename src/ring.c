@@ -83,6 +83,13 @@ static int held(const feed__arena *a, uint32_t cur, uint32_t gen)
            o != FEED_OWNER_DONE && o <= a->lay.nworkers;
 }
 
+/* 1 if state word cur of FILLING slot m is one no worker may write. */
+static int invalid_state(const feed__arena *a, const feed__slot_meta *m, uint32_t cur)
+{
+    uint32_t o = feed__state_owner(cur);
+    return (cur >> 8) != m->gen || (o != FEED_OWNER_FREE && o != FEED_OWNER_DONE && o > a->lay.nworkers);
+}
+
 /* Moves every state of slot i to newgen|FREE (t < count) or newgen|DONE
  * (t >= count). Fails, changing nothing further, at the first claimed one. */
 static int reset_states(feed__arena *a, uint32_t i, uint32_t oldgen, uint32_t newgen, uint32_t count)
@@ -233,9 +240,7 @@ static uint32_t scan_locked(const feed__arena *a, uint32_t i, uint32_t *filler)
         return UINT32_MAX;
     _Atomic uint32_t *st = feed__slot_states(a, i);
     for (uint32_t t = 0; t < m->count; t++) {
-        uint32_t cur = atomic_load_explicit(&st[t], memory_order_acquire);
-        uint32_t o = feed__state_owner(cur);
-        if ((cur >> 8) == m->gen && (o == FEED_OWNER_FREE || o == FEED_OWNER_DONE || o <= a->lay.nworkers))
+        if (!invalid_state(a, m, atomic_load_explicit(&st[t], memory_order_acquire)))
             continue;
         uint32_t f = atomic_load_explicit(&feed__slot_recs(a, i)[t].filler, memory_order_relaxed);
         if (f >= 1 && f <= a->lay.nworkers)
@@ -243,6 +248,35 @@ static uint32_t scan_locked(const feed__arena *a, uint32_t i, uint32_t *filler)
         return t;
     }
     return UINT32_MAX;
+}
+
+static int guard_locked(feed__arena *a, uint32_t i)
+{
+    feed__slot_meta *m = &a->meta[i];
+    feed__slot_hdr *s = feed__slot(a, i);
+    uint32_t phase = atomic_load_explicit(&m->phase, memory_order_relaxed);
+    if (phase != FEED_SLOT_FILLING)
+        return 0;
+    int now = 0;
+    if (s->seq != m->seq || s->epoch != m->epoch || s->index != m->index || s->count != m->count ||
+        atomic_load_explicit(&s->gen, memory_order_relaxed) != m->gen ||
+        atomic_load_explicit(&s->phase, memory_order_relaxed) != phase) {
+        s->seq = m->seq, s->epoch = m->epoch, s->index = m->index, s->count = m->count;
+        atomic_store_explicit(&s->gen, m->gen, memory_order_relaxed);
+        atomic_store_explicit(&s->phase, phase, memory_order_release);
+        m->tampered = now = 1;
+    }
+    if (!m->tampered || !ready_locked(a, i, m->seq))
+        return now;
+    m->tampered = 0;
+    _Atomic uint32_t *st = feed__slot_states(a, i);
+    for (uint32_t t = 0; t < m->count; t++) {
+        publish_rec(a, i, t, 1);
+        atomic_store_explicit(&st[t], feed__state(m->gen, FEED_OWNER_FREE), memory_order_release);
+    }
+    atomic_store_explicit(&s->ticket, 0, memory_order_relaxed);
+    feed__futex_bump(&a->hdr->work_seq);
+    return 2;
 }
 
 /* One more death (or invalid result) against sample p; 1 if that poisons it. */
@@ -286,6 +320,15 @@ static uint32_t reclaim_why_locked(feed__arena *a, uint32_t w, const char *repor
         feed__sample_rec *recs = feed__slot_recs(a, i);
         for (uint32_t t = 0; t < a->lay.batch_size; t++) {
             uint32_t cur = atomic_load_explicit(&st[t], memory_order_acquire);
+            int filling = atomic_load_explicit(&m->phase, memory_order_relaxed) == FEED_SLOT_FILLING;
+            if (filling && t < m->count && invalid_state(a, m, cur) &&
+                atomic_load_explicit(&recs[t].filler, memory_order_relaxed) == w + 1) {
+                /* A word w wrote over its claim: the sample starts over, now
+                 * that w can write no more. */
+                redo_locked(a, i, t, report);
+                n++;
+                continue;
+            }
             if (feed__state_owner(cur) != w + 1)
                 continue;
             if ((cur >> 8) == m->gen && t < m->count) {
@@ -453,6 +496,14 @@ uint32_t feed__ring_reclaim_why(feed__arena *a, uint32_t w, const char *report, 
 {
     pthread_mutex_lock(&a->mu);
     uint32_t r = reclaim_why_locked(a, w, report, poisoned_id);
+    pthread_mutex_unlock(&a->mu);
+    return r;
+}
+
+int feed__ring_guard(feed__arena *a, uint32_t i)
+{
+    pthread_mutex_lock(&a->mu);
+    int r = guard_locked(a, i);
     pthread_mutex_unlock(&a->mu);
     return r;
 }

@@ -68,6 +68,12 @@ uint32_t feed__ring_ready_count(const feed__arena *a);
  * names as the last to claim it (UINT32_MAX if that is no worker either);
  * UINT32_MAX if every state is valid. */
 uint32_t feed__ring_scan(const feed__arena *a, uint32_t i, uint32_t *filler);
+/* The slot header is shared: a worker may change what other workers read
+ * there (a batch's epoch, count, gen). Compares it with the private copy
+ * and restores it. Returns 0 if it was intact, 1 if it was restored now, 2
+ * if it was restored during this batch and every sample is done: then every
+ * sample has been handed out again (some were done from a wrong header). */
+int feed__ring_guard(feed__arena *a, uint32_t i);
 /* Hands sample t of slot i out again from scratch (its state back to FREE,
  * its record rewritten from the private copy), counting an attempt against
  * it as a death does; past max_retries it is poisoned with report. The

@@ -153,6 +153,7 @@ typedef struct feed__sample_priv {
 typedef struct feed__slot_meta {
     uint64_t seq, epoch, index;
     uint32_t count, gen;
+    uint32_t tampered;      /* the shared header was found changed while this batch filled */
     _Atomic uint32_t phase; /* FEED_SLOT_*: drain changes it without the loader's lock */
     feed__sample_priv *s; /* batch_size */
     int32_t *labels;      /* batch_size, delivered */

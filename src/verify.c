@@ -83,6 +83,10 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
         BAD("sample %llu as decoded, which the parent had quarantined", (unsigned long long)p->id);
     if (replaced && (p->got_status <= FEED_END_OF_DATA || p->got_status >= FEED_STATUS_COUNT_))
         BAD("an invalid error code %d for sample %llu", p->got_status, (unsigned long long)p->id);
+    /* Only the parent poisons: a worker that says "quarantined" of its own
+     * sample took the substitute path from counters it cannot own. */
+    if (replaced && p->got_status == FEED_E_WORKER && !p->poisoned)
+        BAD("a quarantine the parent did not make for sample %llu", (unsigned long long)p->id);
     if (replaced && (p->got_errno < 0 || p->got_errno > 4095))
         BAD("an invalid errno %d for sample %llu", p->got_errno, (unsigned long long)p->id);
     if (replaced && !terminated)

@@ -27,8 +27,10 @@
 #if FEED_TEST_HOOKS
 #include "fault.h"
 #define maybe_fault(c, path, phase) feed__fault_maybe((c)->fault, path, phase)
+#define maybe_scribble(c, cl) feed__scribble_maybe(&(c)->scribble, (c)->a, (c)->w, cl)
 #else
 #define maybe_fault(c, path, phase) ((void)0)
+#define maybe_scribble(c, cl) ((void)0)
 #endif
 
 void feed__worker_fail(const char *fmt, ...)
@@ -68,6 +70,7 @@ typedef struct wctx {
     uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
 #if FEED_TEST_HOOKS
     const char *fault;
+    feed__scribbler scribble;
 #endif
 } wctx;
 
@@ -189,6 +192,7 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
     wctx c = {.a = a, .h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
 #if FEED_TEST_HOOKS
     c.fault = getenv("FEED_TEST_FAULT");
+    feed__scribble_init(&c.scribble, w);
 #endif
     c.rootfd = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (c.rootfd < 0) {
@@ -230,6 +234,7 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
         uint64_t d0 = atomic_load_explicit(&c.rec->decode_ns, memory_order_relaxed);
         uint64_t a0 = atomic_load_explicit(&c.rec->augment_ns, memory_order_relaxed);
         uint64_t v0 = atomic_load_explicit(&c.rec->convert_ns, memory_order_relaxed);
+        maybe_scribble(&c, &cl);
         process(&c, &cl);
         feed__trace_ring *tr = feed__trace(a, w);
         uint64_t head = atomic_load_explicit(&tr->head, memory_order_relaxed);
@@ -253,6 +258,7 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
         atomic_store_explicit(&tr->head, head + 1, memory_order_release);
         atomic_store_explicit(&c.rec->busy_since_ns, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&c.rec->samples_done, 1, memory_order_relaxed);
+        maybe_scribble(&c, &cl);
         feed__ring_complete(a, w, &cl);
         idle_since = feed__now_ns();
     }

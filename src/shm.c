@@ -57,8 +57,10 @@ static void write_layout(feed__arena_hdr *h, const feed__layout *l)
 static feed_status alloc_private(feed__arena *a)
 {
     const feed__layout *l = &a->lay;
-    if (!(a->cfg = feed__calloc(1, sizeof *a->cfg)))
+    /* Aligned as the header is (the control words start a page). */
+    if (!(a->cfg_mem = feed__calloc(1, sizeof *a->cfg + _Alignof(feed__arena_hdr))))
         return FEED_E_NOMEM;
+    a->cfg = (feed__arena_hdr *)FEED_ALIGN_UP((uintptr_t)a->cfg_mem, _Alignof(feed__arena_hdr));
     pthread_mutex_init(&a->mu, NULL); /* destroyed with cfg */
     write_layout(a->cfg, l);
     if (!(a->meta = feed__calloc(l->nslots, sizeof *a->meta)))
@@ -85,9 +87,10 @@ static void free_private(feed__arena *a)
         feed__free(a->meta[i].flags);
     }
     feed__free(a->meta);
-    feed__free(a->cfg);
+    feed__free(a->cfg_mem);
     a->meta = NULL;
     a->cfg = NULL;
+    a->cfg_mem = NULL;
 }
 
 void feed__arena_publish_config(feed__arena *a)

@@ -168,6 +168,7 @@ typedef struct feed__arena {
     int fd;
     /* parent only (NULL in workers) */
     feed__arena_hdr *cfg;  /* the configuration (fields before work_seq), private */
+    void *cfg_mem;         /* its allocation */
     feed__slot_meta *meta; /* nslots */
     pthread_mutex_t mu;    /* guards meta: the ring's parent side takes it (the pool's thread too) */
 } feed__arena;

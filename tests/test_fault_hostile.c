@@ -20,20 +20,15 @@
 #define NIMG 96
 #define EPOCHS 8
 
-static char *marks;
-
 static int setup(void **state)
 {
     fu_setup_data("fhostile", NIMG, 4);
-    marks = tu_mkdtemp("fhostile-count");
     return 0;
 }
 
 static int teardown(void **state)
 {
     fu_teardown_data();
-    tu_rmtree(marks);
-    free(marks);
     return 0;
 }
 
@@ -76,9 +71,8 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
     fu_assert_exactly_once(&ref);
     fu_destroy(L);
 
-    char count[4200];
-    snprintf(count, sizeof count, "%s/count", marks);
-    unlink(count);
+    char *dir = tu_mkdtemp("fhostile-count"), count[4200];
+    snprintf(count, sizeof count, "%s/count", dir);
     setenv("FEED_TEST_SCRIBBLE", scribble, 1);
     setenv("FEED_TEST_SCRIBBLE_COUNT", count, 1);
     L = fu_make(opts, NULL);
@@ -99,6 +93,8 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
     fu_assert_no_children();
     uint64_t events, fields;
     count_scribbles(count, &events, &fields);
+    tu_rmtree(dir);
+    free(dir);
     print_message("%s: %llu scribbles (%llu fields), %llu workers killed for invalid values, %llu restarts, "
                   "%llu samples redone, %llu trace events read; 0 lost, 0 duplicated\n",
                   scribble, (unsigned long long)events, (unsigned long long)fields,

@@ -107,13 +107,13 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
 /* One hostile worker among healthy ones: it scribbles at every chance. */
 static void test_one_hostile_worker(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", FU_SANITIZED ? 100 : 500);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", FU_SANITIZED ? 20 : 500);
 }
 
 /* Every worker hostile now and then: retries succeed. */
 static void test_all_workers_sometimes(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", FU_SANITIZED ? 100 : 1000);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", FU_SANITIZED ? 200 : 1000);
 }
 
 int main(void)

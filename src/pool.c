@@ -348,25 +348,16 @@ static void kill_worker(feed__pool *p, uint32_t i)
     kill(p->pids[i], SIGKILL);
 }
 
-/* Workers that already died on what worker w works on now: on its sample,
- * or on the substitute it is at (the counts the parent keeps in the ring). */
-static uint32_t deaths_on_claim(const feed__arena_hdr *h, uint32_t w)
+/* feed__pool_condemn with p->mu held. */
+static void condemn_locked(feed__pool *p, uint32_t w, const char *what)
 {
-    uint32_t d = 0;
-    for (uint32_t i = 0; i < h->nslots; i++) {
-        _Atomic uint32_t *st = feed__slot_states(h, i);
-        feed__sample_rec *recs = feed__slot_recs(h, i);
-        for (uint32_t t = 0; t < h->batch_size; t++) {
-            if (feed__state_owner(atomic_load_explicit(&st[t], memory_order_acquire)) != w + 1)
-                continue;
-            feed__sample_rec *r = &recs[t];
-            uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
-            uint32_t n = k ? atomic_load_explicit(&r->subst_deaths, memory_order_relaxed)
-                           : atomic_load_explicit(&r->attempts, memory_order_relaxed);
-            d = n > d ? n : d;
-        }
+    if (w < p->n && p->pids[w] && !p->invalid[w] && !p->stopping) {
+        size_t n = strlen(what) + 1;
+        p->invalid[w] = feed__malloc(n);
+        if (p->invalid[w])
+            memcpy(p->invalid[w], what, n);
+        kill_worker(p, w); /* the supervisor reaps it, reclaims its samples, respawns */
     }
-    return d;
 }
 
 static void check_hangs(feed__pool *p)
@@ -381,7 +372,7 @@ static void check_hangs(feed__pool *p)
         if (!since || now <= since || now - since <= limit)
             continue;
         /* A retry has twice the time of the try before it. */
-        uint32_t d = deaths_on_claim(p->h, i);
+        uint32_t d = feed__ring_claim_deaths(p->a, i);
         uint64_t lim = limit << (d < 16 ? d : 16);
         if (now - since > lim) {
             p->hung[i] = 1;
@@ -428,10 +419,15 @@ static void *supervisor(void *arg)
         for (uint32_t i = 0; i < p->n; i++)
             if (p->pids[i] && p->pidfds[i] < 0)
                 reap(p, i, 0);
-        for (uint32_t i = 0; i < p->n; i++)
-            if (p->pids[i] && !p->ever_ran[i] &&
-                atomic_load(&p->h->workers[i].state) == FEED_WREC_RUNNING)
+        for (uint32_t i = 0; i < p->n; i++) {
+            uint32_t ws = atomic_load(&p->h->workers[i].state);
+            if (p->pids[i] && !p->ever_ran[i] && ws == FEED_WREC_RUNNING)
                 p->ever_ran[i] = p->up[i] = 1;
+            if (p->pids[i] && ws > FEED_WREC_RUNNING) { /* it ran, and wrote that */
+                p->up[i] = 1;
+                condemn_locked(p, i, "an invalid state in its worker record");
+            }
+        }
         check_hangs(p);
         pthread_mutex_unlock(&p->mu);
     }
@@ -570,13 +566,7 @@ void feed__pool_stop(feed__pool *p)
 void feed__pool_condemn(feed__pool *p, uint32_t w, const char *what)
 {
     pthread_mutex_lock(&p->mu);
-    if (w < p->n && p->pids[w] && !p->invalid[w] && !p->stopping) {
-        size_t n = strlen(what) + 1;
-        p->invalid[w] = feed__malloc(n);
-        if (p->invalid[w])
-            memcpy(p->invalid[w], what, n);
-        kill_worker(p, w); /* the supervisor reaps it, reclaims its samples, respawns */
-    }
+    condemn_locked(p, w, what);
     pthread_mutex_unlock(&p->mu);
 }
 

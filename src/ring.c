@@ -368,6 +368,24 @@ static uint32_t reclaim_why_locked(feed__arena *a, uint32_t w, const char *repor
     return n;
 }
 
+static uint32_t claim_deaths_locked(feed__arena *a, uint32_t w)
+{
+    uint32_t d = 0;
+    for (uint32_t i = 0; i < a->lay.nslots; i++) {
+        const feed__slot_meta *m = &a->meta[i];
+        _Atomic uint32_t *st = feed__slot_states(a, i);
+        for (uint32_t t = 0; t < m->count; t++) {
+            if (atomic_load_explicit(&st[t], memory_order_acquire) != feed__state(m->gen, w + 1))
+                continue;
+            const feed__sample_priv *p = &m->s[t];
+            uint32_t k = atomic_load_explicit(&feed__slot_recs(a, i)[t].subst_k, memory_order_relaxed);
+            uint32_t n = k != p->subst_k ? 0 : k ? p->subst_deaths : p->attempts; /* moved on: none yet */
+            d = n > d ? n : d;
+        }
+    }
+    return d;
+}
+
 static int try_claim_at(const feed__arena *a, _Atomic uint32_t *st, uint32_t gen, uint32_t w, uint32_t slot,
                         uint32_t t)
 {
@@ -506,6 +524,14 @@ int feed__ring_guard(feed__arena *a, uint32_t i)
     int r = guard_locked(a, i);
     pthread_mutex_unlock(&a->mu);
     return r;
+}
+
+uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w)
+{
+    pthread_mutex_lock(&a->mu);
+    uint32_t d = claim_deaths_locked(a, w);
+    pthread_mutex_unlock(&a->mu);
+    return d;
 }
 
 uint32_t feed__ring_reclaim(feed__arena *a, uint32_t w)

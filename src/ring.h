@@ -60,6 +60,9 @@ uint32_t feed__ring_reclaim(feed__arena *a, uint32_t w);
  * it poisons a sample, *poisoned_id (if not NULL) is its dataset index, else
  * UINT64_MAX. */
 uint32_t feed__ring_reclaim_why(feed__arena *a, uint32_t w, const char *report, uint64_t *poisoned_id);
+/* Workers that already died on what worker w holds now: on its sample, or
+ * on the substitute it is at (the parent's private counts); 0 if none. */
+uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w);
 /* Number of slots whose batch is complete. */
 uint32_t feed__ring_ready_count(const feed__arena *a);
 /* Looks for a state word of FILLING slot i that no worker may write: a gen

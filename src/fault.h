@@ -32,12 +32,14 @@
  * header's fields, its trace ring's head or an event, its worker record, or
  * the read-only configuration page (which kills it: SIGSEGV). It never
  * touches another sample, nor the record's filler (the parent's way to
- * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH it appends
- * one byte per field scribbled and a newline per scribble to PATH.
+ * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH the file's
+ * first two uint64 count the scribbles and the fields scribbled (a shared
+ * mapping: the sandbox allows no write() there).
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "ring.h"
@@ -52,7 +54,7 @@ typedef struct feed__scribbler {
     int on;
     uint32_t permille;
     feed__rng rng;
-    int count_fd;
+    _Atomic uint64_t *counts; /* FEED_TEST_SCRIBBLE_COUNT mapped: scribbles, fields */
 } feed__scribbler;
 
 /* Reads FEED_TEST_SCRIBBLE for worker w (off when unset or not w). */

@@ -31,7 +31,7 @@ static int bad_event(const feed__arena *a, uint32_t w, const feed_trace_event *e
         return snprintf(why, whylen, "an invalid trace event (worker %u in the ring of worker %u)", e->worker, w), 1;
     if (e->sample_id >= a->cfg->dataset_size)
         return snprintf(why, whylen, "an invalid trace event (sample %llu)", (unsigned long long)e->sample_id), 1;
-    if (e->flags & ~(uint32_t)(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED))
+    if (e->flags & ~(uint32_t)(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE))
         return snprintf(why, whylen, "an invalid trace event (flags 0x%x)", e->flags), 1;
     return 0;
 }

@@ -71,7 +71,8 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
     if (asked != p->id)
         BAD("an invalid sample_id %llu over the record of sample %llu", (unsigned long long)asked,
             (unsigned long long)p->id);
-    if (flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED))
+    if ((flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE)) ||
+        ((flags & FEED__SAMPLE_NO_SUBSTITUTE) && (!replaced || id != p->id)))
         BAD("invalid flags 0x%x for sample %llu", flags, (unsigned long long)p->id);
     if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a->cfg, m->epoch, p->id, id)))
         BAD("an invalid id %llu for sample %llu%s", (unsigned long long)id, (unsigned long long)p->id,

@@ -17,20 +17,19 @@
 
 #define B 8
 
-/* Marks every sample of slot 0 replaced, as batch `batch` of `epoch`. */
-static void fill_slot(feed__arena_hdr *h, uint64_t epoch, uint64_t batch, uint64_t n)
+/* Marks every sample of slot 0 replaced, as batch `batch` of `epoch` (in
+ * the parent's checked copies, which the log reads: verify.h). */
+static void fill_slot(feed__arena *a, uint64_t epoch, uint64_t batch, uint64_t n)
 {
-    feed__slot_hdr *s = feed__slot(h, 0);
-    s->count = B;
-    s->epoch = epoch;
-    s->index = batch;
-    feed__sample_rec *r = feed__slot_recs(h, 0);
-    uint8_t *flags = feed__slot_flags(h, 0);
+    feed__slot_meta *m = &a->meta[0];
+    m->count = B;
+    m->epoch = epoch;
+    m->index = batch;
     for (uint32_t t = 0; t < B; t++) {
-        r[t].sample_id = (batch * B + t) % n;
-        r[t].status = FEED_E_DECODE;
-        snprintf(r[t].message, sizeof r[t].message, "broken %u", t);
-        flags[t] = FEED_SAMPLE_REPLACED;
+        m->s[t].id = (batch * B + t) % n;
+        m->s[t].got_status = FEED_E_DECODE;
+        snprintf(m->s[t].got_message, sizeof m->s[t].got_message, "broken %u", t);
+        m->flags[t] = FEED_SAMPLE_REPLACED;
     }
 }
 
@@ -50,10 +49,10 @@ static void test_bounded(void **state)
     const uint64_t epochs = 700, per_epoch = 2; /* 2 batches of 8 = the whole dataset */
     for (uint64_t e = 0; e < epochs; e++)
         for (uint64_t k = 0; k < per_epoch; k++) {
-            fill_slot(a.hdr, e, k, ix.hdr->count);
-            assert_int_equal(feed__badlog_harvest(&b, a.hdr, 0), B);
-            fill_slot(a.hdr, e, k, ix.hdr->count); /* the same batch again: no new report */
-            assert_int_equal(feed__badlog_harvest(&b, a.hdr, 0), B);
+            fill_slot(&a, e, k, ix.hdr->count);
+            assert_int_equal(feed__badlog_harvest(&b, &a, 0), B);
+            fill_slot(&a, e, k, ix.hdr->count); /* the same batch again: no new report */
+            assert_int_equal(feed__badlog_harvest(&b, &a, 0), B);
         }
     uint64_t total = epochs * per_epoch * B;
     assert_int_equal(b.samples_bad, 2 * total); /* every replacement delivered */

@@ -178,23 +178,42 @@ def test_ddp_example_trains_and_resumes(dataset, tmp_path):
     example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "train_torch_ddp.py")
     ck = str(tmp_path / "ck.pt")
 
-    def launch(extra):
+    def launch_once(extra):
         port = str(free_port())
         procs = []
-        for r in range(2):
-            env = clean_env()
-            env.update({"RANK": str(r), "WORLD_SIZE": "2", "LOCAL_RANK": str(r),
-                        "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port})
-            procs.append(subprocess.Popen(
-                [py, example, dataset, "--device", "cpu", "--batch", "8", "--size", "32",
-                 "--workers", "1", "--checkpoint", ck] + extra,
-                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        outs = []
-        for p in procs:
-            out, err = p.communicate(timeout=300)
-            assert p.returncode == 0, err[-3000:]
-            outs.append(out)
-        return outs[0]
+        try:
+            for r in range(2):
+                env = clean_env()
+                env.update({"RANK": str(r), "WORLD_SIZE": "2", "LOCAL_RANK": str(r),
+                            "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": port})
+                procs.append(subprocess.Popen(
+                    [py, example, dataset, "--device", "cpu", "--batch", "8", "--size", "32",
+                     "--workers", "1", "--checkpoint", ck] + extra,
+                    env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+            outs = []
+            for p in procs:
+                out, err = p.communicate(timeout=120)
+                assert p.returncode == 0, err[-3000:]
+                outs.append(out)
+            return outs[0]
+        finally:  # never leave a rank behind (later tests count this process's children)
+            for p in procs:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+
+    def launch(extra):
+        # Debian's torch 1.13 can hang in the gloo process group's teardown at
+        # exit (seen here about one run in seven, with or without libfeed):
+        # one more try, from the same checkpoint, before failing.
+        saved = open(ck, "rb").read() if os.path.exists(ck) else None
+        try:
+            return launch_once(extra)
+        except subprocess.TimeoutExpired:
+            if saved is not None:
+                with open(ck, "wb") as f:
+                    f.write(saved)
+            return launch_once(extra)
 
     out = launch(["--epochs", "2"])
     assert "epoch 0: 46 images on 2 ranks" in out and "epoch 1: 46 images on 2 ranks" in out

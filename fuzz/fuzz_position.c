@@ -14,8 +14,9 @@
  *   set: eight raw little-endian bytes follow instead); epochs are small,
  *   near the start, or near UINT64_MAX; batches run one past the end.
  * Properties: every status is the model's (OK, END_OF_EPOCH once after an
- * epoch's last batch, END_OF_DATA past the last epoch, BUSY with batches
- * held, INVALID for a batch past the epoch); a batch has the model's epoch,
+ * epoch's last batch, END_OF_DATA past the last epoch, BUSY with prefetch
+ * batches held or for the batch prefetch places after a held one, INVALID
+ * for a batch past the epoch); a batch has the model's epoch,
  * index and count, in-range ids and labels; position() is the model's after
  * every operation; a position delivered twice in one input gives the same
  * sample ids.
@@ -43,7 +44,9 @@ typedef struct model {
     uint32_t last_count;  /* samples in the epoch's last batch */
     uint64_t e, b;        /* position */
     int eoe;              /* next() owes an END_OF_EPOCH */
+    uint64_t seq;         /* batches delivered since the last seek */
     feed_batch held[FZ_PREFETCH];
+    uint64_t held_seq[FZ_PREFETCH];
     uint32_t nheld;
 } model;
 
@@ -141,9 +144,12 @@ static void do_next(model *m, int which, int hold)
 {
     feed_batch bt = {.struct_size = sizeof bt};
     feed_status st = feed_loader_next(m->L, &bt, 30000);
+    int blocked = 0; /* a held batch has this one's buffer */
+    for (uint32_t i = 0; i < m->nheld; i++)
+        blocked |= m->seq - m->held_seq[i] >= FZ_PREFETCH;
     feed_status want = m->eoe ? FEED_END_OF_EPOCH
                        : m->e >= m->last ? FEED_END_OF_DATA
-                       : m->nheld >= FZ_PREFETCH ? FEED_E_BUSY : FEED_OK;
+                       : m->nheld >= FZ_PREFETCH || blocked ? FEED_E_BUSY : FEED_OK;
     FZ_CHECK(st == want, "loader %d at (%llu, %llu): next %s, model %s (%s)", which,
              (unsigned long long)m->e, (unsigned long long)m->b, feed_status_name(st),
              feed_status_name(want), feed_loader_last_error(m->L));
@@ -178,10 +184,13 @@ static void do_next(model *m, int which, int hold)
         m->e++;
         m->eoe = 1;
     }
-    if (hold)
+    if (hold) {
+        m->held_seq[m->nheld] = m->seq;
         m->held[m->nheld++] = bt;
-    else
+    } else {
         FZ_CHECK(feed_batch_release(m->L, &bt, NULL) == FEED_OK, "release");
+    }
+    m->seq++;
 }
 
 static void do_seek(model *m, int which, uint64_t e, uint64_t b)
@@ -193,6 +202,7 @@ static void do_seek(model *m, int which, uint64_t e, uint64_t b)
              feed_status_name(want), feed_loader_last_error(m->L));
     if (st == FEED_OK) {
         m->e = e, m->b = b, m->eoe = 0;
+        m->seq = 0;
     }
 }
 

@@ -87,27 +87,25 @@ int main(int argc, char **argv)
     put(dir, "exif8-le-420", val, e, len2);
     free(e);
     free(j);
-    j = ti_jpeg(odd, 37, 19, TI_422, 80, 0, &len);
-    put(dir, "odd-422", full_f32, j, len);
-    free(j);
-    j = ti_jpeg(odd, 37, 19, TI_411, 80, 0, &len);
-    put(dir, "odd-411", none_f16, j, len);
-    free(j);
-    j = ti_jpeg(rgb, 48, 40, TI_440, 80, 0, &len);
-    put(dir, "baseline-440", bf16, j, len);
-    free(j);
-    j = ti_jpeg(rgb, 48, 40, TI_GRAY, 85, 0, &len);
-    put(dir, "grey", train, j, len);
-    free(j);
-    j = ti_jpeg(rgb, 48, 40, TI_CMYK, 85, 0, &len);
-    put(dir, "cmyk-adobe", val, j, len);
-    free(j);
-    j = ti_jpeg(rgb, 48, 40, TI_420, 80, TJFLAG_PROGRESSIVE, &len);
-    put(dir, "progressive-420", train, j, len);
-    free(j);
-    j = ti_jpeg(odd, 37, 19, TI_GRAY, 80, TJFLAG_PROGRESSIVE, &len);
-    put(dir, "progressive-grey", full_f32, j, len);
-    free(j);
+    static const struct {
+        const char *name;
+        const uint8_t *hdr;
+        int odd, kind, quality, flags;
+    } plain[] = {
+        {"odd-422", full_f32, 1, TI_422, 80, 0},
+        {"odd-411", none_f16, 1, TI_411, 80, 0},
+        {"baseline-440", bf16, 0, TI_440, 80, 0},
+        {"grey", train, 0, TI_GRAY, 85, 0},
+        {"cmyk-adobe", val, 0, TI_CMYK, 85, 0},
+        {"progressive-420", train, 0, TI_420, 80, TJFLAG_PROGRESSIVE},
+        {"progressive-grey", full_f32, 1, TI_GRAY, 80, TJFLAG_PROGRESSIVE},
+    };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        j = plain[i].odd ? ti_jpeg(odd, 37, 19, plain[i].kind, plain[i].quality, plain[i].flags, &len)
+                         : ti_jpeg(rgb, 48, 40, plain[i].kind, plain[i].quality, plain[i].flags, &len);
+        put(dir, plain[i].name, plain[i].hdr, j, len);
+        free(j);
+    }
     j = ti_jpeg(rgb, 48, 40, TI_420, 80, 0, &len);
     e = to_arithmetic(j, len, &len2);
     put(dir, "arithmetic-420", none_f16, e, len2);

@@ -39,7 +39,8 @@
 
 typedef struct model {
     feed_loader *L;
-    uint64_t start, last; /* first epoch; first epoch not delivered (UINT64_MAX: unlimited) */
+    uint64_t start, last; /* first epoch; first epoch not delivered (if limited) */
+    int limited;          /* option epochs > 0 */
     uint64_t nb;          /* batches an epoch */
     uint32_t last_count;  /* samples in the epoch's last batch */
     uint64_t e, b;        /* position */
@@ -115,8 +116,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     free(rgb);
     free(jpeg);
-    M[0] = (model){.L = make_loader(0, 0, 0), .start = 0, .last = UINT64_MAX, .nb = 4, .last_count = 1};
-    M[1] = (model){.L = make_loader(2, 5, 1), .start = 5, .last = 7, .nb = 3, .last_count = FZ_BATCH};
+    M[0] = (model){.L = make_loader(0, 0, 0), .start = 0, .nb = 4, .last_count = 1};
+    M[1] = (model){.L = make_loader(2, 5, 1), .start = 5, .last = 7, .limited = 1, .nb = 3,
+                   .last_count = FZ_BATCH};
     for (int i = 0; i < 2; i++)
         FZ_CHECK(feed_loader_batches_per_epoch(M[i].L) == M[i].nb, "loader %d: %llu batches", i,
                  (unsigned long long)feed_loader_batches_per_epoch(M[i].L));
@@ -148,7 +150,7 @@ static void do_next(model *m, int which, int hold)
     for (uint32_t i = 0; i < m->nheld; i++)
         blocked |= m->seq - m->held_seq[i] >= FZ_PREFETCH;
     feed_status want = m->eoe ? FEED_END_OF_EPOCH
-                       : m->e >= m->last ? FEED_END_OF_DATA
+                       : m->limited && m->e >= m->last ? FEED_END_OF_DATA
                        : m->nheld >= FZ_PREFETCH || blocked ? FEED_E_BUSY : FEED_OK;
     FZ_CHECK(st == want, "loader %d at (%llu, %llu): next %s, model %s (%s)", which,
              (unsigned long long)m->e, (unsigned long long)m->b, feed_status_name(st),

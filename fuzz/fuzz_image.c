@@ -16,6 +16,12 @@
 #define FZ_HDR 16
 #define FZ_MAX_PIXELS (1u << 20) /* OSS-Fuzz's cap for libjpeg-turbo's own decoder */
 
+/* A jitter strength 0..1.75, or a huge one (validate takes any finite value). */
+static float jitter(uint32_t nibble)
+{
+    return nibble == 15 ? 1e6f : nibble / 8.0f;
+}
+
 /* Options from the header bytes h[0..FZ_HDR). */
 static void options_from(const uint8_t *h, feed_options *o)
 {
@@ -36,9 +42,9 @@ static void options_from(const uint8_t *h, feed_options *o)
     o->flip_p = h[8] / 255.0f;
     o->rotate_deg = h[9] >= 128 ? (h[9] - 128) * (180.0f / 127) : 0;
     o->fill = h[10] * 0x010203u & 0xffffffu;
-    o->brightness = (h[11] & 15) / 8.0f;
-    o->contrast = (h[11] >> 4) / 8.0f;
-    o->saturation = (h[12] & 15) / 8.0f;
+    o->brightness = jitter(h[11] & 15);
+    o->contrast = jitter(h[11] >> 4);
+    o->saturation = jitter(h[12] & 15);
     o->hue = (h[12] >> 4) / 30.0f;
     o->grayscale_p = h[13] / 255.0f;
     o->max_pixels = h[14] < 16 ? 1u + h[14] * h[14] * 64u : FZ_MAX_PIXELS;

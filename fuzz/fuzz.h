@@ -27,24 +27,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                     \
     } while (0)
 
-/* The arena's transform for options o, field by field as feed_loader_create()
- * fills it (src/loader.c). */
-static inline void fz_xform(const feed_options *o, feed__xform *x)
-{
-    int train = o->augment == FEED_AUGMENT_TRAIN;
-    *x = (feed__xform){
-        .out_h = o->height, .out_w = o->width, .mode = o->augment,
-        .resize_shorter = o->resize_shorter,
-        .scale_min = o->scale_min, .scale_max = o->scale_max,
-        .ratio_min = o->ratio_min, .ratio_max = o->ratio_max,
-        .flip_p = train ? o->flip_p : 0, .rotate_deg = o->rotate_deg,
-        .fill = {(uint8_t)(o->fill >> 16), (uint8_t)(o->fill >> 8), (uint8_t)o->fill},
-        .brightness = o->brightness, .contrast = o->contrast,
-        .saturation = o->saturation, .hue = o->hue, .grayscale_p = o->grayscale_p,
-        .exif = o->exif, .roi_decode = o->roi_decode, .max_pixels = o->max_pixels,
-    };
-}
-
 /* Elements of a converted sample that are not finite in dtype. */
 static inline size_t fz_nonfinite(uint32_t dtype, const void *out, size_t n)
 {
@@ -71,7 +53,7 @@ static inline int fz_sample(feed__image_ctx *ctx, const feed_options *o, const u
                             size_t len, uint64_t epoch, uint64_t id, uint8_t *hwc, void *conv)
 {
     feed__xform x;
-    fz_xform(o, &x);
+    feed__xform_from_options(&x, o); /* as feed_loader_create() fills the arena's */
     feed__image_info info;
     char msg[256];
     int rc = feed__image_process(ctx, &x, data, len, o->seed, epoch, id, hwc, &info, msg, sizeof msg);

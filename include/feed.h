@@ -339,7 +339,8 @@ typedef struct feed_batch {
  * samples and the first paths and reasons; every later call returns the
  * same until a seek (which starts the budget over) or destroy.
  * At most prefetch (host) or device_prefetch (CUDA) batches may be held
- * unreleased; asking for one more returns FEED_E_BUSY.
+ * unreleased; asking for one more returns FEED_E_BUSY, and so does asking for
+ * the batch that many places after one still held (it needs that one's buffer).
  * FEED_E_INTERRUPTED: while next() waited, the calling thread ran a signal
  * handler installed without SA_RESTART (sigaction; Python's handlers are);
  * nothing was delivered, call again. With SA_RESTART (signal() on glibc) the

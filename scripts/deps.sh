@@ -27,6 +27,9 @@ if [ ${#feed_need_pkgs[@]} -gt 0 ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${feed_need_pkgs[@]}"
 fi
+# Optional: valgrind (scripts/valgrind, a step of scripts/test, skipped without
+# it) and clang with libFuzzer (scripts/fuzz, -DFEED_BUILD_FUZZERS=ON).
+command -v valgrind >/dev/null 2>&1 || echo "deps: no valgrind: scripts/test skips its memcheck step (apt-get install valgrind)"
 # The CUDA toolkit is optional: found -> the CUDA backend is built too.
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"

@@ -40,6 +40,10 @@ void feed__adjust_contrast(uint8_t *p, size_t n, double f)
 
 void feed__adjust_saturation(uint8_t *p, size_t n, double f)
 {
+    /* Past 1024 every pixel off the grey already saturates to 0 or 255 (and
+     * grey ones stay grey): the same output, and fq * 255 fits an int32. */
+    if (f > 1024)
+        f = 1024;
     int32_t fq = (int32_t)lrint(f * 4096), gq = 4096 - fq;
     for (size_t i = 0; i < n; i++, p += 3) {
         int32_t g = feed__luma(p[0], p[1], p[2]) * gq + 2048;

@@ -53,6 +53,7 @@ typedef struct feed__device_config {
     size_t arena_bytes;
     /* the host ring */
     void *ring;
+    uint32_t ring_slots; /* batch seq lives in host slot seq % ring_slots (prefetch) */
     /* Waits until slot seq is READY (timeout_ms as in feed_loader_next) and
      * fills *view. Returns FEED_OK, FEED_E_TIMEOUT, or an async error
      * (FEED_E_WORKER...) that the backend must pass on to the caller. */

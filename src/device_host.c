@@ -10,6 +10,7 @@
 
 typedef struct host_dev {
     feed__device_config cfg;
+    uint8_t *held; /* per slot: its batch is the caller's until release */
 } host_dev;
 
 static feed_status host_open(const feed__device_config *cfg, void **state, char *err, size_t errlen)
@@ -18,12 +19,21 @@ static feed_status host_open(const feed__device_config *cfg, void **state, char 
     if (!d)
         return feed__err(FEED_E_NOMEM, err, errlen, "host backend: out of memory");
     d->cfg = *cfg;
+    d->held = feed__calloc(cfg->ring_slots ? cfg->ring_slots : 1, 1);
+    if (!d->held) {
+        feed__free(d);
+        return feed__err(FEED_E_NOMEM, err, errlen, "host backend: out of memory");
+    }
     *state = d;
     return FEED_OK;
 }
 
 static feed_status host_start(void *state, uint64_t seq)
 {
+    host_dev *d = state;
+    /* (re)started, after a seek: every slot was bound afresh, none is held
+     * (a bad_policy=fail batch the seek dropped included) */
+    memset(d->held, 0, d->cfg.ring_slots ? d->cfg.ring_slots : 1);
     return FEED_OK;
 }
 
@@ -35,6 +45,10 @@ static feed_status host_next(void *state, uint64_t seq, int64_t timeout_ms, feed
 {
     host_dev *d = state;
     feed__slot_view v;
+    /* The slot still holds seq - ring_slots (released out of order): only
+     * the caller can give it back, so waiting would wait for ever. */
+    if (d->held[seq % d->cfg.ring_slots])
+        return FEED_E_BUSY;
     feed_status st = d->cfg.wait_ready(d->cfg.ring, seq, timeout_ms, &v);
     if (st != FEED_OK)
         return st;
@@ -56,12 +70,14 @@ static feed_status host_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     b->bad = v.bad;
     b->ready_event = NULL;
     b->handle = seq;
+    d->held[seq % d->cfg.ring_slots] = 1;
     return FEED_OK;
 }
 
 static feed_status host_release(void *state, const feed_batch *b, void *stream)
 {
     host_dev *d = state;
+    d->held[b->handle % d->cfg.ring_slots] = 0;
     d->cfg.release_slot(d->cfg.ring, b->handle);
     return FEED_OK;
 }
@@ -79,7 +95,10 @@ static void host_stats(void *state, feed_stats *st)
 
 static void host_close(void *state)
 {
-    feed__free(state);
+    host_dev *d = state;
+    if (d)
+        feed__free(d->held);
+    feed__free(d);
 }
 
 const feed__device_ops feed__device_host = {

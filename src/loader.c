@@ -277,6 +277,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         .arena = L->arena.hdr,
         .arena_bytes = L->arena.bytes,
         .ring = L,
+        .ring_slots = h->nslots,
         .wait_ready = ring_wait_ready,
         .release_slot = ring_release_slot,
     };
@@ -410,6 +411,9 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     feed_batch out = {.struct_size = sizeof out};
     st = L->dev.ops->next(L->dev_state, seq, timeout_ms, &out);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
+    if (st == FEED_E_BUSY)
+        set_error(L, "the batch %u before this one is still held and this one needs its buffer: "
+                  "release it first", L->max_held);
     if (st != FEED_OK) {
         out = (feed_batch){.struct_size = sizeof out};
         give(b, &out, sizeof out, 0);

@@ -1,4 +1,7 @@
-/* pool.c - spawn, supervise, respawn and shut down the worker processes. */
+/* pool.c - spawn, supervise, respawn and shut down the worker processes.
+ * One file (a little past ~600 lines): spawning, supervision and the death
+ * accounting share the pool's lock and its per-worker tables, and each needs
+ * the others' invariants (a death is only accounted for once it is reaped). */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>

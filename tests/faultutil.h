@@ -54,6 +54,7 @@
 
 static char *fu_data;     /* the dataset: ROOT/class_k/img_NNNNNN.jpg */
 static feed__index fu_ix; /* the test's own index of it (paths, labels) */
+static char *fu_marks;    /* a folder for the fault hooks' once-only markers */
 
 /* Makes the dataset (n images, k classes) and indexes it; exits on failure
  * (cmocka 1.1.5 counts a failing group setup as a pass). */
@@ -63,6 +64,9 @@ static inline void fu_setup_data(const char *tag, int n, int classes)
     setrlimit(RLIMIT_CORE, &no_core); /* crashing workers write no core files */
     fu_data = tu_mkdtemp(tag);
     chmod(fu_data, 0755);
+    char mtag[64];
+    snprintf(mtag, sizeof mtag, "%s-marks", tag);
+    fu_marks = tu_mkdtemp(mtag);
     char err[512];
     if (tu_mkdata(fu_data, n, 5, classes) != 0) {
         fprintf(stderr, "feed-mkdata failed\n");
@@ -83,6 +87,8 @@ static inline void fu_teardown_data(void)
     feed__index_free(&fu_ix);
     tu_rmtree(fu_data);
     free(fu_data);
+    tu_rmtree(fu_marks);
+    free(fu_marks);
 }
 
 static inline uint64_t fu_nsamples(void)

@@ -21,20 +21,15 @@
 #define NIMG 40
 #define EPOCHS 4
 
-static char *marks; /* folder for the hooks' once-only markers */
-
 static int setup(void **state)
 {
     fu_setup_data("fcrash", NIMG, 4);
-    marks = tu_mkdtemp("fcrash-marks");
     return 0;
 }
 
 static int teardown(void **state)
 {
     fu_teardown_data();
-    tu_rmtree(marks);
-    free(marks);
     return 0;
 }
 
@@ -105,7 +100,7 @@ static void test_crash_phases(void **state)
     char fault[2048];
     snprintf(fault, sizeof fault,
              "exit1@read:%s:%s/m1;segv1@decode:%s:%s/m2;abort1@publish:%s:%s/m3;exit1@publish:%s:%s/m4",
-             fu_name(3), marks, fu_name(10), marks, fu_name(17), marks, fu_name(NIMG - 1), marks);
+             fu_name(3), fu_marks, fu_name(10), fu_marks, fu_name(17), fu_marks, fu_name(NIMG - 1), fu_marks);
     feed_loader *L = fu_make(opts, fault);
     fu_collect(L, 1, &got, NULL, NULL);
     fu_assert_exactly_once(&got);
@@ -117,7 +112,7 @@ static void test_crash_phases(void **state)
     fu_destroy(L);
     for (int i = 1; i <= 4; i++) { /* every hook fired */
         char p[4200];
-        snprintf(p, sizeof p, "%s/m%d", marks, i);
+        snprintf(p, sizeof p, "%s/m%d", fu_marks, i);
         assert_int_equal(access(p, F_OK), 0);
         unlink(p);
     }
@@ -216,7 +211,7 @@ static void test_crash_on_substitute(void **state)
     fu_destroy(L);
 
     char fault[4400];
-    snprintf(fault, sizeof fault, "exit1@decode:%s:%s/sub", fu_name(sub), marks);
+    snprintf(fault, sizeof fault, "exit1@decode:%s:%s/sub", fu_name(sub), fu_marks);
     L = fu_make_src(dir, opts, fault);
     fu_collect(L, 1, &got, NULL, NULL);
     fu_assert_same(&ref, &got, NULL);
@@ -228,7 +223,7 @@ static void test_crash_on_substitute(void **state)
     assert_int_equal(b.sample_id, 0);
     assert_int_equal(b.status, FEED_E_DECODE); /* the sample's own fault, not the crash */
     fu_destroy(L);
-    snprintf(p, sizeof p, "%s/sub", marks);
+    snprintf(p, sizeof p, "%s/sub", fu_marks);
     assert_int_equal(unlink(p), 0); /* the hook did fire */
     tu_rmtree(dir);
     free(dir);
@@ -266,7 +261,7 @@ static void test_crash_storm_fails(void **state)
 
     /* A broken install: the worker executable crashes at start. */
     char script[4000];
-    snprintf(script, sizeof script, "%s/crashing-worker.sh", marks);
+    snprintf(script, sizeof script, "%s/crashing-worker.sh", fu_marks);
     const char *text = "#!/bin/sh\nkill -SEGV $$\n";
     tu_write(script, text, strlen(text));
     chmod(script, 0755);

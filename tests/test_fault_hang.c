@@ -17,20 +17,15 @@
 
 #define NIMG 24
 
-static char *marks;
-
 static int setup(void **state)
 {
     fu_setup_data("fhang", NIMG, 3);
-    marks = tu_mkdtemp("fhang-marks");
     return 0;
 }
 
 static int teardown(void **state)
 {
     fu_teardown_data();
-    tu_rmtree(marks);
-    free(marks);
     return 0;
 }
 
@@ -49,7 +44,7 @@ static void test_hang_once_retried(void **state)
     const char *opts = "workers=2,sample_timeout_ms=800";
     reference(opts, &ref);
     char fault[4400];
-    snprintf(fault, sizeof fault, "hang1:%s:%s/h1", fu_name(5), marks);
+    snprintf(fault, sizeof fault, "hang1:%s:%s/h1", fu_name(5), fu_marks);
     feed_loader *L = fu_make(opts, fault);
     uint64_t t0 = feed__now_ns();
     fu_collect(L, 1, &got, NULL, NULL);
@@ -64,7 +59,7 @@ static void test_hang_once_retried(void **state)
     assert_true(dt >= 800000000ull); /* it was stuck for the timeout first */
     fu_destroy(L);
     char p[4200];
-    snprintf(p, sizeof p, "%s/h1", marks);
+    snprintf(p, sizeof p, "%s/h1", fu_marks);
     assert_int_equal(unlink(p), 0);
 }
 
@@ -134,7 +129,7 @@ static void test_next_timeout(void **state)
     reference(opts, &ref);
     uint64_t stuck = 2 * FU_BATCH + 1; /* in batch 2 */
     char fault[4400];
-    snprintf(fault, sizeof fault, "hang1:%s:%s/t1", fu_name(stuck), marks);
+    snprintf(fault, sizeof fault, "hang1:%s:%s/t1", fu_name(stuck), fu_marks);
     feed_loader *L = fu_make(opts, fault);
     feed_batch b = {.struct_size = sizeof b};
     for (int i = 0; i < 2; i++) {
@@ -173,7 +168,7 @@ static void test_next_timeout(void **state)
     fu_destroy(L);
     fu_assert_no_children();
     char p[4200];
-    snprintf(p, sizeof p, "%s/t1", marks);
+    snprintf(p, sizeof p, "%s/t1", fu_marks);
     assert_int_equal(unlink(p), 0);
 }
 

@@ -28,20 +28,15 @@
 
 #define NIMG 16
 
-static char *marks;
-
 static int setup(void **state)
 {
     fu_setup_data("fpidfd", NIMG, 2);
-    marks = tu_mkdtemp("fpidfd-marks");
     return 0;
 }
 
 static int teardown(void **state)
 {
     fu_teardown_data();
-    tu_rmtree(marks);
-    free(marks);
     return 0;
 }
 
@@ -86,7 +81,7 @@ static void test_hung_worker_killed_without_kill(void **state)
     assert_int_equal(errno, EPERM);
 
     char fault[4400];
-    snprintf(fault, sizeof fault, "hang1:%s:%s/h1", fu_name(3), marks);
+    snprintf(fault, sizeof fault, "hang1:%s:%s/h1", fu_name(3), fu_marks);
     L = fu_make(opts, fault);
     fu_collect(L, 1, &got, NULL, NULL);
     fu_assert_exactly_once(&got);

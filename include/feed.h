@@ -1,7 +1,7 @@
 /*
  * feed.h - libfeed, a data loader that keeps GPUs busy.
  *
- * libfeed reads samples (JPEG images), decodes and augments them in a pool of
+ * libfeed reads samples (JPEG, PNG and WebP images), decodes and augments them in a pool of
  * worker *processes*, writes the results straight into a ring of shared (and,
  * with CUDA, pinned) host buffers, and hands out batches in order: in host
  * memory, or copied to device memory on a CUDA stream of its own.
@@ -159,7 +159,9 @@ typedef struct feed_options {
     uint32_t version;       /* FEED_VERSION_NUMBER the caller was built with */
 
     /* dataset */
-    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
+    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>: .jpg .jpeg
+                                      .jpe .png .webp; others skipped and counted, see
+                                      feed_loader_skipped_files) */
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
                                       to source (or to the list's folder if source is empty);
                                       labels are integers 0..2147483647 (int32, any may be
@@ -241,7 +243,7 @@ typedef struct feed_options {
                             skipped where the kernel has no seccomp. 0 = off (default 1) */
     uint32_t pad_sandbox;
     uint64_t max_worker_memory; /* [max_worker_memory] bytes one worker may allocate beyond
-                            its shared mappings: a JPEG whose decode needs more is a bad sample
+                            its shared mappings: an image whose decode needs more is a bad sample
                             (checked from the header), enforced also by RLIMIT_AS. 0 = no cap;
                             FEED_WORKER_MEMORY_AUTO (text "auto", the default) =
                             12 * max_pixels + max_file_bytes + 64 MiB (about 1.5 GB with the defaults) */
@@ -373,6 +375,19 @@ FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
 FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
 /* Name of class i (ImageFolder folder name), or NULL. */
 FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);
+/*
+ * Files an ImageFolder scan left out (since 0.2.0): regular files in the
+ * class folders whose extension is none of .jpg .jpeg .jpe .png .webp (any
+ * case). Dot files and files directly under the root are not counted; a
+ * file list takes every line, whatever its extension. The format of a file
+ * taken is judged from its bytes, not its name (a PNG called x.jpg decodes
+ * as a PNG; a GIF called x.jpg is a bad sample whose report names GIF).
+ * When some were skipped, create also says so on stderr, with the count and
+ * the first names (unless report_bad=0). If first is not NULL, *first is
+ * set to the first few names, relative to the root and ", "-separated ("" if
+ * none), valid as long as the loader. Returns the count (0 for NULL).
+ */
+FEED_API uint64_t feed_loader_skipped_files(const feed_loader *loader, const char **first);
 
 /*
  * Position of the next batch next() will return: (epoch, batch index).

@@ -18,15 +18,20 @@
 
 #include "colour.h"
 #include "feed.h"
+#include "format.h"
 #include "geometry.h"
 #include "internal.h"
 #include "jpeg.h"
 #include "pixel.h"
+#include "png.h"
 #include "resize.h"
 #include "rng.h"
+#include "webp.h"
 
 struct feed__image_ctx {
     feed__jpeg *jpeg;
+    feed__png *png;
+    feed__webp *webp;
     feed__axis xa, ya;
     feed__resizer rz;
     uint8_t *buf1, *buf2; /* stored-orientation resize output; pre-rotation image */
@@ -39,8 +44,10 @@ feed__image_ctx *feed__image_ctx_create(void)
     if (!c)
         return NULL;
     c->jpeg = feed__jpeg_create();
-    if (!c->jpeg) {
-        free(c);
+    c->png = feed__png_create();
+    c->webp = feed__webp_create();
+    if (!c->jpeg || !c->png || !c->webp) {
+        feed__image_ctx_destroy(c);
         return NULL;
     }
     return c;
@@ -51,6 +58,8 @@ void feed__image_ctx_destroy(feed__image_ctx *c)
     if (!c)
         return;
     feed__jpeg_destroy(c->jpeg);
+    feed__png_destroy(c->png);
+    feed__webp_destroy(c->webp);
     feed__axis_free(&c->xa);
     feed__axis_free(&c->ya);
     feed__resizer_free(&c->rz);
@@ -71,6 +80,7 @@ typedef struct feed__plan {
     uint32_t rw, rh;         /* resize output, stored orientation */
     uint32_t vx0, vy0;       /* scaled valid region origin */
     uint32_t scale;
+    uint32_t dct;            /* the decoder can scale by M/8 (JPEG) */
 } feed__plan;
 
 static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg,
@@ -127,7 +137,7 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
     /* DCT scale: the smallest fast one (1/8..4/8; 5/8..7/8 fall back to slow
      * C IDCTs in libjpeg-turbo 2.1) whose scaled box still covers the output */
     uint32_t m = 8;
-    if (x->roi_decode) {
+    if (x->roi_decode && p->dct) {
         static const uint32_t fast[4] = {1, 2, 3, 4};
         for (int k = 0; k < 4; k++) {
             if ((b[1] - b[0]) * fast[k] >= 8.0 * p->rw && (b[3] - b[2]) * fast[k] >= 8.0 * p->rh) {
@@ -239,6 +249,27 @@ int feed__xform_check(const feed__xform *x, char *err, size_t errlen)
 }
 #undef XREQUIRE
 
+/* The decoder the bytes ask for, whatever the file is called. Data no
+ * supported magic matches goes to the JPEG decoder, whose error says what
+ * it is ("Not a JPEG file: starts with ..."). */
+static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t len,
+                              feed__plan *p, feed__jpeg_image *img, char *msg, size_t msglen)
+{
+    const char *fmt = data ? feed__image_format(data, len) : NULL;
+    if (fmt && !strcmp(fmt, "PNG"))
+        return feed__png_decode(ctx->png, data, len, feed__plan_region, p, img, msg, msglen);
+    if (fmt && !strcmp(fmt, "WebP"))
+        return feed__webp_decode(ctx->webp, data, len, feed__plan_region, p, img, msg, msglen);
+    if (fmt && strcmp(fmt, "JPEG")) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "%s data: not a supported image format (JPEG, PNG, WebP); "
+                     "convert it, or leave it out of the dataset", fmt);
+        return FEED_E_DECODE;
+    }
+    p->dct = 1;
+    return feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, p, img, msg, msglen);
+}
+
 int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
                         size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
                         uint8_t *out, feed__image_info *info, char *msg, size_t msglen)
@@ -259,7 +290,7 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
     feed__plan p = {.ctx = ctx, .x = x, .seed = seed, .epoch = epoch, .id = sample_id};
     feed__jpeg_image img;
     uint64_t t0 = feed__now_ns();
-    int rc = feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, &p, &img, msg, msglen);
+    int rc = feed__image_decode(ctx, data, len, &p, &img, msg, msglen);
     uint64_t t1 = feed__now_ns();
     info->decode_ns = t1 - t0;
     if (rc)

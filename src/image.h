@@ -1,8 +1,10 @@
 /*
- * image.h - the per-sample pixel pipeline: JPEG bytes in, uint8 HWC RGB out.
+ * image.h - the per-sample pixel pipeline: JPEG, PNG or WebP bytes in, uint8
+ * HWC RGB out.
  *
- * Pure stages, no shared state: jpeg.c (the only file that includes
- * libjpeg-turbo headers) decodes; geometry.c places the crop, orients, flips
+ * Pure stages, no shared state: jpeg.c, png.c and webp.c (each the only file
+ * that includes its codec's headers: libjpeg-turbo, libspng, libwebp)
+ * decode, chosen by the data's magic bytes (format.h), never the file name; geometry.c places the crop, orients, flips
  * and rotates, resize.c resamples, colour.c jitters; image.c runs them in
  * order. A worker owns one feed__image_ctx and calls feed__image_process()
  * once per sample; the ctx keeps the decoder and scratch buffers between
@@ -57,7 +59,7 @@ typedef struct feed__image_info {
     uint32_t src_w, src_h;     /* decoded image size (after EXIF orientation) */
     uint32_t flipped;          /* 1 if horizontally flipped */
     uint32_t pad;
-    uint64_t decode_ns;        /* time in the JPEG decoder */
+    uint64_t decode_ns;        /* time in the decoder */
     uint64_t augment_ns;       /* time in crop/resize/flip/rotate/jitter */
 } feed__image_info;
 
@@ -68,11 +70,16 @@ feed__image_ctx *feed__image_ctx_create(void);
 void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
 
 /*
- * Decodes the JPEG in data[0..len) and applies x for sample (seed, epoch,
- * sample_id). Writes exactly out_h*out_w*3 bytes, RGB, row-major HWC, to out.
- * Greyscale and CMYK/YCCK input comes out as RGB.
+ * Decodes the JPEG, PNG or WebP in data[0..len) (the format from its magic
+ * bytes) and applies x for sample (seed, epoch, sample_id). Writes exactly
+ * out_h*out_w*3 bytes, RGB, row-major HWC, to out. Greyscale, CMYK/YCCK,
+ * palette and 16-bit input comes out as 8-bit RGB; alpha is dropped. The
+ * steps after the decode are the same for every format; only a JPEG is
+ * decoded by region and DCT-scaled (roi_decode), a PNG or WebP is decoded
+ * whole and the region taken from it, which gives the same pixels.
  * Returns 0 (FEED_OK) or a feed_status: FEED_E_DECODE for corrupt, truncated,
- * empty or non-JPEG data, FEED_E_TOO_LARGE over max_pixels or max_memory, FEED_E_NOMEM.
+ * empty or unsupported data (GIF, BMP, ...: the message names the format),
+ * FEED_E_TOO_LARGE over max_pixels or max_memory, FEED_E_NOMEM.
  * On error writes a short message (the decoder's text) into msg and leaves
  * out unspecified. Never aborts or longjmps out.
  */

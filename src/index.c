@@ -28,6 +28,8 @@ typedef struct builder {
     uint64_t pool_len, pool_cap;
     uint64_t *classes;
     uint32_t nclasses, classes_cap;
+    uint64_t skipped;                       /* files of other extensions in class folders */
+    char skipped_names[FEED_INDEX_SKIPPED_NAMES]; /* the first few, "a/x.gif, a/y.txt" */
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
@@ -90,10 +92,26 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The extensions an ImageFolder scan takes: every format a worker decodes
+ * (image.c picks the decoder from the bytes, so a .jpg holding a PNG is
+ * fine). Other files are counted and named in the index (skipped). */
 static int is_image_name(const char *name)
 {
+    static const char *const ext[] = {".jpg", ".jpeg", ".jpe", ".png", ".webp"};
     const char *dot = strrchr(name, '.');
-    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".jpe"));
+    for (size_t i = 0; dot && i < sizeof ext / sizeof *ext; i++)
+        if (!strcasecmp(dot, ext[i]))
+            return 1;
+    return 0;
+}
+
+/* Counts a file the scan leaves out and keeps its name among the first few. */
+static void note_skipped(builder *b, const char *path)
+{
+    size_t n = strlen(b->skipped_names);
+    if (b->skipped < FEED_INDEX_SKIPPED_SHOWN && n + strlen(path) + 3 < sizeof b->skipped_names)
+        snprintf(b->skipped_names + n, sizeof b->skipped_names - n, "%s%s", n ? ", " : "", path);
+    b->skipped++;
 }
 
 /* An open/read failure: out of fds or memory is the machine's limit, not a
@@ -194,7 +212,9 @@ static feed_status walk_class(builder *b, int rootfd, const char *rel, int32_t l
             continue; /* a dangling link: not a sample */
         if (S_ISDIR(sb.st_mode))
             st = walk_class(b, rootfd, path, label, depth + 1, err, errlen);
-        else if (S_ISREG(sb.st_mode) && is_image_name(names[i]) && add_entry(b, path, (size_t)len, label))
+        else if (S_ISREG(sb.st_mode) && !is_image_name(names[i]))
+            note_skipped(b, path);
+        else if (S_ISREG(sb.st_mode) && add_entry(b, path, (size_t)len, label))
             st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
     }
     free_names(names, n);
@@ -416,8 +436,15 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
         st = build_folder(&b, rootfd, root, err, errlen);
         close(rootfd);
     }
-    if (st == FEED_OK && b.n == 0)
-        st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s has no samples (*.jpg, *.jpeg)",
+    if (st == FEED_OK && b.n == 0 && b.skipped)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp); skipped "
+                       "%llu files of other extensions: %s%s",
+                       root, (unsigned long long)b.skipped, b.skipped_names,
+                       b.skipped > FEED_INDEX_SKIPPED_SHOWN ? ", ..." : "");
+    else if (st == FEED_OK && b.n == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp)",
                        list ? list : root);
     if (st != FEED_OK) {
         builder_free(&b);
@@ -454,6 +481,8 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
         h->named_classes = 1;
     }
     memcpy((char *)h + pool_off, b.pool, b.pool_len);
+    ix->skipped = b.skipped;
+    memcpy(ix->skipped_names, b.skipped_names, sizeof ix->skipped_names);
     builder_free(&b);
     ix->hdr = h;
     return FEED_OK;

@@ -41,10 +41,19 @@ typedef struct feed__index_hdr {
     char root[FEED_PATH_MAX]; /* absolute directory the paths are relative to */
 } feed__index_hdr;
 
+/* Names of skipped files kept for the report, and the room they have. */
+#define FEED_INDEX_SKIPPED_SHOWN 5u
+#define FEED_INDEX_SKIPPED_NAMES 512
+
 typedef struct feed__index {
     feed__index_hdr *hdr; /* the whole index starts here */
     int fd;               /* memfd holding it (-1 if not shared yet) */
     int owned_map;        /* 1: hdr is an mmap of fd; 0: malloc'd */
+    /* ImageFolder: regular files in class folders whose extension is not an
+     * image's (.txt, .gif, ...), left out; the first few by name, relative
+     * to the root, ", "-separated. Builder's side only (not shared). */
+    uint64_t skipped;
+    char skipped_names[FEED_INDEX_SKIPPED_NAMES];
 } feed__index;
 
 /* Builds the index: an ImageFolder tree when source is a directory and

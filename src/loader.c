@@ -240,6 +240,14 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         goto fail;
     if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
         goto fail;
+    /* The folder scan left files out: say so once, so that the sample count
+     * never differs from what the user expects without a word. */
+    if (L->ix.skipped && L->o.report_bad)
+        fprintf(stderr, "libfeed: %s: %llu samples; skipped %llu files that are not *.jpg, *.jpeg, "
+                "*.jpe, *.png, *.webp: %s%s (feed_loader_skipped_files; report_bad=0 silences this)\n",
+                L->ix.hdr->root, (unsigned long long)L->ix.hdr->count,
+                (unsigned long long)L->ix.skipped, L->ix.skipped_names,
+                L->ix.skipped > FEED_INDEX_SKIPPED_SHOWN ? ", ..." : "");
 
     /* On the GPU the workers write uint8 HWC and the device converts; on the
      * host they write the final dtype and layout. */
@@ -515,6 +523,13 @@ uint64_t feed_loader_batches_per_epoch(const feed_loader *L)
 uint32_t feed_loader_num_classes(const feed_loader *L)
 {
     return L ? L->ix.hdr->nclasses : 0;
+}
+
+uint64_t feed_loader_skipped_files(const feed_loader *L, const char **first)
+{
+    if (first)
+        *first = L ? L->ix.skipped_names : "";
+    return L ? L->ix.skipped : 0;
 }
 
 const char *feed_loader_class_name(const feed_loader *L, uint32_t i)

@@ -331,6 +331,7 @@ def declare(lib):
     fn("feed_loader_batches_per_epoch", u64, vp)
     fn("feed_loader_num_classes", u32, vp)
     fn("feed_loader_class_name", cp, vp, u32)
+    fn("feed_loader_skipped_files", u64, vp, ctypes.POINTER(cp))
     fn("feed_loader_position", ctypes.c_int, vp, ctypes.POINTER(u64), ctypes.POINTER(u64))
     fn("feed_loader_seek", ctypes.c_int, vp, u64, u64)
     fn("feed_loader_last_error", cp, vp)

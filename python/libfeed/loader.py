@@ -540,6 +540,21 @@ class Loader:
         return out
 
     @property
+    def skipped_files(self):
+        """Files in the ImageFolder's class folders left out for their extension
+        (not .jpg/.jpeg/.jpe/.png/.webp): their count. Create also says so on
+        stderr (unless report_bad=0); skipped_examples names the first few."""
+        return int(_lib.feed_loader_skipped_files(self._handle(), None))
+
+    @property
+    def skipped_examples(self):
+        """The first few skipped files (paths relative to the root), a list."""
+        first = ctypes.c_char_p()
+        _lib.feed_loader_skipped_files(self._handle(), ctypes.byref(first))
+        text = (first.value or b"").decode(errors="surrogateescape")
+        return text.split(", ") if text else []
+
+    @property
     def device(self):
         """"cpu" or "cuda:N": where batches are delivered."""
         return self._device

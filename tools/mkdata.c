@@ -2,7 +2,7 @@
  * feed-mkdata - write a deterministic synthetic JPEG dataset in ImageFolder
  * layout, for tests and benchmarks.
  *
- *   feed-mkdata --out DIR --count N --seed S [--classes K] [--quiet]
+ *   feed-mkdata --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]
  *
  * DIR/class_000/img_000000.jpg ... plus DIR/files.txt ("class_000/img_000000.jpg 0"
  * per line, label = index of the class folder in sorted order). Image i goes to
@@ -25,6 +25,11 @@
  *    learnable, a little), all with hard edges, their own shading and texture;
  *  - smooth colour and illumination variations;
  *  - quality 85..95, 4:2:0; about 5% progressive and 3% greyscale.
+ *
+ * --image png|webp|mixed writes the same pictures as PNG (libspng, RGB 8-bit,
+ * zlib's default level) or lossy WebP (libwebp, the JPEG's quality), or
+ * image i as JPEG, PNG, WebP for i % 3 = 0, 1, 2 (mixed), with the matching
+ * extension; greyscale and progressive apply to the JPEGs only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -37,7 +42,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <spng.h>
 #include <turbojpeg.h>
+#include <webp/encode.h>
 
 #define PROG "feed-mkdata"
 #define MAX_REGIONS 64
@@ -540,12 +547,30 @@ static int make_dirs(const char *path)
     return make_dir(p);
 }
 
+/* RGB 8-bit PNG of rgb (libspng, its default compression); malloc'ed, or NULL. */
+static void *encode_png(const uint8_t *rgb, int w, int h, size_t *len)
+{
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    if (!ctx)
+        return NULL;
+    struct spng_ihdr ihdr = {.width = (uint32_t)w, .height = (uint32_t)h, .bit_depth = 8,
+                             .color_type = SPNG_COLOR_TYPE_TRUECOLOR};
+    int e = spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
+    if (!e)
+        e = spng_set_ihdr(ctx, &ihdr);
+    if (!e)
+        e = spng_encode_image(ctx, rgb, (size_t)w * h * 3, SPNG_FMT_PNG, SPNG_ENCODE_FINALIZE);
+    void *out = e ? NULL : spng_get_png_buffer(ctx, len, &e);
+    spng_ctx_free(ctx);
+    return e ? NULL : out;
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: " PROG " --out DIR --count N --seed S [--classes K] [--quiet]\n"
+            "usage: " PROG " --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]\n"
             "\n"
             "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
             "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
@@ -556,6 +581,7 @@ static void usage(FILE *f)
             "  --count N      number of images, %d..%u, at least K\n"
             "  --seed S       any 64-bit number (decimal or 0x hex)\n"
             "  --classes K    number of classes, 1..%d (default 10)\n"
+            "  --image FMT    jpeg (default), png, webp, or mixed (jpeg, png, webp in turn)\n"
             "  --quiet        no summary line\n",
             1, MAX_COUNT, MAX_CLASSES);
 }
@@ -584,7 +610,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 int main(int argc, char **argv)
 {
-    const char *out = NULL, *count_s = NULL, *seed_s = NULL, *classes_s = "10";
+    const char *out = NULL, *count_s = NULL, *seed_s = NULL, *classes_s = "10", *image_s = "jpeg";
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -596,10 +622,10 @@ int main(int argc, char **argv)
             quiet = 1;
             continue;
         }
-        static const char *const keys[] = {"--out", "--count", "--seed", "--classes"};
-        const char **dst[] = {&out, &count_s, &seed_s, &classes_s};
+        static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image"};
+        const char **dst[] = {&out, &count_s, &seed_s, &classes_s, &image_s};
         int k;
-        for (k = 0; k < 4; k++) {
+        for (k = 0; k < 5; k++) {
             size_t n = strlen(keys[k]);
             if (!strncmp(a, keys[k], n) && (a[n] == 0 || a[n] == '=')) {
                 if (a[n] == '=')
@@ -611,7 +637,7 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        if (k == 4)
+        if (k == 5)
             return bad_usage("unknown argument '%s'", a);
     }
     if (!out || !*out)
@@ -629,6 +655,17 @@ int main(int argc, char **argv)
         return bad_usage("--classes '%s': want a whole number from 1 to 1000", classes_s);
     if (count < classes)
         return bad_usage("--count '%s' is below --classes: every class needs an image", count_s);
+    enum { IMG_JPEG, IMG_PNG, IMG_WEBP, IMG_MIXED } image_fmt;
+    if (!strcmp(image_s, "jpeg"))
+        image_fmt = IMG_JPEG;
+    else if (!strcmp(image_s, "png"))
+        image_fmt = IMG_PNG;
+    else if (!strcmp(image_s, "webp"))
+        image_fmt = IMG_WEBP;
+    else if (!strcmp(image_s, "mixed"))
+        image_fmt = IMG_MIXED;
+    else
+        return bad_usage("--image '%s': want jpeg, png, webp or mixed", image_s);
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -699,20 +736,48 @@ int main(int argc, char **argv)
             im.w = sp.w;
             im.h = sp.h;
             render(&im, &r, (int)c, (int)classes, &ws);
+            int fmt = image_fmt == IMG_MIXED ? (int)(i % 3) : (int)image_fmt;
             unsigned long size = jpeg_cap;
-            int flags = TJFLAG_NOREALLOC | (sp.progressive ? TJFLAG_PROGRESSIVE : 0);
-            tjhandle h = sp.progressive ? tjp : tj;
-            if (tjCompress2(h, im.rgb, sp.w, 0, sp.h, TJPF_RGB, &jpeg, &size,
-                            sp.grey ? TJSAMP_GRAY : TJSAMP_420, sp.quality, flags) < 0) {
-                fprintf(stderr, PROG ": compressing image %llu: %s\n", (unsigned long long)i,
-                        tjGetErrorStr2(h));
-                goto done;
+            const void *bytes = jpeg;
+            void *other = NULL; /* a PNG or WebP, malloc'ed by its encoder */
+            if (fmt == IMG_PNG) {
+                size_t n;
+                if (!(other = encode_png(im.rgb, sp.w, sp.h, &n))) {
+                    fprintf(stderr, PROG ": PNG-encoding image %llu failed\n", (unsigned long long)i);
+                    goto done;
+                }
+                bytes = other;
+                size = (unsigned long)n;
+            } else if (fmt == IMG_WEBP) {
+                uint8_t *wp = NULL;
+                size_t n = WebPEncodeRGB(im.rgb, sp.w, sp.h, sp.w * 3, (float)sp.quality, &wp);
+                if (!n) {
+                    fprintf(stderr, PROG ": WebP-encoding image %llu failed\n", (unsigned long long)i);
+                    goto done;
+                }
+                bytes = other = wp;
+                size = (unsigned long)n;
+            } else {
+                int flags = TJFLAG_NOREALLOC | (sp.progressive ? TJFLAG_PROGRESSIVE : 0);
+                tjhandle h = sp.progressive ? tjp : tj;
+                if (tjCompress2(h, im.rgb, sp.w, 0, sp.h, TJPF_RGB, &jpeg, &size,
+                                sp.grey ? TJSAMP_GRAY : TJSAMP_420, sp.quality, flags) < 0) {
+                    fprintf(stderr, PROG ": compressing image %llu: %s\n", (unsigned long long)i,
+                            tjGetErrorStr2(h));
+                    goto done;
+                }
             }
+            static const char *const ext[3] = {"jpg", "png", "webp"};
             char rel[64];
-            snprintf(rel, sizeof rel, "class_%03u/img_%0*u.jpg", (unsigned)c % 1000u,
-                     digits & 15, (unsigned)i % 1000000000u);
+            snprintf(rel, sizeof rel, "class_%03u/img_%0*u.%s", (unsigned)c % 1000u,
+                     digits & 15, (unsigned)i % 1000000000u, ext[fmt]);
             snprintf(path, sizeof path, "%.*s/%s", (int)outlen, out, rel);
-            if ((e = write_atomic(path, jpeg, size))) {
+            e = write_atomic(path, bytes, size);
+            if (fmt == IMG_WEBP)
+                WebPFree(other);
+            else
+                free(other);
+            if (e) {
                 fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
                 goto done;
             }

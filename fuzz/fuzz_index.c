@@ -121,7 +121,8 @@ static void make_tree(const char *root, const uint8_t *p, size_t n)
 static int is_image_name(const char *name)
 {
     const char *dot = strrchr(name, '.');
-    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".jpe"));
+    return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg") || !strcasecmp(dot, ".jpe") ||
+                   !strcasecmp(dot, ".png") || !strcasecmp(dot, ".webp"));
 }
 
 static void check_index(const feed__index_hdr *h, int folder)

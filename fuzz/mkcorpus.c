@@ -1,8 +1,9 @@
 /*
  * mkcorpus.c - writes the seed corpus of fuzz_image into DIR (run once; the
  * files are committed in fuzz/corpus/image/): small JPEGs of every kind the
- * decoder takes apart differently, each after a header (fuzz_image.c) that
- * picks a different transform.
+ * decoder takes apart differently, PNGs (libspng: palette, tRNS, 16-bit,
+ * interlaced) and WebPs (lossy, lossless, alpha), each after a header
+ * (fuzz_image.c) that picks a different transform.
  *     fuzz_mkcorpus fuzz/corpus/image
  */
 #include <stdint.h>
@@ -11,7 +12,9 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <spng.h>
 #include <turbojpeg.h>
+#include <webp/encode.h>
 
 #include "test_image_util.h"
 
@@ -53,6 +56,56 @@ static uint8_t *to_arithmetic(const uint8_t *jpeg, size_t len, size_t *out_len)
     jpeg_finish_decompress(&d);
     jpeg_destroy_decompress(&d);
     *out_len = ol;
+    return out;
+}
+
+/* A PNG of rgb (w x h) as colour type ct, depth 8 or 16, interlaced or not:
+ * grey from the red channel, palette from the top bits, alpha from green,
+ * tRNS on the palette's first entries; malloc'ed. */
+static uint8_t *to_png(const uint8_t *rgb, uint32_t w, uint32_t h, uint8_t ct, uint8_t depth,
+                       uint8_t interlace, size_t *len)
+{
+    uint32_t ch = ct == SPNG_COLOR_TYPE_GRAYSCALE || ct == SPNG_COLOR_TYPE_INDEXED ? 1
+                : ct == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA ? 2 : ct == SPNG_COLOR_TYPE_TRUECOLOR ? 3 : 4;
+    uint32_t bps = depth / 8;
+    uint8_t *raw = malloc((size_t)w * h * ch * bps);
+    for (size_t i = 0; i < (size_t)w * h; i++) {
+        const uint8_t *p = rgb + i * 3;
+        uint8_t v[4] = {p[0], p[1], p[2], (uint8_t)(p[1] | 1)};
+        if (ct == SPNG_COLOR_TYPE_INDEXED)
+            v[0] = (uint8_t)((p[0] >> 5) << 3 | (p[1] >> 5));
+        else if (ct == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA)
+            v[1] = v[3];
+        for (uint32_t c = 0; c < ch; c++)
+            for (uint32_t b = 0; b < bps; b++)
+                raw[(i * ch + c) * bps + b] = (uint8_t)(v[c] ^ (b * 0x5A));
+    }
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    spng_set_option(ctx, SPNG_ENCODE_TO_BUFFER, 1);
+    struct spng_ihdr ihdr = {.width = w, .height = h, .bit_depth = depth, .color_type = ct,
+                             .interlace_method = interlace};
+    spng_set_ihdr(ctx, &ihdr);
+    if (ct == SPNG_COLOR_TYPE_INDEXED) {
+        struct spng_plte plte = {.n_entries = 64};
+        for (uint32_t i = 0; i < 64; i++) {
+            plte.entries[i].red = (uint8_t)((i >> 3) << 5);
+            plte.entries[i].green = (uint8_t)((i & 7) << 5);
+            plte.entries[i].blue = (uint8_t)(i * 4);
+        }
+        spng_set_plte(ctx, &plte);
+        struct spng_trns t = {.n_type3_entries = 16};
+        for (uint32_t i = 0; i < 16; i++)
+            t.type3_alpha[i] = (uint8_t)(i * 16);
+        spng_set_trns(ctx, &t);
+    }
+    int e = spng_encode_image(ctx, raw, (size_t)w * h * ch * bps, SPNG_FMT_RAW, SPNG_ENCODE_FINALIZE);
+    uint8_t *out = e ? NULL : spng_get_png_buffer(ctx, len, &e);
+    spng_ctx_free(ctx);
+    free(raw);
+    if (!out || e) {
+        fprintf(stderr, "PNG encode: %s\n", spng_strerror(e));
+        exit(1);
+    }
     return out;
 }
 
@@ -117,6 +170,44 @@ int main(int argc, char **argv)
     j = ti_jpeg_restart(odd, 37, 19, 2, 0, &len);
     put(dir, "restart-mcus-420", train, j, len);
     free(j);
+    /* PNG and WebP: the same dispatch (image.c picks the decoder from the bytes) */
+    static const struct {
+        const char *name;
+        const uint8_t *hdr;
+        int odd;
+        uint8_t ct, depth, interlace;
+    } pngs[] = {
+        {"png-rgb", val, 0, SPNG_COLOR_TYPE_TRUECOLOR, 8, 0},
+        {"png-rgba16-adam7", train, 1, SPNG_COLOR_TYPE_TRUECOLOR_ALPHA, 16, 1},
+        {"png-palette-trns", full_f32, 0, SPNG_COLOR_TYPE_INDEXED, 8, 0},
+        {"png-grey16", none_f16, 1, SPNG_COLOR_TYPE_GRAYSCALE, 16, 0},
+        {"png-grey-alpha-adam7", bf16, 0, SPNG_COLOR_TYPE_GRAYSCALE_ALPHA, 8, 1},
+        {"png-rgb-limit", tiny_limit, 0, SPNG_COLOR_TYPE_TRUECOLOR, 8, 0},
+    };
+    for (size_t i = 0; i < sizeof pngs / sizeof *pngs; i++) {
+        j = pngs[i].odd ? to_png(odd, 37, 19, pngs[i].ct, pngs[i].depth, pngs[i].interlace, &len)
+                        : to_png(rgb, 48, 40, pngs[i].ct, pngs[i].depth, pngs[i].interlace, &len);
+        put(dir, pngs[i].name, pngs[i].hdr, j, len);
+        free(j);
+    }
+    uint8_t *rgba = malloc(48 * 40 * 4);
+    for (size_t i = 0; i < 48 * 40; i++) {
+        memcpy(rgba + i * 4, rgb + i * 3, 3);
+        rgba[i * 4 + 3] = (uint8_t)(i * 5);
+    }
+    len = WebPEncodeRGB(rgb, 48, 40, 48 * 3, 80, &j);
+    put(dir, "webp-lossy", train, j, len);
+    WebPFree(j);
+    len = WebPEncodeRGBA(rgba, 48, 40, 48 * 4, 70, &j);
+    put(dir, "webp-lossy-alpha", val, j, len);
+    WebPFree(j);
+    len = WebPEncodeLosslessRGBA(rgba, 48, 40, 48 * 4, &j);
+    put(dir, "webp-lossless-alpha", full_f32, j, len);
+    WebPFree(j);
+    len = WebPEncodeLosslessRGB(odd, 37, 19, 37 * 3, &j);
+    put(dir, "webp-lossless-odd", none_f16, j, len);
+    WebPFree(j);
+    free(rgba);
     free(rgb);
     free(odd);
     return 0;

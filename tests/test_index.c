@@ -74,6 +74,47 @@ static void test_folder(void **state)
     feed__index_free(&ix);
 }
 
+/* Every supported extension is taken; files of other extensions in class
+ * folders are counted and the first few named (dot files and files at the
+ * root are neither). */
+static void test_folder_formats_skipped(void **state)
+{
+    touch("fmt/a/1.png");
+    touch("fmt/a/2.WebP");
+    touch("fmt/a/3.jpe");
+    touch("fmt/a/4.gif");
+    touch("fmt/a/5.txt");
+    touch("fmt/a/.6.bmp");
+    touch("fmt/b/deep/7.tiff");
+    touch("fmt/b/8.jpg");
+    for (int i = 0; i < 6; i++) {
+        char n[64];
+        snprintf(n, sizeof n, "fmt/c/x%d.heic", i);
+        touch(n);
+    }
+    touch("fmt/README.md");
+    char d[4096], err[512];
+    snprintf(d, sizeof d, "%s/fmt", root);
+    feed__index ix;
+    assert_int_equal(feed__index_build(&ix, d, "", err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->count, 4);
+    assert_string_equal(feed__index_path(ix.hdr, 0), "a/1.png");
+    assert_string_equal(feed__index_path(ix.hdr, 1), "a/2.WebP");
+    assert_string_equal(feed__index_path(ix.hdr, 2), "a/3.jpe");
+    assert_string_equal(feed__index_path(ix.hdr, 3), "b/8.jpg");
+    assert_int_equal(ix.skipped, 9);
+    assert_string_equal(ix.skipped_names, "a/4.gif, a/5.txt, b/deep/7.tiff, c/x0.heic, c/x1.heic");
+    feed__index_free(&ix);
+    /* a folder of only other files: the error says what was skipped */
+    snprintf(d, sizeof d, "%s/fmt_only", root);
+    touch("fmt_only/k/a.gif");
+    assert_int_equal(feed__index_build(&ix, d, "", err, sizeof err), FEED_E_DATASET);
+    assert_non_null(strstr(err, "has no samples"));
+    assert_non_null(strstr(err, "skipped 1 files"));
+    assert_non_null(strstr(err, "k/a.gif"));
+    (void)state;
+}
+
 static void test_list(void **state)
 {
     char list[4096];
@@ -274,6 +315,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_folder),
+        cmocka_unit_test(test_folder_formats_skipped),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_label_range),

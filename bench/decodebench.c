@@ -3,9 +3,13 @@
  * plain full JPEG decode (the ceiling), per core and with all cores.
  *
  *   decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]
- *               [--size N] [--quiet]
+ *               [--size N] [--format jpeg|png|webp] [--pil SCRIPT] [--quiet]
  *
- * DIR is an ImageFolder tree (searched recursively for .jpg/.jpeg) or holds a
+ * --format png or webp: the mode of decodebench_formats.c, libfeed's decoder
+ * and pipeline against PIL on the same files (the rows are described there).
+ *
+ * DIR is an ImageFolder tree (searched recursively for .jpg/.jpeg; .png or
+ * .webp with --format) or holds a
  * files.txt ("relative/path label" lines). Files are read into memory first,
  * so no I/O is measured. Each measurement cycles over the same files for S
  * seconds (default 1), split into rounds that alternate between the
@@ -40,18 +44,18 @@
 
 #include <turbojpeg.h>
 
+#include "decodebench.h"
 #include "feed.h"
 #include "image.h"
 #include "jpeg.h"
 
-typedef struct file {
-    uint8_t *data;
-    size_t len;
-} file;
+typedef db_file file;
 
-static file *g_files;
-static size_t g_nfiles, g_capfiles;
+file *g_files;
+size_t g_nfiles;
+static size_t g_capfiles;
 static size_t g_max = 500;
+static const char *g_format = "jpeg";
 
 static int add_file(const char *path)
 {
@@ -80,6 +84,7 @@ static int add_file(const char *path)
             exit(1);
         }
     }
+    g_files[g_nfiles].path = strdup(path);
     g_files[g_nfiles].data = d;
     g_files[g_nfiles].len = (size_t)st.st_size;
     g_nfiles++;
@@ -89,6 +94,8 @@ static int add_file(const char *path)
 static int is_jpeg_name(const char *n)
 {
     const char *dot = strrchr(n, '.');
+    if (dot && strcmp(g_format, "jpeg"))
+        return !strcasecmp(dot + 1, g_format);
     return dot && (!strcasecmp(dot, ".jpg") || !strcasecmp(dot, ".jpeg"));
 }
 
@@ -261,7 +268,8 @@ static int run_one(runner *r, int op, const file *f)
     return rc;
 }
 
-static double now(clockid_t c)
+#define now db_now
+double db_now(clockid_t c)
 {
     struct timespec ts;
     clock_gettime(c, &ts);
@@ -347,13 +355,15 @@ static void usage(void)
             "  --seconds S    CPU seconds per single-core measurement, wall seconds per\n"
             "                 all-cores one (default 1)\n"
             "  --workers W    processes for the all-cores rows (default: online CPUs)\n"
-            "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n");
+            "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n"
+            "  --format F     jpeg (default), or png / webp: against PIL, single core\n"
+            "  --pil SCRIPT   PIL's side of --format (default: bench/pil_decode.py)\n");
     exit(2);
 }
 
 int main(int argc, char **argv)
 {
-    const char *data = NULL, *json = NULL;
+    const char *data = NULL, *json = NULL, *pil = DECODEBENCH_PIL_SCRIPT;
     double seconds = 1.0;
     long workers = sysconf(_SC_NPROCESSORS_ONLN);
     int quiet = 0;
@@ -372,18 +382,25 @@ int main(int argc, char **argv)
             workers = strtol(v, NULL, 10), i++;
         else if (!strcmp(a, "--size") && v)
             g_size = (uint32_t)strtoul(v, NULL, 10), i++;
+        else if (!strcmp(a, "--format") && v)
+            g_format = v, i++;
+        else if (!strcmp(a, "--pil") && v)
+            pil = v, i++;
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
         else
             usage();
     }
-    if (!data || seconds <= 0 || workers < 1 || g_size < 1 || g_max < 1)
+    if (!data || seconds <= 0 || workers < 1 || g_size < 1 || g_max < 1 ||
+        (strcmp(g_format, "jpeg") && strcmp(g_format, "png") && strcmp(g_format, "webp")))
         usage();
     load(data);
     if (g_nfiles == 0) {
-        fprintf(stderr, "decodebench: no JPEG files found in %s\n", data);
+        fprintf(stderr, "decodebench: no %s files found in %s\n", g_format, data);
         return 1;
     }
+    if (strcmp(g_format, "jpeg"))
+        return db_formats_main(g_format, pil, json, seconds, g_size, quiet);
 
     runner r;
     runner_init(&r);

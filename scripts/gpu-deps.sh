@@ -18,8 +18,12 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 DEST=${GPUDEPS:-$ROOT/.gpudeps}
+# libspng, libwebp: feed-worker's PNG and WebP decoders (zlib1g-dev for spng.pc's
+# Requires.private; libwebpmux for test_webp's animated file).
+CODECS=(libspng0 libspng-dev zlib1g-dev libwebp7 libwebp-dev libwebpmux3 libwebpdemux2)
 PKGS=(libjpeg62-turbo libjpeg62-turbo-dev libturbojpeg0 libturbojpeg0-dev
-  liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3)
+  liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3
+  "${CODECS[@]}")
 
 command -v apt-get >/dev/null || { echo "gpu-deps: needs apt-get (Debian/Ubuntu)" >&2; exit 1; }
 command -v dpkg >/dev/null || { echo "gpu-deps: needs dpkg" >&2; exit 1; }
@@ -32,7 +36,8 @@ chmod 0777 "$tmp"
 if ! (cd "$tmp" && apt-get download "${PKGS[@]}" >/dev/null 2>"$tmp/err.txt"); then
   # Ubuntu names libjpeg-turbo's packages differently.
   alt=(libjpeg-turbo8 libjpeg-turbo8-dev libjpeg8 libjpeg8-dev libturbojpeg libturbojpeg0-dev
-    liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3)
+    liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3
+    "${CODECS[@]}")
   if ! (cd "$tmp" && apt-get download "${alt[@]}" >/dev/null 2>>"$tmp/err.txt"); then
     echo "gpu-deps: apt-get download failed (try apt-get update first):" >&2
     cat "$tmp/err.txt" >&2

@@ -9,6 +9,9 @@
 #   - the ring includes no policy (loader, pool, bad-sample log, options);
 #   - feed-worker links no loader, no pool, no device backend, no CUDA runtime,
 #     no TurboJPEG;
+#   - each codec's headers are included by its one file (jpeg.c, png.c,
+#     webp.c), and feed-worker, which runs the decoders, links libjpeg,
+#     libspng and libwebp;
 #   - the shipped libfeed.so / libfeed.a carry no test hook, and libfeed.so
 #     does not need TurboJPEG.
 set -euo pipefail
@@ -51,6 +54,17 @@ for h in $(incs src/ring.c); do
   esac
 done
 
+# 3b. one file per codec
+codec_only() { # header-pattern the-one-file
+  local hit
+  while IFS= read -r hit; do
+    [ "$hit" = "$src/src/$2" ] || bad "$hit includes $1 (only src/$2 may)"
+  done < <(grep -rlE "#include <($1)" "$src/src" "$src/include" 2>/dev/null || true)
+}
+codec_only 'jpeglib\.h|jerror\.h' jpeg.c
+codec_only 'spng\.h' png.c
+codec_only 'webp/' webp.c
+
 # 4. feed-worker links the stages, the ring and the worker loop only
 w=$build/bin/feed-worker
 syms=$(nm "$w")
@@ -66,6 +80,9 @@ needs=$(ldd "$w")
 if grep -qiE 'cudart|libcuda|turbojpeg' <<<"$needs"; then
   bad "feed-worker needs: $(grep -iE 'cudart|libcuda|turbojpeg' <<<"$needs" | tr '\n' ' ')"
 fi
+for lib in libjpeg libspng libwebp; do
+  grep -q "$lib\.so" <<<"$needs" || bad "feed-worker does not link $lib (it decodes with it)"
+done
 
 # 5. no test hook in what ships
 for lib in "$build/lib/libfeed.so" "$build/lib/libfeed.a"; do

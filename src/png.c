@@ -69,8 +69,16 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
     memset(&info, 0, sizeof info);
     info.width = ihdr.width;
     info.height = ihdr.height;
+    /* tRNS lies between IHDR and IDAT: looking for it reads the chunks up to
+     * the image data, so a file cut short fails here (and libspng's context
+     * is unusable after an error: its first message is the one to give). */
     struct spng_trns trns;
-    int has_trns = spng_get_trns(ctx, &trns) == 0;
+    e = spng_get_trns(ctx, &trns);
+    if (e && e != SPNG_ECHUNKAVAIL) {
+        snprintf(msg, msglen, "PNG: %s", spng_strerror(e));
+        return feed__png_status(e);
+    }
+    int has_trns = e == 0;
     switch (ihdr.color_type) {
     case SPNG_COLOR_TYPE_GRAYSCALE: info.components = has_trns ? 2 : 1; break;
     case SPNG_COLOR_TYPE_GRAYSCALE_ALPHA: info.components = 2; break;

@@ -45,17 +45,6 @@ void feed__worker_fail(const char *fmt, ...)
     (void)n;
 }
 
-uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n)
-{
-    if (n <= 1)
-        return id;
-    feed__rng r;
-    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
-    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
-    uint64_t s = feed__rng_below(&r, n - 1);
-    return s >= id ? s + 1 : s;
-}
-
 typedef struct wctx {
     const feed__arena *a;
     feed__arena_hdr *h; /* a->hdr: configuration (read-only here) and control words */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "index.h"
+#include "rng.h"
 #include "shm.h"
 
 /* A worker's fd 5: the write end of a pipe whose read end the parent's
@@ -32,7 +33,19 @@ typedef int (*feed__worker_ready_fn)(const feed__arena_hdr *h, char *err, size_t
 int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready);
 
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
- * different sample of the dataset (n > 1), the same for every worker. */
-uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n);
+ * different sample of the dataset (n > 1), the same for every worker.
+ * Inline: the parent (verify.c) checks substitutes without linking the
+ * worker loop and its decoders. */
+static inline uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k,
+                                        uint64_t n)
+{
+    if (n <= 1)
+        return id;
+    feed__rng r;
+    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
+    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
+    uint64_t s = feed__rng_below(&r, n - 1);
+    return s >= id ? s + 1 : s;
+}
 
 #endif

@@ -12,8 +12,8 @@
 #   - each codec's headers are included by its one file (jpeg.c, png.c,
 #     webp.c), and feed-worker, which runs the decoders, links libjpeg,
 #     libspng and libwebp;
-#   - the shipped libfeed.so / libfeed.a carry no test hook, and libfeed.so
-#     does not need TurboJPEG.
+#   - the shipped libfeed.so / libfeed.a carry no test hook, no decoder and
+#     no worker loop, and libfeed.so needs no codec library.
 set -euo pipefail
 src=$1 build=$2
 read -r -a stages <<<"$3"
@@ -97,9 +97,15 @@ if grep -qi test <<<"$exported"; then
   bad "libfeed.so exports test symbols: $(grep -i test <<<"$exported" | head -3)"
 fi
 dyn=$(readelf -d "$build/lib/libfeed.so")
-if grep -qi 'NEEDED.*turbojpeg' <<<"$dyn"; then
-  bad "libfeed.so needs libturbojpeg (the library never calls it)"
+if grep -qiE 'NEEDED.*(turbojpeg|libjpeg|libspng|libwebp)' <<<"$dyn"; then
+  bad "libfeed.so needs a codec (only feed-worker decodes): $(grep -iE 'NEEDED.*(jpeg|spng|webp)' <<<"$dyn" | tr '\n' ' ')"
 fi
+for lib in "$build/lib/libfeed.so" "$build/lib/libfeed.a"; do
+  [ -e "$lib" ] || continue
+  if grep -qE 'feed__(jpeg|png|webp)_decode|feed__image_process|feed__worker_run' <<<"$(nm "$lib" 2>/dev/null)"; then
+    bad "$lib carries the decoders or the worker loop (feed-worker's alone)"
+  fi
+done
 # the shipped worker is not the test one
 wstr=$(strings "$w")
 if grep -q FEED_TEST_FAULT <<<"$wstr"; then

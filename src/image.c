@@ -1,7 +1,9 @@
 /*
- * image.c - the per-sample pixel pipeline (image.h): plan the crop from the
- * JPEG header, decode only that region (DCT-scaled when it stays >= the
- * output size), resample, orient, flip, rotate, jitter.
+ * image.c - the per-sample pipeline (image.h): pick the decoder from the
+ * bytes (format.h), plan the crop from the header, decode (a JPEG only the
+ * crop's region, DCT-scaled when it stays >= the output size; a PNG its rows
+ * down to the crop's last; a WebP whole), resample, orient, flip, rotate,
+ * jitter. The steps after the decode are the same for every format.
  *
  * Geometry is planned in the *displayed* image (after EXIF orientation), as
  * torchvision sees it, then mapped back into the stored image, which is what

@@ -8,6 +8,11 @@
  * faster than libpng (bench/decodebench --format png measures it against
  * PIL, which uses libpng's zlib path). Debian packages it (libspng-dev).
  *
+ * Region: PNG has no random access and no scaled decode, so the region's
+ * columns come from whole rows; the rows below the region are not decoded
+ * (a non-interlaced file whose IEND is in place), an interlaced one is
+ * decoded whole. The region's pixels equal a full decode's either way.
+ *
  * Memory: the RGBA8 image (4 bytes a pixel) is the decode's one big buffer;
  * libspng adds a few rows (16-bit, interlace) and the ancillary chunks it
  * keeps, capped by spng_set_chunk_limits. The sum is judged from the header
@@ -44,6 +49,13 @@ void feed__png_destroy(feed__png *p)
         return;
     free(p->buf);
     free(p);
+}
+
+/* The file ends with an IEND chunk (length 0, its fixed CRC). */
+static int feed__png_has_iend(const uint8_t *data, size_t len)
+{
+    static const uint8_t iend[12] = {0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82};
+    return len >= 8 + 12 && !memcmp(data + len - 12, iend, 12);
 }
 
 static int feed__png_status(int err)
@@ -115,23 +127,37 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
             return FEED_E_TOO_LARGE;
         }
     }
-    if (out_len > p->cap) {
+    /* Rows below the region need not be decoded (a non-interlaced PNG is
+     * row after row): stop after row y1, keeping rows y0.. only, when the
+     * file ends with its IEND chunk, so that a truncated file is still an
+     * error wherever the cut falls (as jpeg.c insists on the EOI marker). */
+    size_t stride = (size_t)info.width * 4;
+    int rows_only = !info.progressive && r.y1 < info.height && feed__png_has_iend(data, len);
+    size_t keep = rows_only ? stride * (r.y1 - r.y0 + 1) : out_len; /* + a row for the skipped */
+    if (keep > p->cap) {
         free(p->buf);
         p->cap = 0;
-        p->buf = malloc(out_len);
+        p->buf = malloc(keep);
         if (!p->buf) {
-            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", out_len);
+            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", keep);
             return FEED_E_NOMEM;
         }
-        p->cap = out_len;
+        p->cap = keep;
     }
-    e = spng_decode_image(ctx, p->buf, out_len, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
+    if (rows_only) {
+        e = spng_decode_image(ctx, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS | SPNG_DECODE_PROGRESSIVE);
+        uint8_t *skipped = p->buf + stride * (r.y1 - r.y0);
+        for (uint32_t y = 0; !e && y < r.y1; y++) {
+            e = spng_decode_row(ctx, y < r.y0 ? skipped : p->buf + stride * (y - r.y0), stride);
+        }
+    } else {
+        e = spng_decode_image(ctx, p->buf, out_len, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
+    }
     if (e) {
         snprintf(msg, msglen, "PNG: %s", spng_strerror(e));
         return feed__png_status(e);
     }
-    size_t stride = (size_t)info.width * 4;
-    img->pixels = p->buf + (size_t)r.y0 * stride + (size_t)r.x0 * 4;
+    img->pixels = p->buf + (rows_only ? 0 : (size_t)r.y0 * stride) + (size_t)r.x0 * 4;
     img->stride = stride;
     img->w = r.x1 - r.x0;
     img->h = r.y1 - r.y0;

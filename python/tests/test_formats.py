@@ -96,6 +96,7 @@ def _deliver(root, **kw):
         return got, L.samples_per_epoch, L.skipped_files, L.skipped_examples, L.bad_samples()
 
 
+@pytest.mark.filterwarnings("ignore:Palette images with Transparency")  # PIL's, on convert
 def test_pixels_match_pil(formats_dataset):
     root, names = formats_dataset
     got, n, skipped, examples, bad = _deliver(root)

@@ -191,8 +191,10 @@ typedef struct feed_options {
     uint32_t fill;          /* [fill] 0xRRGGBB fill for rotation corners (default 0) */
     float brightness, contrast, saturation, hue; /* [brightness] ... colour jitter (0 = off) */
     float grayscale_p;      /* [grayscale_p] probability of greyscale (default 0) */
-    uint32_t exif;          /* [exif] 1: apply EXIF orientation (default 1) */
-    uint32_t roi_decode;    /* [roi_decode] 1: decode only the crop, DCT-scaled (default 1) */
+    uint32_t exif;          /* [exif] 1: apply EXIF orientation (default 1; JPEG only: a PNG
+                               eXIf chunk or WebP EXIF is not read) */
+    uint32_t roi_decode;    /* [roi_decode] 1: decode only the crop, DCT-scaled (default 1;
+                               a PNG: only the rows down to the crop; a WebP: whole) */
 
     /* output */
     uint32_t dtype;         /* [dtype] uint8|float32|float16|bfloat16 (default uint8) */

@@ -153,3 +153,20 @@ def test_unsupported_bytes_bad_sample_names_path_and_format(formats_dataset, tmp
     assert trunc.name == "FEED_E_DECODE" and "PNG" in trunc.message
     assert big.name == "FEED_E_TOO_LARGE" and "max_pixels" in big.message
 
+
+
+def test_photo_sized_png_webp_in_the_sandbox(tmp_path):
+    """Photo-sized files: the decoders' large allocations (mmap'ed by malloc)
+    pass the workers' seccomp filter and memory cap; no worker dies."""
+    root = tmp_path / "ds"
+    (root / "a").mkdir(parents=True)
+    r = np.random.default_rng(7)
+    for i in range(4):
+        big = r.integers(0, 256, (480 + i, 640, 3), dtype=np.uint8)
+        Image.fromarray(big).save(str(root / "a" / f"p{i}.png"))
+        Image.fromarray(big).save(str(root / "a" / f"w{i}.webp"), quality=80)
+    with libfeed.Loader(str(root), batch_size=4, height=64, width=64, augment="train", epochs=1,
+                        workers=2, sandbox=1) as L:
+        n = sum(len(b.sample_ids) for b in L)
+        st = L.stats()
+    assert n == 8 and st["samples_bad"] == 0 and st["worker_restarts"] == 0

@@ -1,7 +1,7 @@
 /*
  * test_mkdata.c - the dataset generator, run as a program ($FEED_BIN/feed-mkdata):
  * layout and files.txt, every JPEG valid and of the promised kind and size,
- * byte-identical reruns, argument and I/O errors.
+ * byte-identical reruns, argument and I/O errors, --image png|webp|mixed.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,7 +24,9 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <spng.h>
 #include <turbojpeg.h>
+#include <webp/decode.h>
 
 extern char **environ;
 
@@ -230,12 +232,13 @@ static int read_list(const char *dir, entry **out)
             v = realloc(v, sizeof *v * (cap *= 2));
         entry *e = &v[cnt++];
         int used = 0;
-        if (sscanf(line, "class_%3u/img_%6u.jpg %u%n", &e->cls, &e->idx, &e->label, &used) != 3 ||
-            line[used] != 0)
+        char ext[8] = "";
+        if (sscanf(line, "class_%3u/img_%6u.%4[a-z] %u%n", &e->cls, &e->idx, ext, &e->label, &used) != 4 ||
+            line[used] != 0 || (strcmp(ext, "jpg") && strcmp(ext, "png") && strcmp(ext, "webp")))
             fail_msg("bad files.txt line '%s'", line);
         snprintf(e->rel, sizeof e->rel, "%.*s", (int)strcspn(line, " "), line);
         char want[64];
-        snprintf(want, sizeof want, "class_%03u/img_%06u.jpg", e->cls, e->idx);
+        snprintf(want, sizeof want, "class_%03u/img_%06u.%s", e->cls, e->idx, ext);
         assert_string_equal(e->rel, want);
         assert_int_equal(e->label, e->cls); /* label = index of the sorted class folder */
     }
@@ -490,6 +493,99 @@ static void expect_usage(int rc)
     free(err);
 }
 
+/* RGB of a file, by its own codec's library (TurboJPEG, libspng, libwebp). */
+static uint8_t *decode_rgb(const uint8_t *p, size_t n, int *w, int *h)
+{
+    if (n >= 8 && !memcmp(p, "\x89PNG\r\n\x1a\n", 8)) {
+        spng_ctx *c = spng_ctx_new(0);
+        struct spng_ihdr ih;
+        size_t len;
+        assert_int_equal(spng_set_png_buffer(c, p, n), 0);
+        assert_int_equal(spng_get_ihdr(c, &ih), 0);
+        assert_int_equal(spng_decoded_image_size(c, SPNG_FMT_RGB8, &len), 0);
+        uint8_t *rgb = malloc(len);
+        assert_int_equal(spng_decode_image(c, rgb, len, SPNG_FMT_RGB8, 0), 0);
+        spng_ctx_free(c);
+        *w = (int)ih.width, *h = (int)ih.height;
+        return rgb;
+    }
+    if (n >= 12 && !memcmp(p, "RIFF", 4) && !memcmp(p + 8, "WEBP", 4)) {
+        uint8_t *q = WebPDecodeRGB(p, n, w, h);
+        assert_non_null(q);
+        uint8_t *rgb = malloc((size_t)*w * *h * 3);
+        memcpy(rgb, q, (size_t)*w * *h * 3);
+        WebPFree(q);
+        return rgb;
+    }
+    tjhandle tj = tjInitDecompress();
+    int ss, cs;
+    assert_int_equal(tjDecompressHeader3(tj, p, (unsigned long)n, w, h, &ss, &cs), 0);
+    uint8_t *rgb = malloc((size_t)*w * *h * 3);
+    assert_int_equal(tjDecompress2(tj, p, (unsigned long)n, rgb, *w, 0, *h, TJPF_RGB, 0), 0);
+    tjDestroy(tj);
+    return rgb;
+}
+
+/* --image png|webp|mixed: each file's bytes are its extension's format,
+ * the same picture as the JPEG of that index (a PNG is lossless, so within
+ * the JPEG's error; a WebP within its own), and mixed takes image i from the
+ * format i % 3's run byte for byte. */
+static void test_image_formats(void **state)
+{
+    static const char *const fmts[4] = {"jpeg", "png", "webp", "mixed"};
+    static const char *const ext[3] = {".jpg", ".png", ".webp"};
+    char d[4][4096], pa[4096], pb[4096];
+    for (int f = 0; f < 4; f++) {
+        pathf(d[f], "%s/fmt_%s", tmpdir, fmts[f]);
+        assert_int_equal(run("--out", d[f], "--count", "9", "--seed", "3", "--classes", "1",
+                             "--image", fmts[f], "--quiet", NULL),
+                         0);
+    }
+    entry *e[4];
+    for (int f = 0; f < 4; f++)
+        assert_int_equal(read_list(d[f], &e[f]), 9);
+    for (int i = 0; i < 9; i++) {
+        unsigned idx = e[3][i].idx;
+        int k = (int)(idx % 3);
+        for (int f = 0; f < 3; f++) {
+            assert_int_equal(e[f][i].idx, idx);
+            const char *dot = strrchr(e[f][i].rel, '.');
+            assert_string_equal(dot, ext[f]);
+        }
+        assert_string_equal(strrchr(e[3][i].rel, '.'), ext[k]);
+        pathf(pa, "%s/%s", d[3], e[3][i].rel);
+        pathf(pb, "%s/%s", d[k], e[k][i].rel);
+        assert_true(same_file(pa, pb));
+        int w[3], h[3];
+        uint8_t *rgb[3];
+        for (int f = 0; f < 3; f++) {
+            size_t n;
+            pathf(pa, "%s/%s", d[f], e[f][i].rel);
+            uint8_t *p = slurp(pa, &n);
+            rgb[f] = decode_rgb(p, n, &w[f], &h[f]);
+            free(p);
+        }
+        assert_true(w[0] == w[1] && w[1] == w[2] && h[0] == h[1] && h[1] == h[2]);
+        for (int f = 1; f < 3; f++) {
+            double sum = 0;
+            size_t np = (size_t)w[0] * h[0] * 3;
+            for (size_t j = 0; j < np; j++)
+                sum += abs((int)rgb[f][j] - (int)rgb[0][j]);
+            if (sum / np >= 8.0)
+                fail_msg("image %u: %s differs from the JPEG by %.2f on average", idx, fmts[f],
+                         sum / np);
+        }
+        for (int f = 0; f < 3; f++)
+            free(rgb[f]);
+    }
+    for (int f = 0; f < 4; f++) {
+        free(e[f]);
+        rm_rf(d[f]);
+    }
+    pathf(pa, "%s/never", tmpdir);
+    expect_usage(run("--out", pa, "--count", "5", "--seed", "1", "--image", "gif", NULL));
+}
+
 static void test_bad_args(void **state)
 {
     char dir[4096];
@@ -561,6 +657,7 @@ int main(void)
         cmocka_unit_test(test_layout_and_images), cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_grey_and_progressive), cmocka_unit_test(test_class_hue),
         cmocka_unit_test(test_bad_args), cmocka_unit_test(test_io_errors),
+        cmocka_unit_test(test_image_formats),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -141,16 +141,23 @@ def test_unsupported_bytes_bad_sample_names_path_and_format(formats_dataset, tmp
     with open(root / "a" / "ok0.png", "rb") as f:
         data = f.read()
     (root / "a" / "truncated.png").write_bytes(data[: len(data) // 2])
+    Image.fromarray(_rgb(8)).save(str(root / "a" / "tmp.webp"), quality=90)
+    data = (root / "a" / "tmp.webp").read_bytes()
+    (root / "a" / "tmp.webp").unlink()
+    (root / "a" / "truncated.webp").write_bytes(data[: len(data) // 2])
     Image.fromarray(np.zeros((H * 2, W * 2, 3), np.uint8)).save(str(root / "a" / "big.webp"),
                                                                  lossless=True)
     got, n, _, _, bad = _deliver(str(root), max_bad_fraction=1, max_pixels=W * H)
-    # the three bad ones were replaced by substitutes: the five good ones
-    assert n == 8 and sorted(got) == [2, 3, 4, 5, 6]  # by name: big, gif, ok0-4, truncated
+    # the four bad ones were replaced by substitutes: the five good ones
+    assert n == 9 and sorted(got) == [2, 3, 4, 5, 6]  # by name: big, gif, ok0-4, truncated x2
     by_path = {os.path.relpath(r.path, root) if os.path.isabs(r.path) else r.path: r for r in bad}
-    assert sorted(by_path) == ["a/big.webp", "a/gif_named.jpg", "a/truncated.png"]
+    assert sorted(by_path) == ["a/big.webp", "a/gif_named.jpg", "a/truncated.png",
+                               "a/truncated.webp"]
     gif, trunc, big = by_path["a/gif_named.jpg"], by_path["a/truncated.png"], by_path["a/big.webp"]
     assert gif.name == "FEED_E_DECODE" and "GIF" in gif.message
     assert trunc.name == "FEED_E_DECODE" and "PNG" in trunc.message
+    tw = by_path["a/truncated.webp"]
+    assert tw.name == "FEED_E_DECODE" and "WebP" in tw.message
     assert big.name == "FEED_E_TOO_LARGE" and "max_pixels" in big.message
 
 

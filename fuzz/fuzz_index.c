@@ -17,6 +17,7 @@
  * the pool, labels below nclasses; for a folder, each path under its class's
  * folder, an image name, and a file that exists).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -125,6 +126,57 @@ static int is_image_name(const char *name)
                    !strcasecmp(dot, ".png") || !strcasecmp(dot, ".webp"));
 }
 
+/* Regular files under dir (recursively, dot names left out, links
+ * followed), counted as images and others by name. */
+static void count_files(const char *dir, int depth, uint64_t *images, uint64_t *others)
+{
+    DIR *d = depth <= 33 ? opendir(dir) : NULL;
+    if (!d)
+        return;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        if (de->d_name[0] == '.')
+            continue;
+        char p[PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+        struct stat sb;
+        if (stat(p, &sb) != 0)
+            continue;
+        if (S_ISDIR(sb.st_mode))
+            count_files(p, depth + 1, images, others);
+        else if (S_ISREG(sb.st_mode))
+            ++*(is_image_name(de->d_name) ? images : others);
+    }
+    closedir(d);
+}
+
+/* An ImageFolder index took every image file of its class folders and
+ * counted every other one as skipped, naming the first few. */
+static void check_skipped(const feed__index *ix)
+{
+    uint64_t images = 0, others = 0;
+    count_files(ix->hdr->root, -1, &images, &others); /* the root's files are no class's */
+    uint64_t root_images = 0, root_others = 0;
+    DIR *d = opendir(ix->hdr->root);
+    FZ_CHECK(d, "opendir %s", ix->hdr->root);
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        char p[PATH_MAX * 2];
+        snprintf(p, sizeof p, "%s/%s", ix->hdr->root, de->d_name);
+        struct stat sb;
+        if (de->d_name[0] != '.' && stat(p, &sb) == 0 && S_ISREG(sb.st_mode))
+            ++*(is_image_name(de->d_name) ? &root_images : &root_others);
+    }
+    closedir(d);
+    FZ_CHECK(images - root_images == ix->hdr->count, "%llu images in class folders, %llu indexed",
+             (unsigned long long)(images - root_images), (unsigned long long)ix->hdr->count);
+    FZ_CHECK(others - root_others == ix->skipped, "%llu other files in class folders, %llu skipped",
+             (unsigned long long)(others - root_others), (unsigned long long)ix->skipped);
+    FZ_CHECK(memchr(ix->skipped_names, 0, sizeof ix->skipped_names), "skipped names not terminated");
+    /* (a first name too long for the buffer leaves it empty) */
+    FZ_CHECK(ix->skipped || !ix->skipped_names[0], "skipped 0, names '%s'", ix->skipped_names);
+}
+
 static void check_index(const feed__index_hdr *h, int folder)
 {
     FZ_CHECK(h->magic == FEED_INDEX_MAGIC && h->version == FEED_INDEX_VERSION, "bad header");
@@ -198,6 +250,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FZ_CHECK(st == FEED_OK || (err[0] && memchr(err, 0, sizeof err)), "an error without a message");
     if (st == FEED_OK) {
         check_index(ix.hdr, folder);
+        if (folder)
+            check_skipped(&ix);
         if (mode & 8) {
             st = feed__index_share(&ix, err, sizeof err);
             FZ_CHECK(st == FEED_OK, "share: %s", err);

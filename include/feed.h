@@ -194,7 +194,7 @@ typedef struct feed_options {
     uint32_t exif;          /* [exif] 1: apply EXIF orientation (default 1; JPEG only: a PNG
                                eXIf chunk or WebP EXIF is not read) */
     uint32_t roi_decode;    /* [roi_decode] 1: decode only the crop, DCT-scaled (default 1;
-                               a PNG: only the rows down to the crop; a WebP: whole) */
+                               a PNG: only the rows down to the crop; a WebP: the crop) */
 
     /* output */
     uint32_t dtype;         /* [dtype] uint8|float32|float16|bfloat16 (default uint8) */

@@ -2,8 +2,8 @@
  * image.c - the per-sample pipeline (image.h): pick the decoder from the
  * bytes (format.h), plan the crop from the header, decode (a JPEG only the
  * crop's region, DCT-scaled when it stays >= the output size; a PNG its rows
- * down to the crop's last; a WebP whole), resample, orient, flip, rotate,
- * jitter. The steps after the decode are the same for every format.
+ * down to the crop's last; a WebP the crop, by libwebp), resample, orient,
+ * flip, rotate, jitter. The steps after the decode are the same for every format.
  *
  * Geometry is planned in the *displayed* image (after EXIF orientation), as
  * torchvision sees it, then mapped back into the stored image, which is what

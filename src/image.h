@@ -76,7 +76,8 @@ void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
  * palette and 16-bit input comes out as 8-bit RGB; alpha is dropped. The
  * steps after the decode are the same for every format; with roi_decode a
  * JPEG is decoded by region and DCT-scaled, a PNG only down to the region's
- * last row, a WebP whole; the region's pixels are a full decode's.
+ * last row, a WebP the region by libwebp's cropping; the region's pixels
+ * are a full decode's.
  * Returns 0 (FEED_OK) or a feed_status: FEED_E_DECODE for corrupt, truncated,
  * empty or unsupported data (GIF, BMP, ...: the message names the format),
  * FEED_E_TOO_LARGE over max_pixels or max_memory, FEED_E_NOMEM.

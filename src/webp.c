@@ -3,9 +3,15 @@
  *
  * libwebp decodes into a buffer we own (is_external_memory), in RGBA order,
  * single-threaded (a worker is one decoder; the pool gives the parallelism).
- * Its own cropping (options.use_cropping) is not used: it snaps the crop to
- * even coordinates and would make the pixels depend on where the crop
- * falls, so a WebP is decoded whole and cropped after, like a PNG.
+ *
+ * Region: libwebp's own cropping (options.use_cropping) decodes only the
+ * macroblock rows down to the crop and converts only its pixels; its fancy
+ * chroma upsampler treats the crop's edges as the image's, so the crop is
+ * widened by FEED_WEBP_MARGIN pixels on each side (and its origin made even,
+ * as libwebp snaps it) and a pointer past the margin handed back: the
+ * region is then bit-identical to a full decode's (tests/test_webp.c checks
+ * random regions of lossy, lossy+alpha and lossless files). A file cut short
+ * anywhere is still an error: the RIFF chunk sizes say how long it must be.
  *
  * Memory, judged from the header before anything is allocated: our RGBA
  * image, plus what libwebp allocates on its own (lossless: an ARGB copy of
@@ -21,6 +27,10 @@
 #include <webp/decode.h>
 
 #include "feed.h"
+
+/* Pixels decoded beyond the region on each side (inside the image). Two
+ * cover the upsampler's reach at 2x chroma subsampling; 8 for margin. */
+#define FEED_WEBP_MARGIN 8u
 
 struct feed__webp {
     uint8_t *buf;
@@ -105,10 +115,18 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
         snprintf(msg, msglen, "internal: bad WebP decode region");
         return FEED_E_INTERNAL;
     }
-    size_t stride = (size_t)info.width * 4;
-    size_t out_len = stride * info.height; /* <= 16383^2 * 4: the format's limit */
+    /* the decoded rectangle: the region widened by the margin, origin even */
+    uint32_t cx0 = (r.x0 > FEED_WEBP_MARGIN ? r.x0 - FEED_WEBP_MARGIN : 0) & ~1u;
+    uint32_t cy0 = (r.y0 > FEED_WEBP_MARGIN ? r.y0 - FEED_WEBP_MARGIN : 0) & ~1u;
+    uint32_t cx1 = info.width - r.x1 > FEED_WEBP_MARGIN ? r.x1 + FEED_WEBP_MARGIN : info.width;
+    uint32_t cy1 = info.height - r.y1 > FEED_WEBP_MARGIN ? r.y1 + FEED_WEBP_MARGIN : info.height;
+    int crop = cx0 > 0 || cy0 > 0 || cx1 < info.width || cy1 < info.height;
+    size_t stride = (size_t)(cx1 - cx0) * 4;
+    size_t out_len = stride * (cy1 - cy0); /* <= 16383^2 * 4: the format's limit */
     if (r.max_memory) {
-        uint64_t need = (uint64_t)len + 2ull * out_len + (uint64_t)info.width * 64 + (256u << 10);
+        /* judged on the whole image: libwebp's lossless decoder keeps whole rows */
+        uint64_t whole = (uint64_t)info.width * info.height * 4;
+        uint64_t need = (uint64_t)len + 2ull * whole + (uint64_t)info.width * 64 + (256u << 10);
         if (need > r.max_memory) {
             snprintf(msg, msglen, "needs ~%.1f MiB to decode (%ux%u WebP), over max_worker_memory %.1f MiB",
                      (double)need / (1 << 20), info.width, info.height,
@@ -128,17 +146,24 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
     }
     cfg.output.colorspace = MODE_RGBA;
     cfg.output.is_external_memory = 1;
-    cfg.output.width = cfg.input.width;
-    cfg.output.height = cfg.input.height;
+    cfg.output.width = (int)(cx1 - cx0);
+    cfg.output.height = (int)(cy1 - cy0);
     cfg.output.u.RGBA.rgba = w->buf;
     cfg.output.u.RGBA.stride = (int)stride;
     cfg.output.u.RGBA.size = out_len;
     cfg.options.use_threads = 0;
+    if (crop) {
+        cfg.options.use_cropping = 1;
+        cfg.options.crop_left = (int)cx0;
+        cfg.options.crop_top = (int)cy0;
+        cfg.options.crop_width = (int)(cx1 - cx0);
+        cfg.options.crop_height = (int)(cy1 - cy0);
+    }
     s = WebPDecode(data, len, &cfg);
     WebPFreeDecBuffer(&cfg.output); /* frees nothing of ours (external memory) */
     if (s != VP8_STATUS_OK)
         return feed__webp_fail(s, msg, msglen);
-    img->pixels = w->buf + (size_t)r.y0 * stride + (size_t)r.x0 * 4;
+    img->pixels = w->buf + (size_t)(r.y0 - cy0) * stride + (size_t)(r.x0 - cx0) * 4;
     img->stride = stride;
     img->w = r.x1 - r.x0;
     img->h = r.y1 - r.y0;

@@ -1,7 +1,8 @@
 /*
  * test_webp.c - src/webp.c: lossless WebP (RGB and RGBA) decoded to exactly
  * the pixels encoded; lossy close to them and equal to libwebp's own
- * one-call decode (our buffer, stride and region plumbing); the region;
+ * one-call decode (our buffer, stride and region plumbing); random regions
+ * (libwebp's cropping) against a full decode;
  * errors: truncated, corrupt, animated, max_pixels and max_worker_memory
  * from the header.
  */
@@ -153,6 +154,59 @@ static void test_lossy(void **state)
     free(rgb);
 }
 
+/* Random regions (libwebp's cropping, widened by a margin) equal a full
+ * decode's pixels, for lossy, lossy with alpha and lossless files of odd
+ * sizes; a file cut short is an error whatever region is asked for. */
+static void test_regions(void **state)
+{
+    (void)state;
+    uint32_t w = 203, h = 151;
+    uint8_t *rgb = ti_photo(w, h, 9);
+    uint8_t *rgba = rgba_of(rgb, w, h);
+    uint8_t *f[3];
+    size_t n[3];
+    n[0] = WebPEncodeRGB(rgb, (int)w, (int)h, (int)w * 3, 85, &f[0]);
+    n[1] = WebPEncodeRGBA(rgba, (int)w, (int)h, (int)w * 4, 85, &f[1]);
+    n[2] = WebPEncodeLosslessRGBA(rgba, (int)w, (int)h, (int)w * 4, &f[2]);
+    feed__webp *dec = feed__webp_create();
+    uint64_t x = 88172645463325252ull;
+    for (int k = 0; k < 3; k++) {
+        assert_true(n[k] > 0);
+        int rw, rh;
+        uint8_t *ref = WebPDecodeRGBA(f[k], n[k], &rw, &rh);
+        assert_non_null(ref);
+        for (int t = 0; t < 150; t++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint32_t cw = 1 + (uint32_t)(x % w), ch = 1 + (uint32_t)((x >> 20) % h);
+            uint32_t x0 = (uint32_t)((x >> 40) % (w - cw + 1)), y0 = (uint32_t)((x >> 50) % (h - ch + 1));
+            plan_arg p = {.want = {.scale = 8, .x0 = x0, .y0 = y0, .x1 = x0 + cw, .y1 = y0 + ch}};
+            feed__jpeg_image img;
+            char msg[256];
+            assert_int_equal(feed__webp_decode(dec, f[k], n[k], plan_fixed, &p, &img, msg, sizeof msg), 0);
+            assert_int_equal(img.w, cw);
+            assert_int_equal(img.h, ch);
+            for (uint32_t y = 0; y < ch; y++)
+                for (uint32_t i = 0; i < cw; i++)
+                    if (memcmp(img.pixels + y * img.stride + i * 4, ref + ((size_t)(y + y0) * w + x0 + i) * 4, 3))
+                        fail_msg("file %d, region (%u,%u) %ux%u: pixel (%u,%u) differs from a full decode", k,
+                                 x0, y0, cw, ch, x0 + i, y0 + y);
+            /* cut short below the region: still an error */
+            size_t cuts[2] = {n[k] - 1, n[k] * 3 / 4};
+            for (int c = 0; c < 2 && t % 10 == 0; c++) {
+                int rc = feed__webp_decode(dec, f[k], cuts[c], plan_fixed, &p, &img, msg, sizeof msg);
+                if (rc != FEED_E_DECODE)
+                    fail_msg("file %d cut at %zu of %zu, region (%u,%u) %ux%u: rc %d", k, cuts[c], n[k],
+                             x0, y0, cw, ch, rc);
+            }
+        }
+        WebPFree(ref);
+        WebPFree(f[k]);
+    }
+    feed__webp_destroy(dec);
+    free(rgba);
+    free(rgb);
+}
+
 /* A two-frame animation (libwebpmux's encoder). */
 static uint8_t *make_animation(const uint8_t *rgba, uint32_t w, uint32_t h, size_t *len)
 {
@@ -270,6 +324,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_lossless),
         cmocka_unit_test(test_lossy),
+        cmocka_unit_test(test_regions),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,7 +7,8 @@
  *   pil     PIL: Image.open(BytesIO(bytes)).convert("RGB"), torchvision's
  *           default loader (bench/pil_decode.py, a python3 process of its own)
  *   full    libfeed's decoder alone: the whole image to RGBX
- *   train   RandomResizedCrop(size) + flip (PNG/WebP: full decode, then crop)
+ *   train   RandomResizedCrop(size) + flip (PNG: the rows down to the crop;
+ *           WebP: the crop, by libwebp's cropping)
  *   val     Resize(size*8/7) + CenterCrop(size)
  *
  * Rates are images per second of thread CPU time (each side measures its own

@@ -145,7 +145,7 @@ GD=$ROOT/.gpudeps/root/usr
 GDLIB=$GD/lib/x86_64-linux-gnu
 CMAKE_EXTRA=()
 have_pkg_config() { pkg-config --version >/dev/null 2>&1; }
-have_system_deps() { have_pkg_config && pkg-config --exists libturbojpeg libjpeg liburing cmocka; }
+have_system_deps() { have_pkg_config && pkg-config --exists libturbojpeg libjpeg liburing cmocka spng libwebp libwebpmux; }
 if have_system_deps; then
   echo "dependencies: the system's"
 elif [ -d "$GDLIB/pkgconfig" ]; then
@@ -157,10 +157,10 @@ elif [ -d "$GDLIB/pkgconfig" ]; then
     CMAKE_EXTRA+=(-DPKG_CONFIG_EXECUTABLE="$GD/bin/pkgconf")
     export PATH="$GD/bin:$PATH"
   fi
-  pkg-config --exists libturbojpeg libjpeg liburing cmocka ||
-    die "pkg-config does not find the .gpudeps libraries"
+  pkg-config --exists libturbojpeg libjpeg liburing cmocka spng libwebp libwebpmux ||
+    die "pkg-config does not find the .gpudeps libraries (libspng, libwebp: run scripts/gpu-deps.sh again)"
 else
-  missing=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev liburing-dev libcmocka-dev)
+  missing=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev liburing-dev libcmocka-dev libspng-dev libwebp-dev)
   echo "dependencies: missing, and no .gpudeps (run scripts/gpu-deps.sh where apt works and carry .gpudeps)"
   command -v apt-get >/dev/null || die "no apt-get to install ${missing[*]}"
   [ "$(id -u)" -eq 0 ] || die "missing ${missing[*]}: run as root to install them"

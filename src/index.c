@@ -20,6 +20,7 @@
 
 #include "format.h"
 #include "internal.h"
+#include "npy.h"
 
 typedef struct builder {
     feed__index_entry *ents;
@@ -366,17 +367,39 @@ static feed_status build_list(builder *b, const char *list, char *err, size_t er
     return st;
 }
 
+/* 1 if path is a file that starts with the .npy magic. */
+static int is_npy_file(const char *path)
+{
+    uint8_t head[6];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    close(fd);
+    return n == (ssize_t)sizeof head && feed__npy_is_npy(head, sizeof head);
+}
+
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
+{
+    feed__index_spec s = {.source = source, .file_list = file_list};
+    return feed__index_build_spec(ix, &s, err, errlen);
+}
+
+feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec, char *err, size_t errlen)
 {
     memset(ix, 0, sizeof *ix);
     ix->fd = -1;
     builder b = {0};
     char root[PATH_MAX];
+    const char *source = spec->source, *file_list = spec->file_list;
     const char *list = file_list && *file_list ? file_list : NULL;
+    const char *labels = spec->labels && *spec->labels ? spec->labels : NULL;
     feed_status st;
     struct stat sb;
 
+    if (spec->note && spec->notelen)
+        spec->note[0] = 0;
     if (source && *source) {
         if (stat(source, &sb) != 0)
             return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", source, strerror(errno));
@@ -384,9 +407,18 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
             if (list)
                 return feed__err(FEED_E_DATASET, err, errlen,
                                  "dataset: source %s is not a directory", source);
+            /* Kinds by their bytes: an array, else a file list; a file
+             * named .npy without the magic gets the array's error. */
+            size_t sl = strlen(source);
+            if (S_ISREG(sb.st_mode) && (is_npy_file(source) || (sl > 4 && !strcasecmp(source + sl - 4, ".npy"))))
+                return feed__npy_index_build(ix, source, labels, err, errlen);
             list = source;
         }
     }
+    if (labels)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: labels=%s is for a .npy array source; %s is not one", labels,
+                         list ? list : source ? source : "(no source)");
     if (list && access(list, R_OK) != 0)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
                          strerror(errno));

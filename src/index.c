@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index.h"
@@ -21,6 +22,7 @@
 #include "format.h"
 #include "internal.h"
 #include "npy.h"
+#include "scancache.h"
 
 typedef struct builder {
     feed__index_entry *ents;
@@ -29,6 +31,7 @@ typedef struct builder {
     uint64_t pool_len, pool_cap;
     uint64_t *classes;
     uint32_t nclasses, classes_cap;
+    feed__scan_dirs *dirs; /* the directories read, for a saved scan (NULL: not kept) */
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
@@ -178,6 +181,11 @@ static feed_status walk_class(builder *b, int rootfd, const char *rel, int32_t l
         return sys_error(err, errlen, errno, "open", rel);
     char **names;
     size_t n;
+    struct stat ds;
+    if (b->dirs && (fstat(fd, &ds) != 0 || feed__scan_dirs_add(b->dirs, rel, &ds) != 0)) {
+        close(fd);
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    }
     feed_status st = list_dir(fd, rel, &names, &n, err, errlen);
     if (st != FEED_OK) {
         close(fd);
@@ -367,6 +375,20 @@ static feed_status build_list(builder *b, const char *list, char *err, size_t er
     return st;
 }
 
+uint32_t feed__index_scan_rules(void)
+{
+    static const char *const probe[] = {".jpg", ".jpeg", ".jpe", ".JPG", ".png", ".webp", ".bmp", ".gif",
+                                        ".tif", ".tiff", ".ppm", ".pgm", ".avif", ".heic", ".jxl", ".PNG",
+                                        ".WebP", ".npy", ".txt", ""};
+    uint32_t m = FEED_INDEX_VERSION << 24;
+    for (uint32_t i = 0; i < FEED_ARRAY_SIZE(probe); i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%s", probe[i]);
+        m |= (uint32_t)is_image_name(name) << i;
+    }
+    return m;
+}
+
 /* 1 if path is a file that starts with the .npy magic. */
 static int is_npy_file(const char *path)
 {
@@ -439,12 +461,37 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     if (strlen(root) >= FEED_PATH_MAX)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
 
+    /* A saved scan (scancache.h): reused when current, else made. */
+    feed__scan_dirs dirs = {0};
+    char cache[PATH_MAX], note[1024] = "";
+    int64_t scan_start = 0;
+    int cached = !list && spec->scan_cache;
+    if (cached) {
+        const char *cp = spec->scan_cache_path;
+        int n = cp && *cp ? snprintf(cache, sizeof cache, "%s", cp)
+                          : snprintf(cache, sizeof cache, "%s/" FEED_SCAN_CACHE_NAME, strcmp(root, "/") ? root : "");
+        cached = n > 0 && (size_t)n < sizeof cache;
+    }
     if (list) {
         st = build_list(&b, list, err, errlen);
     } else {
         int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
             return sys_error(err, errlen, errno, "open", root);
+        if (cached) {
+            feed__index_hdr *h;
+            if (feed__scancache_load(cache, rootfd, root, feed__index_scan_rules(), &h, note, sizeof note)) {
+                close(rootfd);
+                ix->hdr = h;
+                if (spec->cache_hit)
+                    *spec->cache_hit = 1;
+                return FEED_OK;
+            }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            scan_start = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+            b.dirs = &dirs;
+        }
         st = build_folder(&b, rootfd, root, err, errlen);
         close(rootfd);
     }
@@ -453,6 +500,7 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
                        list ? list : root);
     if (st != FEED_OK) {
         builder_free(&b);
+        feed__scan_dirs_free(&dirs);
         return st;
     }
 
@@ -467,6 +515,7 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     feed__index_hdr *h = feed__calloc(1, total);
     if (!h) {
         builder_free(&b);
+        feed__scan_dirs_free(&dirs);
         return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory (%llu bytes of index)",
                          (unsigned long long)total);
     }
@@ -488,6 +537,13 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     memcpy((char *)h + pool_off, b.pool, b.pool_len);
     builder_free(&b);
     ix->hdr = h;
+    if (cached) {
+        char saved[1024];
+        feed__scancache_save(cache, h, &dirs, feed__index_scan_rules(), scan_start, saved, sizeof saved);
+        feed__scan_dirs_free(&dirs);
+        if (spec->note && spec->notelen)
+            snprintf(spec->note, spec->notelen, "%s%s%s", note, note[0] ? "; " : "", saved);
+    }
     return FEED_OK;
 }
 

@@ -73,8 +73,12 @@ typedef struct feed__index_spec {
     const char *scan_cache_path; /* "" or NULL: ROOT/.libfeed-scan */
     char *note;                  /* out: what happened to the saved scan, "" if nothing to say */
     size_t notelen;
+    int *cache_hit;              /* out (if not NULL): 1 when the saved scan was used */
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
+/* The folder scan's rules (which names are images, the index version) as a
+ * number, so a saved scan made under other rules is not reused. */
+uint32_t feed__index_scan_rules(void);
 /* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers. */
 feed_status feed__index_share(feed__index *ix, char *err, size_t errlen);
 /* Maps a shared index read-only from fd and checks its header (workers). */

@@ -208,7 +208,9 @@ static int cmp_str(const void *a, const void *b)
 /* 1 if the root's folders are h's classes, in order. */
 static int same_classes(int rootfd, const feed__index_hdr *h)
 {
-    int fd = dup(rootfd);
+    /* its own open file (a dup would share, and leave at the end, the
+     * directory offset the scan reads next) */
+    int fd = openat(rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
     if (!dir) {
         if (fd >= 0)

@@ -159,7 +159,8 @@ typedef struct feed_options {
     uint32_t version;       /* FEED_VERSION_NUMBER the caller was built with */
 
     /* dataset */
-    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
+    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>), a file
+                                      list, or a .npy array (see labels) */
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
                                       to source (or to the list's folder if source is empty);
                                       labels are integers 0..2147483647 (int32, any may be

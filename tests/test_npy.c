@@ -521,6 +521,63 @@ static void test_loader_train(void **state)
     free(img), free(lp), free(px);
 }
 
+/* The array shrinks under a running loader: the samples past its end are
+ * bad samples with a report naming the array ("short read"), replaced by
+ * samples that can still be read; none is an image of zeros. */
+static void test_loader_file_shrinks(void **state)
+{
+    enum { N = 24, H = 6, W = 5 };
+    uint8_t px[N * H * W * 3];
+    for (size_t i = 0; i < sizeof px; i++)
+        px[i] = (uint8_t)(1 + i % 251);
+    int32_t lab[N];
+    for (int i = 0; i < N; i++)
+        lab[i] = i;
+    char *img = write_npy("shrink.npy", 1, "{'descr': '|u1', 'fortran_order': False, 'shape': (24, 6, 5, 3), }", px,
+                          sizeof px);
+    char *lp = write_labels32("shrink_labels.npy", lab, N);
+    feed_options o;
+    char err[1024];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", img);
+    snprintf(o.labels, sizeof o.labels, "%s", lp);
+    o.batch_size = 4, o.workers = 1, o.prefetch = 2, o.height = H, o.width = W, o.augment = FEED_AUGMENT_NONE;
+    o.max_bad_fraction = 1, o.report_bad = 0, o.epochs = 2;
+    feed_loader *L;
+    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
+        fail_msg("create: %s", err);
+    size_t flen;
+    uint8_t *file = tu_read_file(img, &flen);
+    feed__npy_header nh;
+    assert_int_equal(feed__npy_parse(file, flen, &nh, err, sizeof err), FEED_OK);
+    free(file);
+    assert_int_equal(truncate(img, (off_t)(nh.data_off + (N / 2) * H * W * 3)), 0); /* samples 12.. are gone */
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t replaced_e1 = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK || st == FEED_END_OF_EPOCH) {
+        if (st == FEED_END_OF_EPOCH)
+            continue;
+        for (uint32_t i = 0; i < b.count; i++) {
+            uint64_t id = b.sample_ids[i];
+            assert_true(id < N / 2 || !(b.flags[i] & FEED_SAMPLE_REPLACED)); /* a substitute can be read */
+            assert_memory_equal((const uint8_t *)b.data + i * b.sample_bytes, px + id * H * W * 3, H * W * 3);
+            assert_int_equal(b.labels[i], lab[id]);
+            replaced_e1 += b.epoch == 1 && (b.flags[i] & FEED_SAMPLE_REPLACED);
+        }
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(st, FEED_END_OF_DATA);
+    assert_int_equal(replaced_e1, N / 2); /* every read of epoch 1 came after the truncation */
+    feed_bad_sample r = {.struct_size = sizeof r};
+    assert_int_equal(feed_loader_bad_sample(L, feed_loader_bad_count(L) - 1, &r), FEED_OK);
+    assert_non_null(strstr(r.path, "shrink.npy"));
+    assert_non_null(strstr(r.message, "short read"));
+    assert_int_equal(r.status, FEED_E_IO);
+    feed_loader_destroy(L);
+    free(img), free(lp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -533,6 +590,7 @@ int main(void)
         cmocka_unit_test(test_loader_exact_rgb),
         cmocka_unit_test(test_loader_exact_grey_rgba),
         cmocka_unit_test(test_loader_train),
+        cmocka_unit_test(test_loader_file_shrinks),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -54,8 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
     }
     if (h.rank == 1 && feed__npy_check_labels(&h, size, h.shape[0], err, sizeof err) == FEED_OK) {
-        int32_t *lab = malloc((size_t)h.shape[0] * sizeof *lab + 1), max = -1;
-        if (feed__npy_labels(&h, data + h.data_off, h.shape[0], lab, &max, err, sizeof err) == FEED_OK)
+        int32_t *lab = malloc((size_t)h.shape[0] * sizeof *lab + 1), max = 0;
+        if (feed__npy_labels(&h, data + h.data_off, 0, h.shape[0], lab, &max, err, sizeof err) == FEED_OK)
             for (uint64_t i = 0; i < h.shape[0]; i++)
                 FZ_CHECK(lab[i] >= 0 && lab[i] <= max, "label %d, max %d", lab[i], max);
         free(lab);

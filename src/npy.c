@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -298,11 +297,11 @@ feed_status feed__npy_check_labels(const feed__npy_header *h, uint64_t file_byte
     return check_size(h, n, file_bytes, err, errlen);
 }
 
-feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uint64_t n, int32_t *out,
-                             int32_t *max, char *err, size_t errlen)
+feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uint64_t first, uint64_t n,
+                             int32_t *out, int32_t *max, char *err, size_t errlen)
 {
     int big = h->order == '>';
-    int32_t m = 0;
+    int32_t m = *max;
     for (uint64_t i = 0; i < n; i++) {
         const uint8_t *q = data + i * h->item;
         uint64_t u = 0;
@@ -311,7 +310,7 @@ feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uin
         int64_t v = h->item == 4 ? (int64_t)(int32_t)(uint32_t)u : (int64_t)u;
         if (v < 0 || v > (int64_t)FEED_MAX_LABEL)
             return feed__err(FEED_E_DATASET, err, errlen, "label %lld of sample %llu is out of range: labels are 0..%u",
-                             (long long)v, (unsigned long long)i, FEED_MAX_LABEL);
+                             (long long)v, (unsigned long long)(first + i), FEED_MAX_LABEL);
         out[i] = (int32_t)v;
         if (out[i] > m)
             m = out[i];
@@ -372,7 +371,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
     feed__npy_images im;
     int fd = -1, lfd = -1;
     uint64_t size, lsize;
-    void *map = MAP_FAILED;
+    uint8_t *chunk = NULL;
     feed__index_hdr *hdr = NULL;
     feed_status st;
 
@@ -396,11 +395,6 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
         st = feed__err(st, err, errlen, "dataset: labels %s (for %s): %s", labels, full, why);
         goto out;
     }
-    map = mmap(NULL, (size_t)lsize, PROT_READ, MAP_PRIVATE, lfd, 0);
-    if (map == MAP_FAILED) {
-        st = feed__err(FEED_E_RESOURCE, err, errlen, "dataset: cannot map labels %s: %s", labels, strerror(errno));
-        goto out;
-    }
     char *slash = strrchr(full, '/');
     const char *name = slash + 1;
     size_t namelen = strlen(name);
@@ -420,11 +414,34 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
                        (unsigned long long)total);
         goto out;
     }
-    int32_t max;
-    if ((st = feed__npy_labels(&lh, (const uint8_t *)map + lh.data_off, im.count,
-                               (int32_t *)((char *)hdr + labels_off), &max, why, sizeof why)) != FEED_OK) {
-        st = feed__err(st, err, errlen, "dataset: labels %s: %s", labels, why);
+    /* Read, not mapped: a file cut short under a mapping would be SIGBUS
+     * in the trainer's process; a short read is an error message. */
+    enum { CHUNK = 1 << 16 };
+    chunk = feed__malloc((size_t)CHUNK * lh.item);
+    if (!chunk) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
         goto out;
+    }
+    int32_t max = 0;
+    for (uint64_t i = 0; i < im.count; i += CHUNK) {
+        uint64_t k = im.count - i < CHUNK ? im.count - i : CHUNK;
+        size_t want = (size_t)k * lh.item, got = 0;
+        while (got < want) {
+            ssize_t r = pread(lfd, chunk + got, want - got, (off_t)(lh.data_off + i * lh.item + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                st = feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot read labels %s: %s", labels,
+                               r < 0 ? strerror(errno) : "the file got shorter");
+                goto out;
+            }
+            got += (size_t)r;
+        }
+        if ((st = feed__npy_labels(&lh, chunk, i, k, (int32_t *)((char *)hdr + labels_off) + i, &max, why,
+                                   sizeof why)) != FEED_OK) {
+            st = feed__err(st, err, errlen, "dataset: labels %s: %s", labels, why);
+            goto out;
+        }
     }
     hdr->magic = FEED_INDEX_MAGIC;
     hdr->version = FEED_INDEX_VERSION;
@@ -444,8 +461,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
     hdr = NULL;
 out:
     feed__free(hdr);
-    if (map != MAP_FAILED)
-        munmap(map, (size_t)lsize);
+    feed__free(chunk);
     if (lfd >= 0)
         close(lfd);
     return st;

@@ -4,7 +4,7 @@
  * A pure stage for the header: bytes in, a checked description out
  * (feed__npy_parse, feed__npy_check_images, feed__npy_check_labels), no
  * file system. The index builder (feed__npy_index_build) reads the header of
- * the images file and the whole labels file, and makes an index that
+ * the images file and the whole labels file (by pread, in chunks), and makes an index that
  * describes the array (file, data offset, N, H, W, C) plus one int32 label a
  * sample: no per-sample path, so N can be large. Workers read sample i's
  * H*W*C bytes at data_off + i*H*W*C (worker.c) and run the image pipeline on
@@ -71,11 +71,12 @@ feed_status feed__npy_check_images(const feed__npy_header *h, uint64_t file_byte
 feed_status feed__npy_check_labels(const feed__npy_header *h, uint64_t file_bytes, uint64_t n, char *err,
                                    size_t errlen);
 
-/* Converts the n labels at data (checked by feed__npy_check_labels) into
- * out, checking each is in 0..FEED_MAX_LABEL; *max gets the largest.
- * FEED_E_DATASET naming the first bad index and value in err. */
-feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uint64_t n, int32_t *out,
-                             int32_t *max, char *err, size_t errlen);
+/* Converts the n labels at data, labels first .. first + n - 1 of a file
+ * feed__npy_check_labels accepted, into out, checking each is in
+ * 0..FEED_MAX_LABEL; *max (set it to 0 before the first call) becomes the
+ * largest so far. FEED_E_DATASET naming the first bad index and value in err. */
+feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uint64_t first, uint64_t n,
+                             int32_t *out, int32_t *max, char *err, size_t errlen);
 
 /* 1 if data starts with the .npy magic ("\x93NUMPY"). */
 int feed__npy_is_npy(const uint8_t *data, size_t n);

@@ -161,6 +161,7 @@ static void mutate(int k)
 
 static void test_changes_invalidate(void **state)
 {
+    teardown_tree(NULL); /* a fresh tree for each change */
     for (int k = 0; k < NMUTATIONS; k++) {
         make_tree();
         age_tree();

@@ -162,3 +162,26 @@ def test_samples_file_list(tmp_path, make_loader, dataset, index):
     L.close()
     with pytest.raises(Exception):
         L.samples
+
+
+def test_scan_cache(tmp_path, dataset):
+    """scan_cache=True saves the folder scan next to the data and the next
+    loader reuses it: the same samples; a file added makes it stale."""
+    import shutil
+    import time
+    root = tmp_path / "ds"
+    shutil.copytree(dataset, root)
+    old = time.time() - 3600
+    for d, dirs, files in os.walk(root):
+        for x in dirs + files:
+            os.utime(os.path.join(d, x), (old, old))
+    with libfeed.Loader(str(root), scan_cache=True, size=16, workers=1) as L:
+        first = list(L.samples)
+    assert (root / ".libfeed-scan").is_file()
+    with libfeed.Loader(str(root), scan_cache=True, size=16, workers=1) as L:
+        assert list(L.samples) == first
+    cls = sorted(os.listdir(dataset))[0]
+    shutil.copy(first[0][0], root / cls / "zz_new.jpg")
+    with libfeed.Loader(str(root), scan_cache=True, size=16, workers=1) as L:
+        assert len(L.samples) == len(first) + 1
+        assert (str(root / cls / "zz_new.jpg"), 0) in list(L.samples)

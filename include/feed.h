@@ -398,8 +398,8 @@ FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batc
 /* Samples of this rank per epoch, and batches per epoch. */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
-/* Classes found (ImageFolder) or 1 + the largest label (file list; up to
- * 2^31, a count only: nothing is allocated per class). */
+/* Classes found (ImageFolder) or 1 + the largest label (file list, .npy
+ * labels; up to 2^31, a count only: nothing is allocated per class). */
 FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
 /* Name of class i (ImageFolder folder name), or NULL. */
 FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);

@@ -389,18 +389,6 @@ uint32_t feed__index_scan_rules(void)
     return m;
 }
 
-/* 1 if path is a file that starts with the .npy magic. */
-static int is_npy_file(const char *path)
-{
-    uint8_t head[6];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = pread(fd, head, sizeof head, 0);
-    close(fd);
-    return n == (ssize_t)sizeof head && feed__npy_is_npy(head, sizeof head);
-}
-
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
 {
@@ -429,10 +417,8 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
             if (list)
                 return feed__err(FEED_E_DATASET, err, errlen,
                                  "dataset: source %s is not a directory", source);
-            /* Kinds by their bytes: an array, else a file list; a file
-             * named .npy without the magic gets the array's error. */
-            size_t sl = strlen(source);
-            if (S_ISREG(sb.st_mode) && (is_npy_file(source) || (sl > 4 && !strcasecmp(source + sl - 4, ".npy"))))
+            /* Kinds by their bytes: an array, else a file list. */
+            if (S_ISREG(sb.st_mode) && feed__npy_is_source(source))
                 return feed__npy_index_build(ix, source, labels, err, errlen);
             list = source;
         }
@@ -465,13 +451,7 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     feed__scan_dirs dirs = {0};
     char cache[PATH_MAX], note[1024] = "";
     int64_t scan_start = 0;
-    int cached = !list && spec->scan_cache;
-    if (cached) {
-        const char *cp = spec->scan_cache_path;
-        int n = cp && *cp ? snprintf(cache, sizeof cache, "%s", cp)
-                          : snprintf(cache, sizeof cache, "%s/" FEED_SCAN_CACHE_NAME, strcmp(root, "/") ? root : "");
-        cached = n > 0 && (size_t)n < sizeof cache;
-    }
+    int cached = !list && spec->scan_cache && feed__scancache_path(cache, sizeof cache, root, spec->scan_cache_path);
     if (list) {
         st = build_list(&b, list, err, errlen);
     } else {

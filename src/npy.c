@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,18 @@
 int feed__npy_is_npy(const uint8_t *data, size_t n)
 {
     return n >= 6 && !memcmp(data, "\x93NUMPY", 6);
+}
+
+int feed__npy_is_source(const char *path)
+{
+    uint8_t head[6];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
+    if (fd >= 0)
+        close(fd);
+    size_t len = strlen(path);
+    return (n == (ssize_t)sizeof head && feed__npy_is_npy(head, sizeof head)) ||
+           (len > 4 && !strcasecmp(path + len - 4, ".npy"));
 }
 
 typedef struct cur {

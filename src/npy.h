@@ -80,6 +80,10 @@ feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uin
 
 /* 1 if data starts with the .npy magic ("\x93NUMPY"). */
 int feed__npy_is_npy(const uint8_t *data, size_t n);
+/* 1 if the file at path is to be read as an array: it starts with the
+ * magic, or is named *.npy (so that one without the magic gets the array's
+ * error, not a file list's). */
+int feed__npy_is_source(const char *path);
 
 /* Builds an index (kind FEED__INDEX_NPY) over the images array at path with
  * the labels array at labels. Errors name the file and what is wrong. */

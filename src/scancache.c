@@ -43,6 +43,13 @@ static int64_t st_mtime_ns(const struct stat *sb)
     return (int64_t)sb->st_mtim.tv_sec * 1000000000ll + sb->st_mtim.tv_nsec;
 }
 
+int feed__scancache_path(char *out, size_t outlen, const char *root, const char *path)
+{
+    int n = path && *path ? snprintf(out, outlen, "%s", path)
+                          : snprintf(out, outlen, "%s/" FEED_SCAN_CACHE_NAME, strcmp(root, "/") ? root : "");
+    return n > 0 && (size_t)n < outlen;
+}
+
 int feed__scan_dirs_add(feed__scan_dirs *s, const char *rel, const struct stat *sb)
 {
     size_t len = strlen(rel);

@@ -35,6 +35,10 @@
 /* 2 s: FAT's and some network file systems' time granularity. */
 #define FEED_SCAN_QUIET_NS 2000000000ll
 
+/* The file of the scan of root: path, or root/FEED_SCAN_CACHE_NAME when
+ * path is "" or NULL. 1, or 0 when it does not fit in outlen. */
+int feed__scancache_path(char *out, size_t outlen, const char *root, const char *path);
+
 /* The directories a scan read, in order. */
 typedef struct feed__scan_dir {
     int64_t mtime_ns;

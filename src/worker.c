@@ -98,9 +98,12 @@ static int read_range(int fd, uint8_t *buf, size_t len, uint64_t off, int *sys_e
         int transient = e == EIO || e == EAGAIN || e == ENOMEM;
         if (!transient || t == FEED_READER_TRIES) {
             *sys_errno = e;
-            if (e)
-                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s%s", len, (unsigned long long)off,
-                         strerror(e), t > 1 ? " (3 tries)" : "");
+            if (e && t > 1)
+                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s (%d tries)", len,
+                         (unsigned long long)off, strerror(e), t);
+            else if (e)
+                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s", len, (unsigned long long)off,
+                         strerror(e));
             else
                 snprintf(msg, msglen, "short read: %zu of %zu bytes at offset %llu (the file shrank?)", got, len,
                          (unsigned long long)off);

@@ -36,7 +36,9 @@
  * Threads: a loader may be used from one thread at a time (the caller's
  * training thread), except feed_loader_stats(), feed_loader_bad_count() and
  * feed_loader_bad_sample(), which another thread (a monitor) may call at any
- * time between create and destroy. Distinct loaders are independent.
+ * time between create and destroy, and feed_loader_num_samples() and
+ * feed_loader_sample_info(), which any thread may call. Distinct loaders are
+ * independent.
  */
 #ifndef FEED_H
 #define FEED_H
@@ -249,7 +251,7 @@ typedef struct feed_options {
     /* since 0.2.0: raw arrays */
     char labels[FEED_PATH_MAX]; /* [labels] with a .npy source: a .npy of N int32 or int64 labels,
                             shape (N,), each 0..2147483647. A .npy source (known by its magic
-                            bytes, not its name) is a uint8 array of shape (N, H, W, C), C = 1
+                            bytes; one named *.npy without them is an error) is a uint8 array of shape (N, H, W, C), C = 1
                             (grey), 3 (RGB) or 4 (RGBA, alpha dropped), or (N, H, W) (grey), in C
                             order. It is never read whole: each worker reads one sample's H*W*C
                             bytes at a time. Nothing is decoded; the augmentations apply as to a
@@ -416,6 +418,7 @@ FEED_API uint64_t feed_loader_num_samples(const feed_loader *loader);
  * the row) and its label into *label. Either pointer may be NULL.
  * FEED_E_INVALID for an id past the dataset or a path longer than pathlen
  * (2 * FEED_PATH_MAX + 32 bytes always suffice); path is "" then.
+ * Any thread may call it (the index does not change after create).
  */
 FEED_API feed_status feed_loader_sample_info(const feed_loader *loader, uint64_t id, char *path, size_t pathlen,
                                              int32_t *label);

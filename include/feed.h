@@ -276,7 +276,8 @@ typedef struct feed_options {
                             file systems. 0 = off (default) */
     uint32_t pad_scan_cache;
     char scan_cache_path[FEED_PATH_MAX]; /* [scan_cache_path] where the scan is kept
-                            ("" = SOURCE/.libfeed-scan, a dot file the scan itself skips) */
+                            ("" = SOURCE/.libfeed-scan, a dot file the scan itself skips);
+                            not inside a class folder, whose time saving it would change */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

@@ -36,7 +36,9 @@
  * Threads: a loader may be used from one thread at a time (the caller's
  * training thread), except feed_loader_stats(), feed_loader_bad_count() and
  * feed_loader_bad_sample(), which another thread (a monitor) may call at any
- * time between create and destroy. Distinct loaders are independent.
+ * time between create and destroy, and feed_loader_num_samples() and
+ * feed_loader_sample_info(), which any thread may call. Distinct loaders are
+ * independent.
  */
 #ifndef FEED_H
 #define FEED_H
@@ -161,7 +163,8 @@ typedef struct feed_options {
     /* dataset */
     char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>: .jpg .jpeg
                                       .jpe .png .webp; others skipped and counted, see
-                                      feed_loader_skipped_files) */
+                                      feed_loader_skipped_files), a file list, or a .npy array
+                                      (see labels) */
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
                                       to source (or to the list's folder if source is empty);
                                       labels are integers 0..2147483647 (int32, any may be
@@ -249,6 +252,36 @@ typedef struct feed_options {
                             (checked from the header), enforced also by RLIMIT_AS. 0 = no cap;
                             FEED_WORKER_MEMORY_AUTO (text "auto", the default) =
                             12 * max_pixels + max_file_bytes + 64 MiB (about 1.5 GB with the defaults) */
+    /* since 0.2.0: raw arrays */
+    char labels[FEED_PATH_MAX]; /* [labels] with a .npy source: a .npy of N int32 or int64 labels,
+                            shape (N,), each 0..2147483647. A .npy source (known by its magic
+                            bytes; one named *.npy without them is an error) is a uint8 array of shape (N, H, W, C), C = 1
+                            (grey), 3 (RGB) or 4 (RGBA, alpha dropped), or (N, H, W) (grey), in C
+                            order. It is never read whole: each worker reads one sample's H*W*C
+                            bytes at a time. Nothing is decoded; the augmentations apply as to a
+                            decoded image of W x H (val: shorter side, centre crop; train:
+                            RandomResizedCrop etc.; none: resized to height x width, and with
+                            augment=none at the array's own size and C = 3, the bytes are copied
+                            exactly). A bad header (magic, version, dtype, rank, channels, shape
+                            against the file size, Fortran order) or bad labels (dtype, count,
+                            a value out of range) fail create naming the file. "" = none */
+    /* since 0.2.0: the saved folder scan */
+    uint32_t scan_cache; /* [scan_cache] ImageFolder sources: 1 = keep the folder scan in a file
+                            (scan_cache_path) and reuse it at the next create while the folder is
+                            unchanged: the same class folders, and every folder below the root
+                            with the same modification time and inode (adding, removing or
+                            renaming a file or folder changes its folder's; rewriting a file in
+                            place changes neither its path nor its label, and keeps the scan).
+                            A scan file that is stale, truncated or corrupt is ignored with a
+                            line on stderr and replaced; one that cannot be written (a read-only
+                            folder) is skipped with a line on stderr. Off by default: it writes
+                            into the dataset's folder, which a library should not do unasked,
+                            and a local scan is fast; turn it on for large folders on network
+                            file systems. 0 = off (default) */
+    uint32_t pad_scan_cache;
+    char scan_cache_path[FEED_PATH_MAX]; /* [scan_cache_path] where the scan is kept
+                            ("" = SOURCE/.libfeed-scan, a dot file the scan itself skips);
+                            not inside a class folder, whose time saving it would change */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -372,8 +405,8 @@ FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batc
 /* Samples of this rank per epoch, and batches per epoch. */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
-/* Classes found (ImageFolder) or 1 + the largest label (file list; up to
- * 2^31, a count only: nothing is allocated per class). */
+/* Classes found (ImageFolder) or 1 + the largest label (file list, .npy
+ * labels; up to 2^31, a count only: nothing is allocated per class). */
 FEED_API uint32_t feed_loader_num_classes(const feed_loader *loader);
 /* Name of class i (ImageFolder folder name), or NULL. */
 FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t i);
@@ -390,6 +423,23 @@ FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t 
  * none), valid as long as the loader. Returns the count (0 for NULL).
  */
 FEED_API uint64_t feed_loader_skipped_files(const feed_loader *loader, const char **first);
+
+/* Since 0.2.0. Samples in the dataset (all ranks together): sample ids are
+ * 0 .. this - 1, in the index's order (ImageFolder: classes in name order,
+ * the files of each in path order, as torchvision's ImageFolder.samples). */
+FEED_API uint64_t feed_loader_num_samples(const feed_loader *loader);
+/*
+ * Since 0.2.0. Where sample id comes from: its file's path into path (a
+ * NUL-terminated string of at most pathlen bytes; ImageFolder and file
+ * lists: the absolute path, or the list's path as written when it is
+ * absolute; a .npy source: "ARRAY[i]", the array file's absolute path and
+ * the row) and its label into *label. Either pointer may be NULL.
+ * FEED_E_INVALID for an id past the dataset or a path longer than pathlen
+ * (2 * FEED_PATH_MAX + 32 bytes always suffice); path is "" then.
+ * Any thread may call it (the index does not change after create).
+ */
+FEED_API feed_status feed_loader_sample_info(const feed_loader *loader, uint64_t id, char *path, size_t pathlen,
+                                             int32_t *label);
 
 /*
  * Position of the next batch next() will return: (epoch, batch index).

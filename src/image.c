@@ -37,7 +37,8 @@ struct feed__image_ctx {
     feed__axis xa, ya;
     feed__resizer rz;
     uint8_t *buf1, *buf2; /* stored-orientation resize output; pre-rotation image */
-    size_t cap1, cap2;
+    uint8_t *buf3;        /* raw pixels as RGBX (feed__image_process_pixels) */
+    size_t cap1, cap2, cap3;
 };
 
 feed__image_ctx *feed__image_ctx_create(void)
@@ -67,6 +68,7 @@ void feed__image_ctx_destroy(feed__image_ctx *c)
     feed__resizer_free(&c->rz);
     free(c->buf1);
     free(c->buf2);
+    free(c->buf3);
     free(c);
 }
 
@@ -205,6 +207,9 @@ static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t 
     return feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, p, img, msg, msglen);
 }
 
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *out, feed__image_info *info,
+                  uint64_t t1, char *msg, size_t msglen);
+
 int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
                         size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
                         uint8_t *out, feed__image_info *info, char *msg, size_t msglen)
@@ -232,7 +237,21 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
         return rc;
     info->src_w = p.wd;
     info->src_h = p.hd;
+    const uint8_t *src = img.pixels;
+    if (!x->roi_decode) /* full decode: find the used region in the whole image */
+        src += (size_t)(p.vy0 + ctx->ya.lo) * img.stride + (size_t)(p.vx0 + ctx->xa.lo) * 4;
+    return finish(&p, src, img.stride, out, info, t1, msg, msglen);
+}
 
+/* The steps after decoding: resize the planned region (src: pixel (xa.lo,
+ * ya.lo) of the valid region, RGBX), orient, flip, rotate, jitter. */
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *out, feed__image_info *info,
+                  uint64_t t1, char *msg, size_t msglen)
+{
+    const feed__plan p = *pp;
+    feed__image_ctx *ctx = p.ctx;
+    const feed__xform *x = p.x;
+    const uint64_t seed = p.seed, epoch = p.epoch, sample_id = p.id;
     const int train = x->mode == FEED_AUGMENT_TRAIN;
     int flip = 0;
     double angle = 0;
@@ -262,16 +281,13 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
     uint8_t *sub = up + (size_t)p.sub_y * ostride + (size_t)p.sub_x * 3;
 
     const feed__axis *xa = &ctx->xa, *ya = &ctx->ya;
-    const uint8_t *src = img.pixels;
-    if (!x->roi_decode) /* full decode: find the used region in the whole image */
-        src += (size_t)(p.vy0 + ya->lo) * img.stride + (size_t)(p.vx0 + xa->lo) * 4;
     if (p.o == 1) {
-        if (feed__resize_axes(&ctx->rz, xa, ya, src, img.stride, sub, ostride, flip))
+        if (feed__resize_axes(&ctx->rz, xa, ya, src, stride, sub, ostride, flip))
             goto nomem;
     } else {
         size_t rstride = (size_t)p.rw * 3;
         if (feed__grow((void **)&ctx->buf1, &ctx->cap1, rstride * p.rh) ||
-            feed__resize_axes(&ctx->rz, xa, ya, src, img.stride, ctx->buf1, rstride, 0))
+            feed__resize_axes(&ctx->rz, xa, ya, src, stride, ctx->buf1, rstride, 0))
             goto nomem;
         feed__orient_copy(ctx->buf1, rstride, p.rw, p.rh, p.o, flip, sub, ostride);
     }
@@ -297,4 +313,78 @@ nomem:
         snprintf(msg, msglen, "out of memory for image buffers");
     info->augment_ns = feed__now_ns() - t1;
     return FEED_E_NOMEM;
+}
+
+/* Pixel (i) of a C-channel row as RGB. */
+static inline void rgb_of(const uint8_t *q, uint32_t c, uint8_t *d)
+{
+    if (c == 1)
+        d[0] = d[1] = d[2] = q[0];
+    else
+        d[0] = q[0], d[1] = q[1], d[2] = q[2];
+}
+
+int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *px, uint32_t w,
+                               uint32_t h, uint32_t c, uint64_t seed, uint64_t epoch, uint64_t sample_id,
+                               uint8_t *out, feed__image_info *info, char *msg, size_t msglen)
+{
+    feed__image_info dummy;
+    if (!info)
+        info = &dummy;
+    memset(info, 0, sizeof *info);
+    if (msg && msglen)
+        msg[0] = '\0';
+    if (!ctx || !out || !px || !w || !h || (c != 1 && c != 3 && c != 4)) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "invalid arguments");
+        return FEED_E_INVALID;
+    }
+    if (feed__xform_check(x, msg, msglen) != 0)
+        return FEED_E_INVALID;
+    uint64_t t1 = feed__now_ns();
+    if ((uint64_t)w * h > x->max_pixels) {
+        snprintf(msg, msglen, "image %ux%u = %llu pixels is over max_pixels %llu", w, h,
+                 (unsigned long long)w * h, (unsigned long long)x->max_pixels);
+        return FEED_E_TOO_LARGE;
+    }
+    info->src_w = w;
+    info->src_h = h;
+    if (x->mode == FEED_AUGMENT_NONE && w == x->out_w && h == x->out_h) {
+        /* the whole image at its own size: the resize would be the identity */
+        size_t n = (size_t)w * h;
+        if (c == 3)
+            memcpy(out, px, n * 3);
+        else
+            for (size_t i = 0; i < n; i++)
+                rgb_of(px + i * c, c, out + i * 3);
+        info->augment_ns = feed__now_ns() - t1;
+        return 0;
+    }
+    /* Plan as for a decoded image: no EXIF, no DCT scaling, the whole image. */
+    feed__xform xc = *x;
+    xc.exif = 0;
+    xc.roi_decode = 0;
+    feed__plan p = {.ctx = ctx, .x = &xc, .seed = seed, .epoch = epoch, .id = sample_id};
+    feed__jpeg_info ji = {.width = w, .height = h, .components = c, .orientation = 1};
+    feed__jpeg_region reg;
+    int rc = feed__plan_region(&p, &ji, &reg, msg, msglen);
+    if (rc)
+        return rc;
+    /* Only the region the resize reads, as RGBX. */
+    uint32_t x0 = p.vx0 + ctx->xa.lo, x1 = p.vx0 + ctx->xa.hi;
+    uint32_t y0 = p.vy0 + ctx->ya.lo, y1 = p.vy0 + ctx->ya.hi;
+    size_t stride = (size_t)(x1 - x0) * 4;
+    if (feed__grow((void **)&ctx->buf3, &ctx->cap3, stride * (y1 - y0))) {
+        snprintf(msg, msglen, "out of memory for image buffers");
+        return FEED_E_NOMEM;
+    }
+    for (uint32_t y = y0; y < y1; y++) {
+        const uint8_t *q = px + ((size_t)y * w + x0) * c;
+        uint8_t *d = ctx->buf3 + (size_t)(y - y0) * stride;
+        for (uint32_t i = 0; i < x1 - x0; i++, q += c, d += 4) {
+            rgb_of(q, c, d);
+            d[3] = 255;
+        }
+    }
+    return finish(&p, ctx->buf3, stride, out, info, t1, msg, msglen);
 }

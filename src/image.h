@@ -88,4 +88,19 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
                         size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
                         uint8_t *out, feed__image_info *info, char *msg, size_t msglen);
 
+/*
+ * The same pipeline from pixels instead of a JPEG (a .npy source, npy.h):
+ * px is h rows of w pixels of c bytes (1 grey, 3 RGB, 4 RGBA: alpha
+ * dropped), row-major. The transform means what it means for a decoded
+ * image of w x h (no EXIF orientation, no DCT scaling): val resizes the
+ * shorter side to resize_shorter and crops the centre, train draws the same
+ * RandomResizedCrop, flip, rotation and jitter, none resizes the whole image
+ * to out_w x out_h, and copies its bytes exactly (grey replicated, alpha
+ * dropped) when that is its own size. Same returns as feed__image_process
+ * (no FEED_E_DECODE: there is nothing to decode).
+ */
+int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *px, uint32_t w,
+                               uint32_t h, uint32_t c, uint64_t seed, uint64_t epoch, uint64_t sample_id,
+                               uint8_t *out, feed__image_info *info, char *msg, size_t msglen);
+
 #endif /* FEED_IMAGE_H */

@@ -14,12 +14,15 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "index.h"
 
 #include "format.h"
 #include "internal.h"
+#include "npy.h"
+#include "scancache.h"
 
 typedef struct builder {
     feed__index_entry *ents;
@@ -30,6 +33,7 @@ typedef struct builder {
     uint32_t nclasses, classes_cap;
     uint64_t skipped;                       /* files of other extensions in class folders */
     char skipped_names[FEED_INDEX_SKIPPED_NAMES]; /* the first few, "a/x.gif, a/y.txt" */
+    feed__scan_dirs *dirs; /* the directories read, for a saved scan (NULL: not kept) */
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
@@ -195,6 +199,11 @@ static feed_status walk_class(builder *b, int rootfd, const char *rel, int32_t l
         return sys_error(err, errlen, errno, "open", rel);
     char **names;
     size_t n;
+    struct stat ds;
+    if (b->dirs && (fstat(fd, &ds) != 0 || feed__scan_dirs_add(b->dirs, rel, &ds) != 0)) {
+        close(fd);
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    }
     feed_status st = list_dir(fd, rel, &names, &n, err, errlen);
     if (st != FEED_OK) {
         close(fd);
@@ -386,17 +395,41 @@ static feed_status build_list(builder *b, const char *list, char *err, size_t er
     return st;
 }
 
+uint32_t feed__index_scan_rules(void)
+{
+    static const char *const probe[] = {".jpg", ".jpeg", ".jpe", ".JPG", ".png", ".webp", ".bmp", ".gif",
+                                        ".tif", ".tiff", ".ppm", ".pgm", ".avif", ".heic", ".jxl", ".PNG",
+                                        ".WebP", ".npy", ".txt", ""};
+    uint32_t m = FEED_INDEX_VERSION << 24;
+    for (uint32_t i = 0; i < FEED_ARRAY_SIZE(probe); i++) {
+        char name[16];
+        snprintf(name, sizeof name, "x%s", probe[i]);
+        m |= (uint32_t)is_image_name(name) << i;
+    }
+    return m;
+}
+
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
+{
+    feed__index_spec s = {.source = source, .file_list = file_list};
+    return feed__index_build_spec(ix, &s, err, errlen);
+}
+
+feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec, char *err, size_t errlen)
 {
     memset(ix, 0, sizeof *ix);
     ix->fd = -1;
     builder b = {0};
     char root[PATH_MAX];
+    const char *source = spec->source, *file_list = spec->file_list;
     const char *list = file_list && *file_list ? file_list : NULL;
+    const char *labels = spec->labels && *spec->labels ? spec->labels : NULL;
     feed_status st;
     struct stat sb;
 
+    if (spec->note && spec->notelen)
+        spec->note[0] = 0;
     if (source && *source) {
         if (stat(source, &sb) != 0)
             return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", source, strerror(errno));
@@ -404,9 +437,16 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
             if (list)
                 return feed__err(FEED_E_DATASET, err, errlen,
                                  "dataset: source %s is not a directory", source);
+            /* Kinds by their bytes: an array, else a file list. */
+            if (S_ISREG(sb.st_mode) && feed__npy_is_source(source))
+                return feed__npy_index_build(ix, source, labels, err, errlen);
             list = source;
         }
     }
+    if (labels)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: labels=%s is for a .npy array source; %s is not one", labels,
+                         list ? list : source ? source : "(no source)");
     if (list && access(list, R_OK) != 0)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
                          strerror(errno));
@@ -427,12 +467,31 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
     if (strlen(root) >= FEED_PATH_MAX)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
 
+    /* A saved scan (scancache.h): reused when current, else made. */
+    feed__scan_dirs dirs = {0};
+    char cache[PATH_MAX], note[1024] = "";
+    int64_t scan_start = 0;
+    int cached = !list && spec->scan_cache && feed__scancache_path(cache, sizeof cache, root, spec->scan_cache_path);
     if (list) {
         st = build_list(&b, list, err, errlen);
     } else {
         int rootfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (rootfd < 0)
             return sys_error(err, errlen, errno, "open", root);
+        if (cached) {
+            feed__index_hdr *h;
+            if (feed__scancache_load(cache, rootfd, root, feed__index_scan_rules(), &h, note, sizeof note)) {
+                close(rootfd);
+                ix->hdr = h;
+                if (spec->cache_hit)
+                    *spec->cache_hit = 1;
+                return FEED_OK;
+            }
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            scan_start = (int64_t)ts.tv_sec * 1000000000ll + ts.tv_nsec;
+            b.dirs = &dirs;
+        }
         st = build_folder(&b, rootfd, root, err, errlen);
         close(rootfd);
     }
@@ -448,6 +507,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
                        list ? list : root);
     if (st != FEED_OK) {
         builder_free(&b);
+        feed__scan_dirs_free(&dirs);
         return st;
     }
 
@@ -462,6 +522,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
     feed__index_hdr *h = feed__calloc(1, total);
     if (!h) {
         builder_free(&b);
+        feed__scan_dirs_free(&dirs);
         return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory (%llu bytes of index)",
                          (unsigned long long)total);
     }
@@ -485,6 +546,13 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
     memcpy(ix->skipped_names, b.skipped_names, sizeof ix->skipped_names);
     builder_free(&b);
     ix->hdr = h;
+    if (cached) {
+        char saved[1024];
+        feed__scancache_save(cache, h, &dirs, feed__index_scan_rules(), scan_start, saved, sizeof saved);
+        feed__scan_dirs_free(&dirs);
+        if (spec->note && spec->notelen)
+            snprintf(spec->note, spec->notelen, "%s%s%s", note, note[0] ? "; " : "", saved);
+    }
     return FEED_OK;
 }
 

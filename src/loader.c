@@ -208,6 +208,35 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
 
 /* ---- create / destroy ------------------------------------------------------------ */
 
+/* The index, and what an array source needs of the options. */
+static feed_status build_index(feed_loader *L, char *err, size_t errlen)
+{
+    char note[1024];
+    feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
+                             .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
+                             .note = note, .notelen = sizeof note};
+    feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
+    if (note[0])
+        fprintf(stderr, "libfeed: %s\n", note);
+    if (st != FEED_OK || L->ix.hdr->kind != FEED__INDEX_NPY)
+        return st;
+    const feed__npy_images *a = &L->ix.hdr->npy;
+    if ((uint64_t)a->h * a->w > L->o.max_pixels)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: %s/%s: its images are %ux%u = %llu pixels, over max_pixels %llu", L->ix.hdr->root,
+                         feed__index_path(L->ix.hdr, 0), a->w, a->h, (unsigned long long)a->h * a->w,
+                         (unsigned long long)L->o.max_pixels);
+    /* a worker holds one sample, its RGBX copy and the resize's rows */
+    uint64_t need = a->sample_bytes + (uint64_t)a->h * a->w * 4 + (16ull << 20);
+    if (L->o.max_worker_memory && need > L->o.max_worker_memory)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: %s/%s: one %ux%ux%u sample needs about %llu bytes in a worker, over "
+                         "max_worker_memory %llu",
+                         L->ix.hdr->root, feed__index_path(L->ix.hdr, 0), a->h, a->w, a->c,
+                         (unsigned long long)need, (unsigned long long)L->o.max_worker_memory);
+    return FEED_OK;
+}
+
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -232,7 +261,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
-        (st = feed__index_build(&L->ix, L->o.source, L->o.file_list, err, errlen)) != FEED_OK ||
+        (st = build_index(L, err, errlen)) != FEED_OK ||
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK ||
         (st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
@@ -305,7 +334,9 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     }
     L->handle_salt = feed__mix64(feed__now_ns() ^ (uint64_t)(uintptr_t)L);
 
-    if (L->o.readahead) { /* no thread: no read-ahead, nothing else changes */
+    /* An array source is one file read by range: the read-ahead thread
+     * advises whole files, which would be the whole array. */
+    if (L->o.readahead && L->ix.hdr->kind != FEED__INDEX_NPY) { /* no thread: no read-ahead, nothing else changes */
         const char *fp = getenv("FEED_FORCE_PREAD");
         L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
                                       L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
@@ -537,6 +568,40 @@ const char *feed_loader_class_name(const feed_loader *L, uint32_t i)
     if (!L || i >= L->ix.hdr->nclasses || !L->ix.hdr->named_classes)
         return NULL; /* file lists have numbers, not names */
     return feed__index_class(L->ix.hdr, i);
+}
+
+uint64_t feed_loader_num_samples(const feed_loader *L)
+{
+    return L ? L->ix.hdr->count : 0;
+}
+
+feed_status feed_loader_sample_info(const feed_loader *L, uint64_t id, char *path, size_t pathlen,
+                                    int32_t *label)
+{
+    if (path && pathlen)
+        path[0] = 0;
+    if (!L || id >= L->ix.hdr->count)
+        return FEED_E_INVALID;
+    const feed__index_hdr *h = L->ix.hdr;
+    if (path) {
+        const char *rel = feed__index_path(h, id);
+        int n;
+        if (h->kind == FEED__INDEX_NPY)
+            n = snprintf(path, pathlen, "%s%s%s[%llu]", h->root, strcmp(h->root, "/") ? "/" : "", rel,
+                         (unsigned long long)id);
+        else if (rel[0] == '/')
+            n = snprintf(path, pathlen, "%s", rel);
+        else
+            n = snprintf(path, pathlen, "%s%s%s", h->root, strcmp(h->root, "/") ? "/" : "", rel);
+        if (n < 0 || (size_t)n >= pathlen) {
+            if (pathlen)
+                path[0] = 0;
+            return FEED_E_INVALID;
+        }
+    }
+    if (label)
+        *label = feed__index_label(h, id);
+    return FEED_OK;
 }
 
 feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t *batch)

@@ -88,6 +88,9 @@ static const opt_def defs[] = {
     OPT("bad_log", T_STR, bad_log),
     OPT("sandbox", T_BOOL, sandbox),
     OPT("max_worker_memory", T_U64A, max_worker_memory),
+    OPT("labels", T_STR, labels),
+    OPT("scan_cache", T_BOOL, scan_cache),
+    OPT("scan_cache_path", T_STR, scan_cache_path),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -437,6 +440,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(sync);
     BOOL01(report_bad);
     BOOL01(sandbox);
+    BOOL01(scan_cache);
 #undef BOOL01
     /* The transform: the workers' own rule set (image.h). */
     feed__xform x;
@@ -511,6 +515,10 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             sizeof o->device - 1);
     REQUIRE(memchr(o->worker_path, 0, sizeof o->worker_path),
             "worker_path is not NUL-terminated (max %zu bytes)", sizeof o->worker_path - 1);
+    REQUIRE(memchr(o->labels, 0, sizeof o->labels), "labels is not NUL-terminated (max %zu bytes)",
+            sizeof o->labels - 1);
+    REQUIRE(memchr(o->scan_cache_path, 0, sizeof o->scan_cache_path),
+            "scan_cache_path is not NUL-terminated (max %zu bytes)", sizeof o->scan_cache_path - 1);
 #undef REQUIRE
     return FEED_OK;
 }

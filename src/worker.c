@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "convert.h"
@@ -52,6 +53,7 @@ typedef struct wctx {
     uint32_t w;
     feed__worker_rec *rec;
     int rootfd;
+    int npy_fd; /* a .npy source's array file, opened at setup (-1: none) */
     feed__reader *reader;
     feed__image_ctx *img;
     uint8_t *buf; /* file bytes */
@@ -63,11 +65,98 @@ typedef struct wctx {
 #endif
 } wctx;
 
+/* Reads len bytes at off of fd into buf, trying a transient error again as
+ * the reader does (reader.h). */
+static int read_range(int fd, uint8_t *buf, size_t len, uint64_t off, int *sys_errno, char *msg, size_t msglen)
+{
+    for (int t = 1;; t++) {
+        size_t got = 0;
+        int e = 0;
+        while (got < len) {
+            ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
+            if (r < 0 && errno == EINTR)
+                continue;
+            if (r <= 0) {
+                e = r < 0 ? errno : 0;
+                break;
+            }
+            got += (size_t)r;
+        }
+        if (got == len)
+            return FEED_OK;
+        int transient = e == EIO || e == EAGAIN || e == ENOMEM;
+        if (!transient || t == FEED_READER_TRIES) {
+            *sys_errno = e;
+            if (e && t > 1)
+                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s (%d tries)", len,
+                         (unsigned long long)off, strerror(e), t);
+            else if (e)
+                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s", len, (unsigned long long)off,
+                         strerror(e));
+            else
+                snprintf(msg, msglen, "short read: %zu of %zu bytes at offset %llu (the file shrank?)", got, len,
+                         (unsigned long long)off);
+            return FEED_E_IO;
+        }
+        feed__reader_backoff(t);
+    }
+}
+
+/* Sample id of a .npy source: its bytes, copied into the slot. */
+static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
+                         char *msg, size_t msglen)
+{
+    feed__arena_hdr *h = c->h;
+    const feed__npy_images *a = &c->ix->npy;
+    const feed__xform *x = &h->xform;
+    int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
+    /* The whole sample as it is: read straight into the slot. */
+    int exact = direct && a->c == 3 && x->mode == FEED_AUGMENT_NONE && a->h == x->out_h && a->w == x->out_w;
+    size_t len = (size_t)a->sample_bytes;
+    uint64_t t0 = feed__now_ns();
+    int st = FEED_OK;
+    if (!exact && len > c->cap) {
+        uint8_t *p = realloc(c->buf, len);
+        if (!p) {
+            snprintf(msg, msglen, "out of memory for a %zu-byte sample", len);
+            return FEED_E_NOMEM;
+        }
+        c->buf = p, c->cap = len;
+    }
+    st = read_range(c->npy_fd, exact ? out : c->buf, len, a->data_off + id * a->sample_bytes, sys_errno, msg,
+                    msglen);
+    atomic_fetch_add_explicit(&c->rec->read_ns, feed__now_ns() - t0, memory_order_relaxed);
+    if (st != FEED_OK)
+        return st;
+    atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
+    if (exact)
+        return FEED_OK;
+    feed__image_info info = {0};
+    st = feed__image_process_pixels(c->img, x, c->buf, a->w, a->h, a->c, h->seed, epoch, id,
+                                    direct ? out : c->scratch, &info, msg, msglen);
+    atomic_fetch_add_explicit(&c->rec->augment_ns, info.augment_ns, memory_order_relaxed);
+    if (st != FEED_OK)
+        return st;
+    if (!direct) {
+        uint64_t t2 = feed__now_ns();
+        feed__convert_sample(c->scratch, x->out_h, x->out_w, h->out_dtype, h->out_layout, h->conv_scale,
+                             h->conv_bias, 0, out);
+        atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
+    }
+    if (info.flipped)
+        *flags |= FEED_SAMPLE_FLIPPED;
+    return FEED_OK;
+}
+
 /* Reads and transforms dataset sample id into the slot. */
 static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
                      char *msg, size_t msglen)
 {
     feed__arena_hdr *h = c->h;
+    if (c->ix->kind == FEED__INDEX_NPY) {
+        maybe_fault(c, feed__index_path(c->ix, id), FAULT_READ);
+        return do_npy_sample(c, epoch, id, out, flags, sys_errno, msg, msglen);
+    }
     const char *path = feed__index_path(c->ix, id);
     maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
@@ -178,7 +267,7 @@ static void process(wctx *c, const feed__claim *cl)
 int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready)
 {
     feed__arena_hdr *h = a->hdr;
-    wctx c = {.a = a, .h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1};
+    wctx c = {.a = a, .h = h, .ix = ix, .w = w, .rec = &h->workers[w], .rootfd = -1, .npy_fd = -1};
 #if FEED_TEST_HOOKS
     c.fault = getenv("FEED_TEST_FAULT");
     feed__scribble_init(&c.scribble, w);
@@ -187,6 +276,22 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
     if (c.rootfd < 0) {
         feed__worker_fail("cannot open dataset root %.200s: %s", ix->root, strerror(errno));
         return 4;
+    }
+    if (ix->kind == FEED__INDEX_NPY) {
+        /* Opened before the sandbox, read by range from then on. */
+        const char *name = feed__index_path(ix, 0);
+        struct stat sb;
+        c.npy_fd = openat(c.rootfd, name, O_RDONLY | O_CLOEXEC);
+        if (c.npy_fd < 0 || fstat(c.npy_fd, &sb) != 0) {
+            feed__worker_fail("cannot open array %.200s/%.200s: %s", ix->root, name, strerror(errno));
+            return 4;
+        }
+        if ((uint64_t)sb.st_size != ix->npy.file_bytes) {
+            feed__worker_fail("array %.200s/%.200s changed since the loader was created (%llu bytes, was %llu)",
+                              ix->root, name, (unsigned long long)sb.st_size,
+                              (unsigned long long)ix->npy.file_bytes);
+            return 4;
+        }
     }
     c.reader = feed__reader_create(h->reader);
     c.img = feed__image_ctx_create();
@@ -255,6 +360,8 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
     free(c.buf);
     feed__image_ctx_destroy(c.img);
     feed__reader_destroy(c.reader);
+    if (c.npy_fd >= 0)
+        close(c.npy_fd);
     close(c.rootfd);
     return 0;
 }

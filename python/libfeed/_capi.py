@@ -96,6 +96,11 @@ class FeedOptions(ctypes.Structure):
         ("sandbox", u32),
         ("pad_sandbox", u32),
         ("max_worker_memory", u64),
+        # since 0.2.0
+        ("labels", ctypes.c_char * FEED_PATH_MAX),
+        ("scan_cache", u32),
+        ("pad_scan_cache", u32),
+        ("scan_cache_path", ctypes.c_char * FEED_PATH_MAX),
     ]
 
 
@@ -332,6 +337,8 @@ def declare(lib):
     fn("feed_loader_num_classes", u32, vp)
     fn("feed_loader_class_name", cp, vp, u32)
     fn("feed_loader_skipped_files", u64, vp, ctypes.POINTER(cp))
+    fn("feed_loader_num_samples", u64, vp)
+    fn("feed_loader_sample_info", ctypes.c_int, vp, u64, cp, sz, ctypes.POINTER(ctypes.c_int32))
     fn("feed_loader_position", ctypes.c_int, vp, ctypes.POINTER(u64), ctypes.POINTER(u64))
     fn("feed_loader_seek", ctypes.c_int, vp, u64, u64)
     fn("feed_loader_last_error", cp, vp)

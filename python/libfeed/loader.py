@@ -1,5 +1,6 @@
 """libfeed.Loader: a PyTorch-DataLoader-like iterator over libfeed batches."""
 import collections
+import collections.abc
 import ctypes
 import functools
 import math
@@ -55,7 +56,7 @@ _INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MA
 _INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
 _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
            "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"}
-_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad"}
+_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad", "scan_cache"}
 _TRIPLES = {"mean", "std"}
 
 
@@ -305,6 +306,41 @@ class _EpochIterator:
         return r
 
 
+# feed_loader_sample_info's largest path (feed.h), NUL included.
+_SAMPLE_PATH_MAX = 2 * _capi.FEED_PATH_MAX + 32
+
+
+class _Samples(collections.abc.Sequence):
+    """Loader.samples: (path, label) by sample id, from the C index."""
+
+    __slots__ = ("_loader",)
+
+    def __init__(self, loader):
+        self._loader = loader
+
+    def __len__(self):
+        return int(_lib.feed_loader_num_samples(self._loader._handle()))
+
+    def __getitem__(self, i):
+        n = len(self)
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(n))]
+        i = operator.index(i)
+        if i < 0:
+            i += n
+        if not 0 <= i < n:
+            raise IndexError(f"libfeed: sample {i} is out of range (0..{n - 1})")
+        buf = ctypes.create_string_buffer(_SAMPLE_PATH_MAX)
+        label = ctypes.c_int32()
+        st = _lib.feed_loader_sample_info(self._loader._handle(), i, buf, len(buf), ctypes.byref(label))
+        if st:
+            raise self._loader._error(st)
+        return (os.fsdecode(buf.value), int(label.value))
+
+    def __repr__(self):
+        return f"<libfeed samples: {len(self)}>"
+
+
 class Loader:
     """Batches of decoded, augmented images from worker processes, like a
     PyTorch DataLoader over an ImageFolder.
@@ -332,7 +368,8 @@ class Loader:
     1000 samples were bad, or the first 16 all were; 1 = no budget),
     report_bad (True: a line per bad sample on stderr, rate-limited),
     bad_log (a file that gets every bad sample), sandbox (True),
-    max_worker_memory ("auto"; bytes, 0 = no cap). Unset options keep libfeed's
+    max_worker_memory ("auto"; bytes, 0 = no cap), labels (a .npy source's labels
+    .npy), scan_cache (False), scan_cache_path. Unset options keep libfeed's
     defaults (in brackets). options= takes more as "key=value,..." or a dict.
     Numbers are checked before anything starts: an integer option refuses a
     bool, a fraction or a negative value, a float option a bool (TypeError
@@ -553,6 +590,19 @@ class Loader:
         _lib.feed_loader_skipped_files(self._handle(), ctypes.byref(first))
         text = (first.value or b"").decode(errors="surrogateescape")
         return text.split(", ") if text else []
+    def class_to_idx(self):
+        """{class name: label}, as torchvision's ImageFolder.class_to_idx; {} for a
+        file list or an array, which have labels but no names."""
+        return {c: i for i, c in enumerate(self.classes or ())}
+
+    @property
+    def samples(self):
+        """(path, label) of every sample id, as ImageFolder.samples: a read-only
+        sequence read from the C index on demand (feed_loader_sample_info), so
+        it costs nothing until used. Paths are absolute; a .npy source's are
+        "ARRAY.npy[i]"."""
+        self._handle()
+        return _Samples(self)
 
     @property
     def device(self):

@@ -110,3 +110,20 @@ def test_jax_imports_by_dlpack(dataset):
             assert x.shape == tuple(want.shape)
             assert np.array_equal(np.asarray(x), want.numpy())
             del x
+
+
+def test_npy_source_on_the_device(tmp_path):
+    """A .npy source through the copier: augment='none' at the array's size,
+    uint8 HWC on the device equals the array byte for byte."""
+    images = np.random.default_rng(7).integers(0, 256, size=(20, 16, 24, 3), dtype=np.uint8)
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "labels.npy", np.arange(20, dtype=np.int64) % 3)
+    seen = 0
+    with lt.Loader(str(tmp_path / "images.npy"), labels=str(tmp_path / "labels.npy"), device="cuda",
+                   size=(16, 24), augment="none", batch_size=8, workers=2, epochs=1) as G:
+        for b in G:
+            ids = b.sample_ids
+            assert torch.equal(b.images.cpu(), torch.from_numpy(images[ids]))
+            assert torch.equal(b.labels.cpu(), torch.from_numpy(ids.astype(np.int64) % 3))
+            seen += len(ids)
+    assert seen == 20

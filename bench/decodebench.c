@@ -3,7 +3,7 @@
  * plain full JPEG decode (the ceiling), per core and with all cores.
  *
  *   decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]
- *               [--size N] [--quiet]
+ *               [--size N] [--resize-level L] [--quiet]
  *
  * DIR is an ImageFolder tree (searched recursively for .jpg/.jpeg) or holds a
  * files.txt ("relative/path label" lines). Files are read into memory first,
@@ -43,6 +43,7 @@
 #include "feed.h"
 #include "image.h"
 #include "jpeg.h"
+#include "resize.h" /* feed__resize_simd, for --resize-level */
 
 typedef struct file {
     uint8_t *data;
@@ -347,7 +348,9 @@ static void usage(void)
             "  --seconds S    CPU seconds per single-core measurement, wall seconds per\n"
             "                 all-cores one (default 1)\n"
             "  --workers W    processes for the all-cores rows (default: online CPUs)\n"
-            "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n");
+            "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n"
+            "  --resize-level L  resize kernels: 0 C, 1 SSE2, 2 AVX2, 3 AVX-512 (default:\n"
+            "                 the best this CPU has; for side-by-side runs)\n");
     exit(2);
 }
 
@@ -372,6 +375,8 @@ int main(int argc, char **argv)
             workers = strtol(v, NULL, 10), i++;
         else if (!strcmp(a, "--size") && v)
             g_size = (uint32_t)strtoul(v, NULL, 10), i++;
+        else if (!strcmp(a, "--resize-level") && v)
+            feed__resize_simd = (int)strtol(v, NULL, 10), i++;
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
         else

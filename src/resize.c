@@ -214,6 +214,8 @@ static int feed__simd_level(void)
 {
     if (feed__resize_simd >= 0)
         return feed__resize_simd;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return 3;
     return __builtin_cpu_supports("avx2") ? 2 : 1;
 }
 #else
@@ -237,11 +239,13 @@ static void feed__resize_rows(int16_t *row, const feed__axis *xa, const feed__ax
         uint8_t *d = dst + (size_t)y * dst_stride;
 #if defined(__SSE2__)
         if (level >= 2) {
-            feed__vpass_avx2(row, s, src_stride, cv, n, ya->taps);
+            void (*vpass)(int16_t *restrict, const uint8_t *restrict, size_t, const int16_t *restrict,
+                          uint32_t, uint32_t) = level >= 3 ? feed__vpass_avx512 : feed__vpass_avx2;
+            vpass(row, s, src_stride, cv, n, ya->taps);
             if (hsimd && y + 1 < ya->out) {
                 int16_t *row2 = row + n + 8;
                 const uint8_t *s2 = src + (size_t)(ya->first[y + 1] - (int32_t)ya->lo) * src_stride;
-                feed__vpass_avx2(row2, s2, src_stride, cv + ya->taps, n, ya->taps);
+                vpass(row2, s2, src_stride, cv + ya->taps, n, ya->taps);
                 feed__hpass_avx2(d, d + dst_stride, hflip, row, row2, xa, off);
                 y++;
                 continue;

@@ -3,7 +3,7 @@
  * plain full JPEG decode (the ceiling), per core and with all cores.
  *
  *   decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]
- *               [--size N] [--format jpeg|png|webp] [--pil SCRIPT] [--quiet]
+ *               [--size N] [--format jpeg|png|webp] [--pil SCRIPT] [--resize-level L] [--quiet]
  *
  * --format png or webp: the mode of decodebench_formats.c, libfeed's decoder
  * and pipeline against PIL on the same files (the rows are described there).
@@ -30,6 +30,15 @@
  *   train-noroi  the same with roi_decode=0 (full decode, then crop)
  *   val          Resize(size*8/7) + CenterCrop(size), ROI + DCT-scaled decode
  *   val-noroi    the same with roi_decode=0
+ *   train-entropy, val-entropy   what no ROI decode can go below with
+ *                libjpeg: the same kind of crop box (train: a RandomResizedCrop
+ *                box; val: the centre crop), decoding nothing but one 1/8-scale
+ *                row at the box's bottom edge, so the cost is the header and
+ *                the entropy (Huffman) decoding of every row down to the crop's
+ *                last one (rows above it are skipped without IDCT; columns
+ *                cannot be skipped before the entropy decoder). Whatever the
+ *                train/val rows spend above this is IDCT, upsampling, colour
+ *                conversion and the augment stage.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -46,8 +55,10 @@
 
 #include "decodebench.h"
 #include "feed.h"
+#include "geometry.h"
 #include "image.h"
 #include "jpeg.h"
+#include "resize.h" /* feed__resize_simd, for --resize-level */
 
 typedef db_file file;
 
@@ -163,9 +174,12 @@ static void load(const char *dir)
 
 /* ---- the measured operations --------------------------------------------------------- */
 
-enum { OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_NOROI, OP_VAL, OP_VAL_NOROI, OP_COUNT };
-static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx", "train", "train-noroi", "val",
-                                         "val-noroi"};
+enum {
+    OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_NOROI, OP_VAL, OP_VAL_NOROI, OP_TRAIN_ENTROPY,
+    OP_VAL_ENTROPY, OP_COUNT
+};
+static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx",     "train",      "train-noroi",
+                                         "val",     "val-noroi",     "train-entropy", "val-entropy"};
 
 typedef struct runner {
     tjhandle tj;
@@ -230,6 +244,45 @@ static int plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *
     return 0;
 }
 
+/* The entropy floor's plan (train-entropy, val-entropy): the crop box as
+ * image.c places it (displayed orientation, mapped to the stored image), and
+ * one 1/8-scale row at its bottom edge as the region. */
+typedef struct floor_arg {
+    const feed__xform *x;
+    uint64_t id;
+} floor_arg;
+
+static int plan_floor(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+                      size_t msglen)
+{
+    (void)msg, (void)msglen;
+    const floor_arg *a = arg;
+    const feed__xform *x = a->x;
+    uint32_t o = info->orientation, ws = info->width, hs = info->height;
+    uint32_t wd = o >= 5 ? hs : ws, hd = o >= 5 ? ws : hs;
+    double b[4] = {0, wd, 0, hd}, v[4];
+    if (x->mode == FEED_AUGMENT_VAL) {
+        uint32_t sub[4];
+        feed__center_crop_box(wd, hd, x->resize_shorter, x->out_w, x->out_h, b, sub);
+    } else {
+        feed__rng rng;
+        feed__rng_init(&rng, 1, 0, a->id, FEED_RNG_CROP);
+        uint32_t i, j, h, w;
+        feed__rrc_box(&rng, wd, hd, x->scale_min, x->scale_max, x->ratio_min, x->ratio_max, &i, &j,
+                      &h, &w);
+        b[0] = j, b[1] = j + w, b[2] = i, b[3] = i + h;
+    }
+    feed__map_rect(o, ws, hs, b[0], b[1], b[2], b[3], v);
+    uint32_t sh = feed__jpeg_scaled(hs, 1), y1 = (uint32_t)((v[3] + 7) / 8);
+    y1 = y1 < 1 ? 1 : y1 > sh ? sh : y1;
+    reg->scale = 1;
+    reg->x0 = 0;
+    reg->x1 = 1;
+    reg->y0 = y1 - 1;
+    reg->y1 = y1;
+    return 0;
+}
+
 static int run_one(runner *r, int op, const file *f)
 {
     char msg[256];
@@ -251,6 +304,13 @@ static int run_one(runner *r, int op, const file *f)
     case OP_FULL_RGBX: {
         feed__jpeg_image img;
         rc = feed__jpeg_decode(r->jpeg, f->data, f->len, plan_full, NULL, &img, msg, sizeof msg);
+        break;
+    }
+    case OP_TRAIN_ENTROPY:
+    case OP_VAL_ENTROPY: {
+        feed__jpeg_image img;
+        floor_arg a = {op == OP_TRAIN_ENTROPY ? &r->train : &r->val, r->counter++};
+        rc = feed__jpeg_decode(r->jpeg, f->data, f->len, plan_floor, &a, &img, msg, sizeof msg);
         break;
     }
     default: {
@@ -348,7 +408,7 @@ static void usage(void)
 {
     fprintf(stderr,
             "usage: decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]\n"
-            "                   [--size N] [--quiet]\n"
+            "                   [--size N] [--format F] [--pil SCRIPT] [--resize-level L] [--quiet]\n"
             "  --data DIR     ImageFolder tree or folder with files.txt\n"
             "  --json FILE    also write the results as JSON\n"
             "  --max N        use at most N files (default 500)\n"
@@ -357,7 +417,9 @@ static void usage(void)
             "  --workers W    processes for the all-cores rows (default: online CPUs)\n"
             "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n"
             "  --format F     jpeg (default), or png / webp: against PIL, single core\n"
-            "  --pil SCRIPT   PIL's side of --format (default: bench/pil_decode.py)\n");
+            "  --pil SCRIPT   PIL's side of --format (default: bench/pil_decode.py)\n"
+            "  --resize-level L  resize kernels: 0 C, 1 SSE2, 2 AVX2, 3 AVX-512 (default:\n"
+            "                 the best this CPU has; for side-by-side runs)\n");
     exit(2);
 }
 
@@ -386,6 +448,8 @@ int main(int argc, char **argv)
             g_format = v, i++;
         else if (!strcmp(a, "--pil") && v)
             pil = v, i++;
+        else if (!strcmp(a, "--resize-level") && v)
+            feed__resize_simd = (int)strtol(v, NULL, 10), i++;
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
         else
@@ -495,6 +559,10 @@ int main(int argc, char **argv)
         fprintf(f, "  \"train_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_NOROI] / ceil1);
         fprintf(f, "  \"val_ratio\": %.4f,\n", best_cpu_rate[OP_VAL] / ceil1);
         fprintf(f, "  \"val_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_NOROI] / ceil1);
+        fprintf(f, "  \"train_entropy_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_ENTROPY]);
+        fprintf(f, "  \"val_entropy_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_ENTROPY]);
+        fprintf(f, "  \"train_entropy_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_ENTROPY] / ceil1);
+        fprintf(f, "  \"val_entropy_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_ENTROPY] / ceil1);
         fprintf(f, "  \"ceiling_all_cores_img_s\": %.1f,\n", all_rate[OP_CEILING]);
         fprintf(f, "  \"train_all_cores_img_s\": %.1f,\n", all_rate[OP_TRAIN]);
         fprintf(f, "  \"val_all_cores_img_s\": %.1f,\n", all_rate[OP_VAL]);

@@ -78,6 +78,8 @@ struct feed_loader {
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;
     feed__trace_reader trace;
+    /* when each step of create ended (feed__now_ns), for bench/startupbench */
+    uint64_t create_ns[FEED__CREATE_STEPS + 1];
     char last_error[1024];
 };
 
@@ -253,6 +255,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->bad.log_fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
+    L->create_ns[0] = feed__now_ns();
 
     st = feed__options_copy(&L->o, opts, err, errlen);
     if (st == FEED_OK)
@@ -260,10 +263,14 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
-        (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK ||
-        (st = build_index(L, err, errlen)) != FEED_OK ||
-        (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK ||
-        (st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
+        (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
+        goto fail;
+    L->create_ns[1] = feed__now_ns();
+    if ((st = build_index(L, err, errlen)) != FEED_OK ||
+        (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK)
+        goto fail;
+    L->create_ns[2] = feed__now_ns();
+    if ((st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
                                  L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
             FEED_OK)
         goto fail;
@@ -277,6 +284,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
                 L->ix.hdr->root, (unsigned long long)L->ix.hdr->count,
                 (unsigned long long)L->ix.skipped, L->ix.skipped_names,
                 L->ix.skipped > FEED_INDEX_SKIPPED_SHOWN ? ", ..." : "");
+    L->create_ns[3] = feed__now_ns();
 
     /* On the GPU the workers write uint8 HWC and the device converts; on the
      * host they write the final dtype and layout. */
@@ -301,6 +309,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);
     feed__arena_publish_config(&L->arena);
+    L->create_ns[4] = feed__now_ns();
 
     feed__device_config dc = {
         .batch_size = L->o.batch_size,
@@ -333,6 +342,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         goto fail;
     }
     L->handle_salt = feed__mix64(feed__now_ns() ^ (uint64_t)(uintptr_t)L);
+    L->create_ns[5] = feed__now_ns();
 
     /* An array source is one file read by range: the read-ahead thread
      * advises whole files, which would be the whole array. */
@@ -346,15 +356,18 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         goto fail;
     }
     feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
+    L->create_ns[6] = feed__now_ns();
     if ((st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker,
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
         goto fail;
     L->pool_started = 1;
+    L->create_ns[7] = feed__now_ns();
     if ((st = L->dev.ops->start(L->dev_state, L->sched.next_seq)) != FEED_OK) {
         feed__err(st, err, errlen, "device backend %s: cannot start", L->dev.ops->name);
         goto fail;
     }
     L->dev_started = 1;
+    L->create_ns[8] = feed__now_ns();
     *out = L;
     return FEED_OK;
 fail:
@@ -792,5 +805,16 @@ struct feed__pool *feed__loader_pool(feed_loader *L)
 const feed__xform *feed__loader_xform(feed_loader *L)
 {
     return &L->arena.cfg->xform;
+}
+
+const char *const feed__create_step_names[FEED__CREATE_STEPS] = {
+    "options, device, worker path", "index (build, share)", "sampler, bad-sample log",
+    "arena (memfd, populate)", "device backend open", "read-ahead, schedule",
+    "worker spawn (pool start)", "device backend start"};
+
+void feed__loader_create_times(const feed_loader *L, uint64_t ns[FEED__CREATE_STEPS])
+{
+    for (int i = 0; i < FEED__CREATE_STEPS; i++)
+        ns[i] = L->create_ns[i + 1] - L->create_ns[i];
 }
 #endif

@@ -15,4 +15,10 @@ struct feed__pool *feed__loader_pool(feed_loader *L);
 /* The transform the workers apply. */
 const feed__xform *feed__loader_xform(feed_loader *L);
 
+/* The steps of feed_loader_create, in order, and how long each took
+ * (bench/startupbench). */
+#define FEED__CREATE_STEPS 8
+extern const char *const feed__create_step_names[FEED__CREATE_STEPS];
+void feed__loader_create_times(const feed_loader *L, uint64_t ns[FEED__CREATE_STEPS]);
+
 #endif

@@ -1,7 +1,7 @@
 /*
  * resize_kernels.h - the row kernels behind feed__resize_axes() (resize.c),
  * one file per instruction set: portable C in resize.c, resize_sse2.c,
- * resize_avx2.c. Only the resize files include this.
+ * resize_avx2.c, resize_avx512.c. Only the resize files include this.
  *
  * A vertical pass turns T source rows (RGBX bytes, coefficients c, Q14) into
  * one row of n Q7 int16; a horizontal pass turns such a row into xa->out RGB
@@ -88,6 +88,11 @@ void feed__vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, size_t str
                       const int16_t *restrict c, uint32_t n, uint32_t T);
 void feed__hpass_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa, const int16_t *sb,
                       const feed__axis *xa, int32_t off);
+
+/* AVX-512 BW (resize_avx512.c), only where the CPU has it: the vertical pass
+ * (the horizontal one is AVX2's). */
+void feed__vpass_avx512(int16_t *restrict d, const uint8_t *restrict s, size_t stride,
+                        const int16_t *restrict c, uint32_t n, uint32_t T);
 #endif
 
 #endif /* FEED_RESIZE_KERNELS_H */

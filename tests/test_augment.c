@@ -72,16 +72,26 @@ static void check_resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, cons
 
 static void resize_reference_cases(void);
 
+#if defined(__x86_64__)
+/* 1 if this CPU runs resize kernel level l (1 SSE2, 2 AVX2, 3 AVX-512 BW). */
+static int cpu_has_level(int l)
+{
+    if (l == 3)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return l < 2 || __builtin_cpu_supports("avx2");
+}
+#endif
+
 /* Separable fixed-point resize within 1 of the float64 reference: up, down
  * (antialiased, up to 20x, which takes the wide-filter path), fractional
  * boxes, 1-pixel sources and outputs. */
 static void test_resize_reference(void **state)
 {
     (void)state;
-    /* every kernel set this machine has: portable C, SSE2, AVX2 */
-    for (int level = 0; level <= 2; level++) {
+    /* every kernel set this machine has: portable C, SSE2, AVX2, AVX-512 */
+    for (int level = 0; level <= 3; level++) {
 #if defined(__x86_64__)
-        if (level == 2 && !__builtin_cpu_supports("avx2"))
+        if (!cpu_has_level(level))
             continue;
 #else
         if (level > 0)
@@ -143,9 +153,9 @@ static void test_resize_levels_identical(void **state)
     feed__axis xa = {0}, ya = {0};
     uint32_t seed = 77;
     int levels = 0;
-    for (int level = 1; level <= 2; level++) {
+    for (int level = 1; level <= 3; level++) {
 #if defined(__x86_64__)
-        if (level == 2 && !__builtin_cpu_supports("avx2"))
+        if (!cpu_has_level(level))
             continue;
 #else
         continue;

@@ -3,9 +3,16 @@
  * by the parent and shared read-only with the workers through a memfd.
  *
  * Layout (one allocation, position independent, offsets from the header):
- *   feed__index_hdr | entries[count] | class name offsets[nclasses] | string pool
- * (the class name offsets only for an ImageFolder, named_classes = 1).
- * Paths in the pool are relative to hdr->root (absolute ones are kept as is).
+ *   feed__index_hdr | entries[count] | class name offsets[nclasses]
+ *   | shard path offsets[nshards] | string pool
+ * (the class name offsets only for an ImageFolder, named_classes = 1; the
+ * shard table only for tar shards, kind = FEED_INDEX_SHARDS).
+ * Paths in the pool are relative to hdr->root (absolute ones are kept as is),
+ * each stored once: a file's path per sample, a shard's path per shard.
+ *
+ * Every sample is a byte range of a file, whichever source made it: a whole
+ * file (ImageFolder, file list) or a member of a tar shard. The worker and the
+ * read-ahead ask feed__index_path and feed__index_range, never the kind.
  */
 #ifndef FEED_INDEX_H
 #define FEED_INDEX_H
@@ -17,27 +24,40 @@
 #include "feed.h"
 
 #define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
-#define FEED_INDEX_VERSION 1u
+#define FEED_INDEX_VERSION 2u
 /* Labels are int32 (feed_batch.labels): 0..FEED_MAX_LABEL, so at most
  * FEED_MAX_LABEL + 1 classes. Index memory does not depend on the labels: a
  * file list has no per-class table, an ImageFolder one entry per folder. */
 #define FEED_MAX_LABEL 2147483647u
 
+/* 16 bytes a sample for every kind:
+ *   files:  path_off = offset of the path in the pool, path_len = its length;
+ *   shards: path_off = shard id << 40 | offset of the member's data in the
+ *           shard, path_len = the member's length. So a shard holds at most
+ *           1 TiB, an index at most 2^24 shards, a member at most 4 GiB
+ *           (feed__index_build refuses more, naming the shard). */
 typedef struct feed__index_entry {
-    uint64_t path_off; /* into the pool */
+    uint64_t path_off;
     int32_t label;
     uint32_t path_len;
 } feed__index_entry;
+
+enum { FEED_INDEX_FILES = 0, FEED_INDEX_SHARDS = 1 };
+#define FEED_INDEX_SHARD_SHIFT 40
+#define FEED_INDEX_MAX_SHARDS (1u << 24)
+#define FEED_INDEX_MAX_SHARD_OFFSET ((1ull << FEED_INDEX_SHARD_SHIFT) - 1)
 
 typedef struct feed__index_hdr {
     uint64_t magic;
     uint32_t version;
     uint32_t nclasses;
     uint32_t named_classes; /* 1: ImageFolder (class names in the pool) */
-    uint32_t pad;
+    uint32_t kind;          /* FEED_INDEX_FILES or FEED_INDEX_SHARDS */
     uint64_t count;
     uint64_t total_bytes;
     uint64_t entries_off, classes_off, pool_off, pool_bytes;
+    uint64_t shards_off, nshards; /* kind SHARDS: nshards path offsets into the pool */
+    uint64_t problems;            /* malformed members skipped while indexing (reported) */
     char root[FEED_PATH_MAX]; /* absolute directory the paths are relative to */
 } feed__index_hdr;
 
@@ -47,9 +67,11 @@ typedef struct feed__index {
     int owned_map;        /* 1: hdr is an mmap of fd; 0: malloc'd */
 } feed__index;
 
-/* Builds the index: an ImageFolder tree when source is a directory and
- * file_list is empty; else a "path label" list (file_list, or source when it is
- * a file). Errors name the path and, for lists, the line. */
+/* Builds the index: tar shards when source is a shard pattern, a .tar file or
+ * a list of .tar paths (shards.h); an ImageFolder tree when source is a
+ * directory and file_list is empty; else a "path label" list (file_list, or
+ * source when it is a file). Errors name the path and, for lists, the line;
+ * malformed shard members are reported on stderr and skipped (hdr->problems). */
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list,
                               char *err, size_t errlen);
 /* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers. */
@@ -58,13 +80,41 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen);
 feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen);
 void feed__index_free(feed__index *ix);
 
+struct feed__tar_io;
+/* Opens shard i of paths[0..n) for the scan (fd, size) or fails. */
+typedef feed_status (*feed__shard_open_fn)(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
+/* Builds a shard index from n shards (paths relative to root, or absolute),
+ * scanning each through open/close: files for feed__index_build, generated
+ * headers for bench/indexbench. */
+feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                     feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
+                                     char *err, size_t errlen);
+
 static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
 {
     return (const feed__index_entry *)((const char *)h + h->entries_off);
 }
+/* The file sample i is read from (relative to root, or absolute). */
 static inline const char *feed__index_path(const feed__index_hdr *h, uint64_t i)
 {
-    return (const char *)h + h->pool_off + feed__index_entries(h)[i].path_off;
+    const feed__index_entry *e = &feed__index_entries(h)[i];
+    if (h->kind == FEED_INDEX_SHARDS) {
+        const uint64_t *offs = (const uint64_t *)((const char *)h + h->shards_off);
+        return (const char *)h + h->pool_off + offs[e->path_off >> FEED_INDEX_SHARD_SHIFT];
+    }
+    return (const char *)h + h->pool_off + e->path_off;
+}
+/* 1 and the byte range [*off, *off + *len) of the file when sample i is part
+ * of a file (a shard member); 0 when it is the whole file. */
+static inline int feed__index_range(const feed__index_hdr *h, uint64_t i, uint64_t *off, uint64_t *len)
+{
+    const feed__index_entry *e = &feed__index_entries(h)[i];
+    if (h->kind != FEED_INDEX_SHARDS)
+        return 0;
+    *off = e->path_off & FEED_INDEX_MAX_SHARD_OFFSET;
+    *len = e->path_len;
+    return 1;
 }
 static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
 {

@@ -83,8 +83,12 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
-    int st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len,
-                               sys_errno, msg, msglen);
+    uint64_t off, rlen;
+    int st = feed__index_range(c->ix, id, &off, &rlen)
+                 ? feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes,
+                                           &c->buf, &c->cap, &len, sys_errno, msg, msglen)
+                 : feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap,
+                                     &len, sys_errno, msg, msglen);
     uint64_t t1 = feed__now_ns();
     atomic_fetch_add_explicit(&c->rec->read_ns, t1 - t0, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);

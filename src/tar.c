@@ -76,21 +76,37 @@ static int checksum_ok(const uint8_t *h)
     uint64_t want;
     if (parse_num(h + 148, 8, &want))
         return 0;
-    uint64_t u = 0;
-    int64_t s = 0;
-    for (int i = 0; i < BLK; i++) {
-        uint8_t c = i >= 148 && i < 156 ? ' ' : h[i];
-        u += c;
-        s += (int8_t)c; /* some old tars summed signed chars */
+    /* The sum of the bytes with the checksum field read as spaces: eight
+     * bytes at a time into four 16-bit lanes (64 words: at most 32640 a lane),
+     * minus the field. Some old tars summed signed chars: that sum is the
+     * unsigned one less 256 for each byte >= 0x80. */
+    uint64_t lanes = 0, high = 0;
+    for (int i = 0; i < BLK; i += 8) {
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
+        high += (w >> 7) & 0x0101010101010101ull; /* one count a byte lane: at most 64 */
     }
-    return u == want || (uint64_t)s == want;
+    high = (high * 0x0101010101010101ull) >> 56;
+    uint64_t u = (lanes & 0xffff) + ((lanes >> 16) & 0xffff) + ((lanes >> 32) & 0xffff) + (lanes >> 48);
+    for (int i = 148; i < 156; i++) {
+        u -= h[i];
+        high -= h[i] >> 7;
+    }
+    u += 8 * ' ';
+    return u == want || (uint64_t)((int64_t)u - 256 * (int64_t)high) == want;
 }
 
 static int all_zero(const uint8_t *h)
 {
-    for (int i = 0; i < BLK; i++)
-        if (h[i])
+    uint64_t any = 0;
+    for (int i = 0; i < BLK; i += 8) {
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        any |= w;
+        if (any) /* a header's name starts it: the first word decides */
             return 0;
+    }
     return 1;
 }
 
@@ -99,15 +115,17 @@ static int all_zero(const uint8_t *h)
 static void header_name(const uint8_t *h, char *out, size_t outlen)
 {
     int posix = !memcmp(h + 257, "ustar\0", 6);
-    char name[101], prefix[156];
-    memcpy(name, h, 100);
-    name[100] = 0;
-    memcpy(prefix, h + 345, 155);
-    prefix[155] = 0;
-    if (posix && prefix[0])
-        snprintf(out, outlen, "%s/%s", prefix, name);
-    else
-        snprintf(out, outlen, "%s", name);
+    size_t nl = strnlen((const char *)h, 100), pl = posix ? strnlen((const char *)h + 345, 155) : 0;
+    size_t o = 0;
+    if (pl + nl + 2 > outlen) /* cannot happen: outlen is TAR_NAME_MAX */
+        pl = 0, nl = nl < outlen ? nl : outlen - 1;
+    if (pl) {
+        memcpy(out, h + 345, pl);
+        out[pl] = '/';
+        o = pl + 1;
+    }
+    memcpy(out + o, h, nl);
+    out[o + nl] = 0;
 }
 
 /* Control bytes of a name become '?' before it goes into a message. */
@@ -205,15 +223,16 @@ static int keyset_add(keyset *k, uint64_t h)
 /* ---- grouping members into samples ------------------------------------------------ */
 
 typedef struct group {
-    char key[TAR_NAME_MAX];
     size_t keylen;
     int open, dup;
     int have_img, have_label, label_bad;
     uint64_t img_off, img_len, img_hdr;
-    char img_name[TAR_NAME_MAX];
     int32_t label;
     uint64_t label_hdr;
+    /* the strings last: a new group resets only what is above */
+    char img_name[TAR_NAME_MAX];
     char label_name[TAR_NAME_MAX];
+    char key[TAR_NAME_MAX];
 } group;
 
 typedef struct scan {
@@ -297,7 +316,7 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
         }
         g->have_img = 1;
         g->img_off = doff, g->img_len = size, g->img_hdr = hoff;
-        snprintf(g->img_name, sizeof g->img_name, "%s", name);
+        memcpy(g->img_name, name, strlen(name) + 1); /* names are < TAR_NAME_MAX */
     } else if (!strcasecmp(ext, "cls")) {
         if (g->have_label || g->label_bad) {
             problem(s, name, hoff, "sample '%s' has a second label member; skipped", g->key);
@@ -323,7 +342,7 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
             if (v > 2147483647u)
                 ok = 0;
         }
-        snprintf(g->label_name, sizeof g->label_name, "%s", name);
+        memcpy(g->label_name, name, strlen(name) + 1);
         g->label_hdr = hoff;
         if (!ok) {
             printable(p);

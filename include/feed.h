@@ -159,7 +159,27 @@ typedef struct feed_options {
     uint32_t version;       /* FEED_VERSION_NUMBER the caller was built with */
 
     /* dataset */
-    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>) */
+    /* [source] ImageFolder root (ROOT/<class>/<file>), a file list, or
+     * WebDataset tar shards, which source names as
+     *  - a pattern: brace ranges and lists, then shell globs, e.g.
+     *    "/data/train-{000000..001023}.tar" (zero-padded like the ends),
+     *    "/data/{a,b}/*.tar" (glob matches sorted); every match a .tar file;
+     *  - one file ending in .tar;
+     *  - a text file whose first line (blank lines, # comments skipped) is a
+     *    single path ending in .tar: one shard a line, relative to the list's
+     *    folder (also accepted as file_list, relative to a directory source).
+     * A sample is a run of members with one key (the member path up to the
+     * first '.' of its name): KEY.jpg/.jpeg/.png/.webp is the image, KEY.cls
+     * the label as decimal text; other members are ignored. Sample ids follow
+     * the shard order, then the member order. Errors name the pattern or
+     * list line (no match, a missing shard, not a .tar). A malformed member
+     * (bad header checksum, past the end of the shard, no label, no image,
+     * a duplicate key, a label that is no integer) is reported on stderr
+     * with shard path, member name and header offset and skipped; the rest
+     * of the shard loads. Index memory: 16 bytes a sample, each shard's path
+     * once. Samples are read by (shard, offset, length) with the same reader
+     * and read-ahead as files; the epoch permutation is over samples. */
+    char source[FEED_PATH_MAX];
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
                                       to source (or to the list's folder if source is empty);
                                       labels are integers 0..2147483647 (int32, any may be

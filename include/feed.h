@@ -163,7 +163,7 @@ typedef struct feed_options {
      * WebDataset tar shards, which source names as
      *  - a pattern: brace ranges and lists, then shell globs, e.g.
      *    "/data/train-{000000..001023}.tar" (zero-padded like the ends),
-     *    "/data/{a,b}/*.tar" (glob matches sorted); every match a .tar file;
+     *    "/data/{a,b}/train-*.tar" (glob matches sorted); every match a .tar file;
      *  - one file ending in .tar;
      *  - a text file whose first line (blank lines, # comments skipped) is a
      *    single path ending in .tar: one shard a line, relative to the list's

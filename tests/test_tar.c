@@ -448,7 +448,7 @@ static void test_gnu_tar(void **state)
 
 /* ---- the loader over shards ----------------------------------------------------------- */
 
-static feed_loader *open_loader(const char *source, uint32_t rank, uint32_t world)
+static feed_loader *open_loader(const char *source, uint32_t rank, uint32_t world, const char *extra)
 {
     feed_options o;
     char err[1024];
@@ -457,6 +457,8 @@ static feed_loader *open_loader(const char *source, uint32_t rank, uint32_t worl
     if (feed_options_parse(&o, "batch_size=5,shuffle=1,seed=7,augment=train,height=32,width=32,"
                                "resize_shorter=40,workers=2",
                            err, sizeof err) != FEED_OK)
+        fail_msg("%s", err);
+    if (extra && feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
         fail_msg("%s", err);
     o.rank = rank;
     o.world_size = world;
@@ -495,7 +497,7 @@ static void test_loader_shards_equal_loose_files(void **state)
     for (uint32_t world = 1; world <= 2; world++) {
         uint32_t seen[2][N] = {{0}};
         for (uint32_t rank = 0; rank < world; rank++) {
-            feed_loader *A = open_loader(src_a, rank, world), *B = open_loader(src_b, rank, world);
+            feed_loader *A = open_loader(src_a, rank, world, NULL), *B = open_loader(src_b, rank, world, NULL);
             for (uint32_t e = 0; e < 2; e++) {
                 feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
                 feed_status sa, sb;
@@ -530,6 +532,62 @@ static void test_loader_shards_equal_loose_files(void **state)
     }
 }
 
+/* A shard cut short after it was indexed: the samples past the cut become
+ * bad samples (replaced, reported), their report naming the shard and the
+ * member's offset; every other sample is delivered. */
+static void test_shard_changed_after_indexing(void **state)
+{
+    (void)state;
+    const char *bin = getenv("FEED_BIN");
+    char out[4200], cmd[9000], src[4400], last[4400];
+    snprintf(out, sizeof out, "%s/mk-cut", dir);
+    snprintf(cmd, sizeof cmd, "'%s/feed-mkdata' --out '%s' --count 12 --seed 4 --classes 3 --format tar "
+             "--shard-size 6 --quiet", bin ? bin : "build/bin", out);
+    assert_int_equal(system(cmd), 0);
+    snprintf(src, sizeof src, "%s/shards.txt", out);
+    /* cut shard 1 inside its last image member */
+    snprintf(last, sizeof last, "%s/shard-000001.tar", out);
+    feed__index ix;
+    build(src, &ix, FEED_OK, NULL);
+    uint64_t off = 0, len = 0;
+    assert_true(feed__index_range(ix.hdr, 11, &off, &len));
+    char real[PATH_MAX];
+    assert_non_null(realpath(last, real));
+    assert_string_equal(feed__index_path(ix.hdr, 11), real);
+    feed__index_free(&ix);
+    feed_loader *L = open_loader(src, 0, 1, "prefetch=2");
+    /* Cut it after epoch 0 (3 batches): the ring, 2 batches ahead, may have
+     * read epoch 1's first samples already, not any of epoch 2's. */
+    uint32_t delivered[3] = {0}, bad[3] = {0};
+    for (uint32_t e = 0; e < 3; e++) {
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status st;
+        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+            delivered[e] += b.count;
+            bad[e] += b.bad;
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        }
+        assert_int_equal(st, FEED_END_OF_EPOCH);
+        if (e == 0)
+            assert_int_equal(truncate(last, (off_t)(off + len / 2)), 0);
+    }
+    assert_int_equal(delivered[0] + delivered[1] + delivered[2], 3 * 12);
+    assert_int_equal(bad[0], 0);
+    assert_int_equal(bad[2], 1);
+    feed_bad_sample r = {.struct_size = sizeof r};
+    assert_int_equal(feed_loader_bad_sample(L, 0, &r), FEED_OK);
+    assert_int_equal(r.sample_id, 11);
+    assert_int_equal(r.status, FEED_E_IO);
+    assert_string_equal(r.path, real);
+    char want[128];
+    snprintf(want, sizeof want, "member at offset %llu (%llu bytes): bytes %llu..%llu are past the end",
+             (unsigned long long)off, (unsigned long long)len, (unsigned long long)off,
+             (unsigned long long)(off + len));
+    if (!strstr(r.message, want))
+        fail_msg("'%s' does not contain '%s'", r.message, want);
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -542,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_malformed_shard_in_index),
         cmocka_unit_test(test_gnu_tar),
         cmocka_unit_test(test_loader_shards_equal_loose_files),
+        cmocka_unit_test(test_shard_changed_after_indexing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -504,45 +504,6 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
     return finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
 }
 
-static int64_t fd_read(void *ctx, void *buf, size_t n, uint64_t off)
-{
-    int fd = (int)(intptr_t)ctx;
-    size_t done = 0;
-    while (done < n) {
-        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0)
-            return -errno;
-        if (r == 0)
-            break;
-        done += (size_t)r;
-    }
-    return (int64_t)done;
-}
-
-static feed_status shard_open_file(void *ctx, uint32_t i, feed__tar_io *io, char *err, size_t errlen)
-{
-    char *const *paths = ctx;
-    int fd = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    if (fd < 0)
-        return sys_error(err, errlen, errno, "open shard", paths[i]);
-    struct stat sb;
-    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-        close(fd);
-        return feed__err(FEED_E_DATASET, err, errlen, "dataset: shard %s is not a regular file", paths[i]);
-    }
-    *io = (feed__tar_io){fd_read, (void *)(intptr_t)fd, (uint64_t)sb.st_size};
-    return FEED_OK;
-}
-
-static void shard_close_file(void *ctx, feed__tar_io *io)
-{
-    (void)ctx;
-    close((int)(intptr_t)io->ctx);
-}
-
-
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
 {
@@ -561,7 +522,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
     if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK)
         return st;
     if (is_shards) {
-        st = feed__index_build_shards(ix, "/", shards, nshards, shard_open_file, shard_close_file,
+        st = feed__index_build_shards(ix, "/", shards, nshards, feed__shards_open, feed__shards_close,
                                       shards, err, errlen);
         feed__shards_free(shards, nshards);
         return st;

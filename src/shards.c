@@ -14,10 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "index.h"
 #include "internal.h"
+#include "tar.h"
 
 typedef struct plist {
     char **v;
@@ -316,4 +319,48 @@ feed_status feed__shards_expand(const char *source, const char *file_list, char 
     *n = out.n;
     *is_shards = 1;
     return FEED_OK;
+}
+
+/* ---- opening shards for the scan ------------------------------------------------- */
+
+static int64_t fd_read(void *ctx, void *buf, size_t n, uint64_t off)
+{
+    int fd = (int)(intptr_t)ctx;
+    size_t done = 0;
+    while (done < n) {
+        ssize_t r = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -errno;
+        if (r == 0)
+            break;
+        done += (size_t)r;
+    }
+    return (int64_t)done;
+}
+
+feed_status feed__shards_open(void *ctx, uint32_t i, feed__tar_io *io, char *err, size_t errlen)
+{
+    char *const *paths = ctx;
+    int fd = open(paths[i], O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        int e = errno;
+        return feed__err(e == EMFILE || e == ENFILE ? FEED_E_RESOURCE : FEED_E_DATASET, err, errlen,
+                         "dataset: cannot open shard %s: %s%s", paths[i], strerror(e),
+                         e == EMFILE || e == ENFILE ? " (out of file descriptors: raise ulimit -n)" : "");
+    }
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: shard %s is not a regular file", paths[i]);
+    }
+    *io = (feed__tar_io){fd_read, (void *)(intptr_t)fd, (uint64_t)sb.st_size};
+    return FEED_OK;
+}
+
+void feed__shards_close(void *ctx, feed__tar_io *io)
+{
+    (void)ctx;
+    close((int)(intptr_t)io->ctx);
 }

@@ -17,6 +17,7 @@
 #define FEED_SHARDS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "feed.h"
 
@@ -27,5 +28,11 @@
 feed_status feed__shards_expand(const char *source, const char *file_list, char ***paths, size_t *n,
                                 int *is_shards, char *err, size_t errlen);
 void feed__shards_free(char **paths, size_t n);
+
+struct feed__tar_io;
+/* feed__index_build_shards' open and close for shard files: ctx is the paths
+ * array; shard i is opened read-only, its size from fstat. */
+feed_status feed__shards_open(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+void feed__shards_close(void *ctx, struct feed__tar_io *io);
 
 #endif

@@ -453,10 +453,15 @@ static int shard_sample(void *ctx, uint64_t off, uint64_t len, int32_t label)
     return 0;
 }
 
+/* Printed up to this many; then a count (a shard set broken throughout
+ * must not bury the terminal). */
+#define SHARD_PROBLEMS_SHOWN 100
+
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what)
 {
     shard_ctx *c = ctx;
-    c->b->problems++;
+    if (++c->b->problems > SHARD_PROBLEMS_SHOWN)
+        return;
     fprintf(stderr, "libfeed: dataset: %s: member '%s' at offset %llu: %s\n", shard, member,
             (unsigned long long)off, what);
 }
@@ -493,6 +498,9 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
             st = c.st;
         close_fn(ctx, &io);
     }
+    if (b.problems > SHARD_PROBLEMS_SHOWN)
+        fprintf(stderr, "libfeed: dataset: %llu more malformed shard members skipped (%llu in all)\n",
+                (unsigned long long)(b.problems - SHARD_PROBLEMS_SHOWN), (unsigned long long)b.problems);
     if (st == FEED_OK && b.n == 0)
         st = feed__err(FEED_E_DATASET, err, errlen,
                        "dataset: the %zu shard%s (%s%s) hold no samples (KEY.jpg/.jpeg/.png/.webp + KEY.cls)",

@@ -351,6 +351,19 @@ static void test_patterns(void **state)
     assert_int_equal(feed__index_label(ix.hdr, 0), 10);
     feed__index_free(&ix);
 
+    /* the list as file_list, relative to a directory source */
+    char sub[3000];
+    snprintf(sub, sizeof sub, "%.2000s/sub", dir);
+    tu_mkdirs(sub);
+    snprintf(list, sizeof list, "%s/sub/list.txt", dir);
+    text = "train-0002.tar\n";
+    tu_write(list, text, strlen(text));
+    char err[1024];
+    assert_int_equal(feed__index_build(&ix, dir, list, err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->count, 4);
+    assert_int_equal(feed__index_label(ix.hdr, 0), 20);
+    feed__index_free(&ix);
+
     /* errors */
     snprintf(p, sizeof p, "%s/nothing-*.tar", dir);
     build(p, &ix, FEED_E_DATASET, "matches no files");
@@ -494,6 +507,8 @@ static void test_loader_shards_equal_loose_files(void **state)
         fprintf(f, "class_%03d/img_%06d.jpg %d\n", i % K, i, i % K);
     fclose(f);
     snprintf(src_a, sizeof src_a, "%s/shards.txt", shards);
+    uint64_t epoch1[N];
+    uint32_t n1 = 0;
     for (uint32_t world = 1; world <= 2; world++) {
         uint32_t seen[2][N] = {{0}};
         for (uint32_t rank = 0; rank < world; rank++) {
@@ -513,6 +528,8 @@ static void test_loader_shards_equal_loose_files(void **state)
                         assert_true(a.sample_ids[i] < N);
                         assert_int_equal(a.labels[i], (int32_t)(a.sample_ids[i] % K));
                         seen[e][a.sample_ids[i]]++;
+                        if (world == 1 && e == 1)
+                            epoch1[n1++] = a.sample_ids[i];
                     }
                     assert_int_equal(feed_batch_release(A, &a, NULL), FEED_OK);
                     assert_int_equal(feed_batch_release(B, &b, NULL), FEED_OK);
@@ -530,6 +547,19 @@ static void test_loader_shards_equal_loose_files(void **state)
                 else
                     assert_true(seen[e][i] >= 1); /* rank shares cover every sample */
     }
+    /* resuming at epoch 1 gives epoch 1's order */
+    assert_int_equal(n1, N);
+    feed_loader *R = open_loader(src_a, 0, 1, "start_epoch=1");
+    feed_batch r = {.struct_size = sizeof r};
+    uint32_t k = 0;
+    while (feed_loader_next(R, &r, 60000) == FEED_OK) {
+        assert_int_equal(r.epoch, 1);
+        assert_memory_equal(r.sample_ids, epoch1 + k, r.count * sizeof(uint64_t));
+        k += r.count;
+        assert_int_equal(feed_batch_release(R, &r, NULL), FEED_OK);
+    }
+    assert_int_equal(k, N);
+    feed_loader_destroy(R);
 }
 
 /* A shard cut short after it was indexed: the samples past the cut become

@@ -424,21 +424,19 @@ typedef struct shard_ctx {
     builder *b;
     uint64_t shard;
     const char *path;
-    feed_status st;
-    char *err;
-    size_t errlen;
 } shard_ctx;
+
+static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
 
 static int shard_sample(void *ctx, uint64_t off, uint64_t len, int32_t label)
 {
     shard_ctx *c = ctx;
     builder *b = c->b;
-    if (off > FEED_INDEX_MAX_SHARD_OFFSET || len > UINT32_MAX) {
-        c->st = feed__err(FEED_E_DATASET, c->err, c->errlen,
-                          "dataset: shard %s: a member at offset %llu of %llu bytes is past what "
-                          "the index holds (shards up to 1 TiB, members up to 4 GiB)",
-                          c->path, (unsigned long long)off, (unsigned long long)len);
-        return -1;
+    if (off > FEED_INDEX_MAX_SHARD_OFFSET || len > UINT32_MAX) { /* skipped, as a malformed member */
+        shard_problem(ctx, c->path, "", off,
+                      "an image member past 1 TiB into the shard or over 4 GiB: more than the index "
+                      "holds; skipped");
+        return 0;
     }
     if (b->n == b->cap) {
         uint64_t cap = b->cap ? b->cap * 2 : 1024;
@@ -491,11 +489,9 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
         feed__tar_io io = {0};
         if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
             break;
-        shard_ctx c = {&b, i, paths[i], FEED_OK, err, errlen};
+        shard_ctx c = {&b, i, paths[i]};
         feed__tar_sink sink = {shard_sample, shard_problem, &c};
         st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
-        if (c.st != FEED_OK)
-            st = c.st;
         close_fn(ctx, &io);
     }
     if (b.problems > SHARD_PROBLEMS_SHOWN)

@@ -35,7 +35,8 @@
  *   shards: path_off = shard id << 40 | offset of the member's data in the
  *           shard, path_len = the member's length. So a shard holds at most
  *           1 TiB, an index at most 2^24 shards, a member at most 4 GiB
- *           (feed__index_build refuses more, naming the shard). */
+ *           (more shards: an error; a member past those limits: reported
+ *           and skipped like a malformed one). */
 typedef struct feed__index_entry {
     uint64_t path_off;
     int32_t label;

@@ -31,9 +31,12 @@ static int64_t tz_read(void *ctx, void *buf, size_t n, uint64_t off)
     return (int64_t)n;
 }
 
-static int tz_sample(void *ctx, uint64_t off, uint64_t len, int32_t label)
+static int tz_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                     int32_t label)
 {
     tz *f = ctx;
+    FZ_CHECK(hdr_off + 512 == off, "member '%s' header at %llu, data at %llu", member,
+             (unsigned long long)hdr_off, (unsigned long long)off);
     FZ_CHECK(off >= 512 && off % 512 == 0, "sample at offset %llu", (unsigned long long)off);
     FZ_CHECK(off <= f->n && len <= f->n - off, "sample %llu+%llu past the end (%zu)",
              (unsigned long long)off, (unsigned long long)len, f->n);

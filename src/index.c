@@ -428,12 +428,13 @@ typedef struct shard_ctx {
 
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
 
-static int shard_sample(void *ctx, uint64_t off, uint64_t len, int32_t label)
+static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                        int32_t label)
 {
     shard_ctx *c = ctx;
     builder *b = c->b;
     if (off > FEED_INDEX_MAX_SHARD_OFFSET || len > UINT32_MAX) { /* skipped, as a malformed member */
-        shard_problem(ctx, c->path, "", off,
+        shard_problem(ctx, c->path, member, hdr_off,
                       "an image member past 1 TiB into the shard or over 4 GiB: more than the index "
                       "holds; skipped");
         return 0;

@@ -265,7 +265,9 @@ static int flush(scan *s)
     int rc = 0;
     if (g->open && !g->dup && !g->label_bad) {
         if (g->have_img && g->have_label)
-            rc = s->sink->sample(s->sink->ctx, g->img_off, g->img_len, g->label) ? -1 : 0;
+            rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->label)
+                     ? -1
+                     : 0;
         else if (g->have_img)
             problem(s, g->img_name, g->img_hdr, "sample '%s' has no label member (%s.cls)", g->key,
                     g->key);

@@ -33,11 +33,14 @@ typedef struct feed__tar_io {
     uint64_t size; /* bytes in the shard */
 } feed__tar_io;
 
-/* What the scan finds. sample: returns 0, or nonzero to stop (out of memory;
- * the scan then fails with FEED_E_NOMEM). problem: one line about one member
- * (member may be "" when no name could be read); the scan goes on. */
+/* What the scan finds. sample: the image member (its name and header
+ * offset, for reports; its data at off, len bytes) and the label; returns 0,
+ * or nonzero to stop (out of memory; the scan then fails with FEED_E_NOMEM).
+ * problem: one line about one member (member may be "" when no name could be
+ * read); the scan goes on. */
 typedef struct feed__tar_sink {
-    int (*sample)(void *ctx, uint64_t off, uint64_t len, int32_t label);
+    int (*sample)(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                  int32_t label);
     void (*problem)(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
     void *ctx;
 } feed__tar_sink;

@@ -76,9 +76,12 @@ typedef struct found {
     int np;
 } found;
 
-static int on_sample(void *ctx, uint64_t off, uint64_t len, int32_t label)
+static int on_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                     int32_t label)
 {
     found *f = ctx;
+    assert_int_equal(off, hdr_off + 512);
+    assert_non_null(strstr(member, "."));
     assert_true(f->n < 64);
     f->off[f->n] = off, f->len[f->n] = len, f->label[f->n] = label;
     f->n++;
@@ -618,6 +621,109 @@ static void test_shard_changed_after_indexing(void **state)
     feed_loader_destroy(L);
 }
 
+/* ---- a shard bigger than the index holds (virtual: no disk) ---------------------------- */
+
+typedef struct vblock {
+    uint64_t off;
+    uint8_t b[512];
+} vblock;
+
+typedef struct vshard {
+    vblock blk[12];
+    int n;
+    uint64_t size;
+} vshard;
+
+static int64_t vread(void *ctx, void *buf, size_t n, uint64_t off)
+{
+    const vshard *v = ctx;
+    if (off >= v->size)
+        return 0;
+    if (n > v->size - off)
+        n = (size_t)(v->size - off);
+    memset(buf, 0, n);
+    for (int i = 0; i < v->n; i++) {
+        uint64_t a = v->blk[i].off;
+        if (a + 512 <= off || a >= off + n)
+            continue;
+        uint64_t from = a > off ? a : off, to = a + 512 < off + n ? a + 512 : off + n;
+        memcpy((uint8_t *)buf + (from - off), v->blk[i].b + (from - a), (size_t)(to - from));
+    }
+    return (int64_t)n;
+}
+
+static void vmember(vshard *v, uint64_t *at, const char *name, uint64_t size, const char *data)
+{
+    assert_true(v->n + 2 <= (int)(sizeof v->blk / sizeof v->blk[0]));
+    vblock *h = &v->blk[v->n++];
+    h->off = *at;
+    if (size < 077777777777ull) {
+        assert_int_equal(feed__tar_header(h->b, name, size, 0), 0);
+    } else { /* base-256 size (GNU): feed__tar_header writes octal only */
+        assert_int_equal(feed__tar_header(h->b, name, 0, 0), 0);
+        memset(h->b + 124, 0, 12);
+        h->b[124] = 0x80;
+        for (int k = 0; k < 8; k++)
+            h->b[135 - k] = (uint8_t)(size >> (8 * k));
+        memset(h->b + 148, ' ', 8);
+        unsigned sum = 0;
+        for (int k = 0; k < 512; k++)
+            sum += h->b[k];
+        snprintf((char *)h->b + 148, 8, "%06o", sum);
+        h->b[155] = ' ';
+    }
+    if (data) {
+        vblock *d = &v->blk[v->n++];
+        d->off = *at + 512;
+        memset(d->b, 0, 512);
+        memcpy(d->b, data, strlen(data));
+    }
+    *at += 512 + (size + 511) / 512 * 512;
+}
+
+static feed_status vopen(void *ctx, uint32_t i, feed__tar_io *io, char *err, size_t errlen)
+{
+    (void)i, (void)err, (void)errlen;
+    vshard *v = ctx;
+    *io = (feed__tar_io){vread, v, v->size};
+    return FEED_OK;
+}
+
+static void vclose(void *ctx, feed__tar_io *io)
+{
+    (void)ctx, (void)io;
+}
+
+/* A sample past 1 TiB into its shard (after a 1.1 TiB member with a base-256
+ * size) cannot be indexed: it is reported and skipped, the one before it kept. */
+static void test_shard_past_index_limits(void **state)
+{
+    (void)state;
+    vshard v = {0};
+    uint64_t at = 0;
+    vmember(&v, &at, "a.jpg", 5, "aaaaa");
+    vmember(&v, &at, "a.cls", 1, "4");
+    vmember(&v, &at, "big.bin", 1100ull << 30, NULL);
+    uint64_t past = at;
+    vmember(&v, &at, "k.jpg", 3, "kkk");
+    vmember(&v, &at, "k.cls", 1, "6");
+    v.size = at + 1024;
+    feed__index ix;
+    char err[256];
+    char *paths[] = {"/virtual/big.tar"};
+    assert_int_equal(feed__index_build_shards(&ix, "/", paths, 1, vopen, vclose, &v, err, sizeof err), FEED_OK);
+    assert_int_equal(ix.hdr->count, 1);
+    assert_int_equal(ix.hdr->problems, 1);
+    assert_true(past > (1ull << 40)); /* k.jpg's header; its report names it (stderr) */
+    uint64_t off = 0, len = 0;
+    assert_true(feed__index_range(ix.hdr, 0, &off, &len));
+    assert_int_equal(off, 512);
+    assert_int_equal(len, 5);
+    assert_int_equal(feed__index_label(ix.hdr, 0), 4);
+    assert_true(past > (1ull << 40));
+    feed__index_free(&ix);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -629,6 +735,7 @@ int main(void)
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_malformed_shard_in_index),
         cmocka_unit_test(test_gnu_tar),
+        cmocka_unit_test(test_shard_past_index_limits),
         cmocka_unit_test(test_loader_shards_equal_loose_files),
         cmocka_unit_test(test_shard_changed_after_indexing),
     };

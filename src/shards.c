@@ -285,6 +285,10 @@ feed_status feed__shards_expand(const char *source, const char *file_list, char 
     char base[PATH_MAX];
 
     if (src && !src_ok && (strchr(src, '{') || has_glob(src))) {
+        if (list)
+            return feed__err(FEED_E_DATASET, err, errlen,
+                             "dataset: source %s is a shard pattern: file_list (%s) cannot go with it",
+                             src, list);
         st = expand_pattern(src, &out, err, errlen);
     } else if (src_ok && S_ISREG(sb.st_mode) && ends_tar(src) && !list) {
         st = add_shard(&out, NULL, src, "source", err, errlen);

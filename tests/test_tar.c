@@ -368,6 +368,9 @@ static void test_patterns(void **state)
     feed__index_free(&ix);
 
     /* errors */
+    snprintf(p, sizeof p, "%s/train-*.tar", dir);
+    assert_int_equal(feed__index_build(&ix, p, list, err, sizeof err), FEED_E_DATASET);
+    assert_non_null(strstr(err, "is a shard pattern: file_list"));
     snprintf(p, sizeof p, "%s/nothing-*.tar", dir);
     build(p, &ix, FEED_E_DATASET, "matches no files");
     snprintf(p, sizeof p, "%s/train-{0000..0005}.tar", dir);

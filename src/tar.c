@@ -25,6 +25,10 @@
 #include "internal.h"
 #include "rng.h"
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #define BLK 512
 /* A pax header or GNU long name bigger than this is not a name: refused. */
 #define TAR_META_MAX (1u << 16)
@@ -71,30 +75,48 @@ static int parse_num(const uint8_t *f, size_t n, uint64_t *out)
     return 0;
 }
 
+/* Sum of the 512 bytes of h, read as unsigned (flip = 0) or with each byte's
+ * top bit flipped (flip = 0x80: the signed sum + 512 * 128). */
+static uint64_t byte_sum(const uint8_t *h, uint8_t flip)
+{
+#if defined(__SSE2__)
+    /* psadbw against zero: the sum of 8 bytes in each 64-bit half */
+    const __m128i z = _mm_setzero_si128(), f = _mm_set1_epi8((char)flip);
+    __m128i acc = z;
+    for (int i = 0; i < BLK; i += 16)
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(h + i)), f), z));
+    return (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+#else
+    /* eight bytes at a time into four 16-bit lanes (64 words: at most 32640 a lane) */
+    uint64_t lanes = 0, fl = 0x0101010101010101ull * flip;
+    for (int i = 0; i < BLK; i += 8) {
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        w ^= fl;
+        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
+    }
+    return (lanes & 0xffff) + ((lanes >> 16) & 0xffff) + ((lanes >> 32) & 0xffff) + (lanes >> 48);
+#endif
+}
+
+/* The header's checksum: the sum of its bytes with the checksum field read
+ * as spaces; some old tars summed signed chars. */
 static int checksum_ok(const uint8_t *h)
 {
     uint64_t want;
     if (parse_num(h + 148, 8, &want))
         return 0;
-    /* The sum of the bytes with the checksum field read as spaces: eight
-     * bytes at a time into four 16-bit lanes (64 words: at most 32640 a lane),
-     * minus the field. Some old tars summed signed chars: that sum is the
-     * unsigned one less 256 for each byte >= 0x80. */
-    uint64_t lanes = 0, high = 0;
-    for (int i = 0; i < BLK; i += 8) {
-        uint64_t w;
-        memcpy(&w, h + i, 8);
-        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
-        high += (w >> 7) & 0x0101010101010101ull; /* one count a byte lane: at most 64 */
-    }
-    high = (high * 0x0101010101010101ull) >> 56;
-    uint64_t u = (lanes & 0xffff) + ((lanes >> 16) & 0xffff) + ((lanes >> 32) & 0xffff) + (lanes >> 48);
-    for (int i = 148; i < 156; i++) {
-        u -= h[i];
-        high -= h[i] >> 7;
-    }
-    u += 8 * ' ';
-    return u == want || (uint64_t)((int64_t)u - 256 * (int64_t)high) == want;
+    uint64_t field = 0;
+    for (int i = 148; i < 156; i++)
+        field += h[i];
+    uint64_t u = byte_sum(h, 0) - field + 8 * ' ';
+    if (u == want)
+        return 1;
+    int64_t sfield = 0;
+    for (int i = 148; i < 156; i++)
+        sfield += (int8_t)h[i];
+    int64_t sg = (int64_t)byte_sum(h, 0x80) - BLK * 128 - sfield + 8 * ' ';
+    return (uint64_t)sg == want;
 }
 
 static int all_zero(const uint8_t *h)

@@ -244,6 +244,38 @@ static void test_scan_duplicate_and_bad_label(void **state)
     free(t.p);
 }
 
+/* Checksums: names with bytes >= 0x80 (UTF-8), summed unsigned as POSIX says
+ * or signed as some old tars did, are both accepted; off by one is not. */
+static void test_scan_checksums(void **state)
+{
+    (void)state;
+    for (int mode = 0; mode < 3; mode++) {
+        tbuf t = {0};
+        size_t h = tb_member(&t, "caf\xc3\xa9/\xe5\x9b\xbe.jpg", "JPEG");
+        tb_member(&t, "caf\xc3\xa9/\xe5\x9b\xbe.cls", "8");
+        tb_end(&t);
+        uint8_t *hdr = t.p + h;
+        if (mode) {
+            int sum = 0;
+            for (int k = 0; k < 512; k++)
+                sum += k >= 148 && k < 156 ? ' ' : (int8_t)hdr[k];
+            snprintf((char *)hdr + 148, 8, "%06o", (unsigned)(sum + (mode == 2)) & 0777777u);
+            hdr[155] = ' ';
+        }
+        found f;
+        scan(&t, &f);
+        if (mode < 2) {
+            assert_int_equal(f.np, 0);
+            assert_int_equal(f.n, 1);
+            assert_sample(&t, &f, 0, "JPEG", 8);
+        } else {
+            assert_int_equal(f.n, 0);
+            assert_non_null(strstr(f.problems[0], "bad tar header"));
+        }
+        free(t.p);
+    }
+}
+
 /* ---- files: patterns, lists, GNU tar --------------------------------------------------- */
 
 static char *dir;
@@ -735,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_scan_truncated),
         cmocka_unit_test(test_scan_missing_label),
         cmocka_unit_test(test_scan_duplicate_and_bad_label),
+        cmocka_unit_test(test_scan_checksums),
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_malformed_shard_in_index),
         cmocka_unit_test(test_gnu_tar),

@@ -10,6 +10,13 @@ same pair warm (to show what read-ahead costs when the data is cached).
 
 Prints a table (images/s and read time per sample of each run, the on/off
 ratio per round, the median) and writes JSON.
+
+    bench/coldcache.py --data data/gen2000 --shards data/gen2000-tar [...]
+
+compares instead the same images as loose files (--data) and as tar shards
+(--shards DIR: DIR/shards.txt and DIR/*.tar, from feed-mkdata --format tar
+with the same --count/--seed/--classes), both with readahead=N, cold and
+warm, ABBA; the ratio is shards/loose.
 """
 import argparse
 import json
@@ -72,8 +79,8 @@ def cached_fraction(files, sample=64):
     return inn / tot if tot else 0.0
 
 
-def run(feedbench, args, readahead, out):
-    cmd = [feedbench, "--data", args.data, "--batch", str(args.batch), "--workers",
+def run(feedbench, args, readahead, out, data=None):
+    cmd = [feedbench, "--data", data or args.data, "--batch", str(args.batch), "--workers",
            str(args.workers), "--epochs", "1", "--augment", args.augment, "--no-progress",
            "--quiet", "--opts", f"readahead={readahead}", "--json", out]
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -92,8 +99,11 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--augment", default="val")
     ap.add_argument("--readahead", type=int, default=4)
+    ap.add_argument("--shards", help="folder of tar shards of the same images (shards.txt)")
     ap.add_argument("--json")
     args = ap.parse_args()
+    if args.shards:
+        return main_shards(args)
     feedbench = os.path.join(args.build, "bin", "feedbench")
     files = files_of(args.data)
     if not files:
@@ -137,6 +147,57 @@ def main():
             json.dump({"data": args.data, "files": len(files), "batch": args.batch,
                        "workers": args.workers, "augment": args.augment,
                        "readahead": args.readahead, "rounds": rows, "summary": summary}, f, indent=1)
+
+
+def main_shards(args):
+    """Loose files vs tar shards of the same images, read-ahead on in both."""
+    feedbench = os.path.join(args.build, "bin", "feedbench")
+    loose = files_of(args.data)
+    tars = sorted(os.path.join(args.shards, f) for f in os.listdir(args.shards) if f.endswith(".tar"))
+    source = os.path.join(args.shards, "shards.txt")
+    if not loose or not tars or not os.path.exists(source):
+        sys.exit(f"coldcache: need JPEGs under {args.data} and shards.txt + *.tar in {args.shards}")
+    evict(loose + tars)
+    for what, fs in (("loose files", loose), ("shards", tars)):
+        frac = cached_fraction(fs)
+        if frac > 0.05:
+            sys.exit(f"coldcache: {frac:.0%} of the {what} stay cached after DONTNEED (tmpfs?): "
+                     "cannot measure cold reads here")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for cache in ("cold", "warm"):
+            for r in range(args.rounds):
+                pair = {}
+                order = ("loose", "shards") if r % 2 == 0 else ("shards", "loose")  # ABBA
+                for kind in order:
+                    if cache == "cold":
+                        evict(loose + tars)
+                    pair[kind] = run(feedbench, args, args.readahead, os.path.join(tmp, "r.json"),
+                                     data=args.data if kind == "loose" else source)
+                ratio = pair["shards"]["images_per_sec"] / pair["loose"]["images_per_sec"]
+                rows.append({"cache": cache, "round": r + 1, "loose": pair["loose"],
+                             "shards": pair["shards"], "ratio": ratio})
+    print(f"shards vs loose files: {args.data} ({len(loose)} files) vs {source} ({len(tars)} "
+          f"shards), batch {args.batch}, {args.workers} workers, augment {args.augment}, "
+          f"readahead={args.readahead}")
+    print(f"{'cache':6} {'round':>5} {'loose img/s':>11} {'loose read us':>13} {'shard img/s':>11} "
+          f"{'shard read us':>13} {'shard/loose':>11}")
+    for x in rows:
+        print(f"{x['cache']:6} {x['round']:5d} {x['loose']['images_per_sec']:11.0f} "
+              f"{x['loose']['read_us']:13.1f} {x['shards']['images_per_sec']:11.0f} "
+              f"{x['shards']['read_us']:13.1f} {x['ratio']:11.3f}")
+    summary = {}
+    for cache in ("cold", "warm"):
+        rs = [x["ratio"] for x in rows if x["cache"] == cache]
+        summary[cache] = {"median_ratio": statistics.median(rs), "min": min(rs), "max": max(rs)}
+        print(f"{cache}: median shards/loose {summary[cache]['median_ratio']:.3f} "
+              f"(rounds {min(rs):.3f}-{max(rs):.3f})")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"data": args.data, "shards": source, "files": len(loose),
+                       "shard_files": len(tars), "batch": args.batch, "workers": args.workers,
+                       "augment": args.augment, "readahead": args.readahead, "rounds": rows,
+                       "summary": summary}, f, indent=1)
 
 
 if __name__ == "__main__":

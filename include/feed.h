@@ -161,10 +161,29 @@ typedef struct feed_options {
     uint32_t version;       /* FEED_VERSION_NUMBER the caller was built with */
 
     /* dataset */
-    char source[FEED_PATH_MAX];    /* [source] ImageFolder root (ROOT/<class>/<file>: .jpg .jpeg
-                                      .jpe .png .webp; others skipped and counted, see
-                                      feed_loader_skipped_files), a file list, or a .npy array
-                                      (see labels) */
+    /* [source] ImageFolder root (ROOT/<class>/<file>: .jpg .jpeg .jpe .png
+     * .webp; others skipped and counted, see feed_loader_skipped_files), a
+     * file list, a .npy array (see labels), or WebDataset tar shards, which
+     * source names as
+     *  - a pattern: brace ranges and lists, then shell globs, e.g.
+     *    "/data/train-{000000..001023}.tar" (zero-padded like the ends),
+     *    "/data/{a,b}/train-*.tar" (glob matches sorted); every match a .tar file;
+     *  - one file ending in .tar;
+     *  - a text file whose first line (blank lines, # comments skipped) is a
+     *    single path ending in .tar: one shard a line, relative to the list's
+     *    folder (also accepted as file_list, relative to a directory source).
+     * A sample is a run of members with one key (the member path up to the
+     * first '.' of its name): KEY.jpg/.jpeg/.png/.webp is the image, KEY.cls
+     * the label as decimal text; other members are ignored. Sample ids follow
+     * the shard order, then the member order. Errors name the pattern or
+     * list line (no match, a missing shard, not a .tar). A malformed member
+     * (bad header checksum, past the end of the shard, no label, no image,
+     * a duplicate key, a label that is no integer) is reported on stderr
+     * with shard path, member name and header offset and skipped; the rest
+     * of the shard loads. Index memory: 16 bytes a sample, each shard's path
+     * once. Samples are read by (shard, offset, length) with the same reader
+     * and read-ahead as files; the epoch permutation is over samples. */
+    char source[FEED_PATH_MAX];
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
                                       to source (or to the list's folder if source is empty);
                                       labels are integers 0..2147483647 (int32, any may be
@@ -433,7 +452,8 @@ FEED_API uint64_t feed_loader_num_samples(const feed_loader *loader);
  * NUL-terminated string of at most pathlen bytes; ImageFolder and file
  * lists: the absolute path, or the list's path as written when it is
  * absolute; a .npy source: "ARRAY[i]", the array file's absolute path and
- * the row) and its label into *label. Either pointer may be NULL.
+ * the row; a tar shard member: "SHARD.tar[START:END]", the shard's path and
+ * the byte range of the member's data in it, as a Python slice) and its label into *label. Either pointer may be NULL.
  * FEED_E_INVALID for an id past the dataset or a path longer than pathlen
  * (2 * FEED_PATH_MAX + 32 bytes always suffice); path is "" then.
  * Any thread may call it (the index does not change after create).

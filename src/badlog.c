@@ -171,7 +171,12 @@ uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena *a, uint32_t i)
             snprintf(e->path, sizeof e->path, "%s", rel);
         else
             snprintf(e->path, sizeof e->path, "%.2000s/%.2000s", b->ix->root, rel);
-        snprintf(e->message, sizeof e->message, "%.200s", r->got_message);
+        uint64_t off, len;
+        if (feed__index_range(b->ix, r->id, &off, &len)) /* a shard member: say which bytes */
+            snprintf(e->message, sizeof e->message, "member at offset %llu (%llu bytes): %.200s",
+                     (unsigned long long)off, (unsigned long long)len, r->got_message);
+        else
+            snprintf(e->message, sizeof e->message, "%.200s", r->got_message);
         struct feed__bad_epoch *pe = &b->epochs[m->epoch % FEED_BAD_EPOCHS];
         if (pe->epoch != m->epoch || !pe->count)
             *pe = (struct feed__bad_epoch){m->epoch, 0};

@@ -23,6 +23,8 @@
 #include "internal.h"
 #include "npy.h"
 #include "scancache.h"
+#include "shards.h"
+#include "tar.h"
 
 typedef struct builder {
     feed__index_entry *ents;
@@ -34,6 +36,9 @@ typedef struct builder {
     uint64_t skipped;                       /* files of other extensions in class folders */
     char skipped_names[FEED_INDEX_SKIPPED_NAMES]; /* the first few, "a/x.gif, a/y.txt" */
     feed__scan_dirs *dirs; /* the directories read, for a saved scan (NULL: not kept) */
+    uint64_t *shards; /* pool offsets of the shard paths */
+    uint64_t nshards, shards_cap;
+    uint64_t problems;
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
@@ -89,6 +94,7 @@ static void builder_free(builder *b)
     feed__free(b->ents);
     feed__free(b->pool);
     feed__free(b->classes);
+    feed__free(b->shards);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -409,6 +415,143 @@ uint32_t feed__index_scan_rules(void)
     return m;
 }
 
+/* Lays the builder out as one allocation in ix (and frees the builder). */
+static feed_status finish(feed__index *ix, builder *b, const char *root, int named, uint32_t kind,
+                          char *err, size_t errlen)
+{
+    uint64_t entries_off = FEED_ALIGN_UP(sizeof(feed__index_hdr), 64);
+    uint64_t classes_off = FEED_ALIGN_UP(entries_off + b->n * sizeof(feed__index_entry), 64);
+    /* Class names exist only for an ImageFolder (one per folder); a file list
+     * has a class count and no table, so memory follows the samples, not the
+     * largest label. */
+    uint64_t ntable = named ? b->nclasses : 0;
+    uint64_t shards_off = FEED_ALIGN_UP(classes_off + ntable * sizeof(uint64_t), 64);
+    uint64_t pool_off = FEED_ALIGN_UP(shards_off + b->nshards * sizeof(uint64_t), 64);
+    uint64_t total = FEED_ALIGN_UP(pool_off + b->pool_len, 4096);
+    feed__index_hdr *h = feed__calloc(1, total);
+    if (!h) {
+        builder_free(b);
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory (%llu bytes of index)",
+                         (unsigned long long)total);
+    }
+    h->magic = FEED_INDEX_MAGIC;
+    h->version = FEED_INDEX_VERSION;
+    h->kind = kind;
+    h->count = b->n;
+    h->nclasses = b->nclasses;
+    h->total_bytes = total;
+    h->entries_off = entries_off;
+    h->classes_off = classes_off;
+    h->shards_off = shards_off;
+    h->nshards = b->nshards;
+    h->pool_off = pool_off;
+    h->pool_bytes = b->pool_len;
+    h->problems = b->problems;
+    strcpy(h->root, root);
+    memcpy((char *)h + entries_off, b->ents, b->n * sizeof(feed__index_entry));
+    if (named) {
+        memcpy((char *)h + classes_off, b->classes, ntable * sizeof(uint64_t));
+        h->named_classes = 1;
+    }
+    if (b->nshards)
+        memcpy((char *)h + shards_off, b->shards, b->nshards * sizeof(uint64_t));
+    memcpy((char *)h + pool_off, b->pool, b->pool_len);
+    builder_free(b);
+    ix->hdr = h;
+    return FEED_OK;
+}
+
+/* ---- tar shards (the format is tar.c's, the source patterns shards.c's) ---- */
+
+typedef struct shard_ctx {
+    builder *b;
+    uint64_t shard;
+    const char *path;
+} shard_ctx;
+
+static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
+
+static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                        int32_t label)
+{
+    shard_ctx *c = ctx;
+    builder *b = c->b;
+    if (off > FEED_INDEX_MAX_SHARD_OFFSET || len > UINT32_MAX) { /* skipped, as a malformed member */
+        shard_problem(ctx, c->path, member, hdr_off,
+                      "an image member past 1 TiB into the shard or over 4 GiB: more than the index "
+                      "holds; skipped");
+        return 0;
+    }
+    if (b->n == b->cap) {
+        uint64_t cap = b->cap ? b->cap * 2 : 1024;
+        feed__index_entry *e = feed__realloc(b->ents, cap * sizeof *e);
+        if (!e)
+            return -1;
+        b->ents = e, b->cap = cap;
+    }
+    b->ents[b->n++] = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, label, (uint32_t)len};
+    if ((uint64_t)label + 1 > b->nclasses)
+        b->nclasses = (uint32_t)label + 1;
+    return 0;
+}
+
+/* Printed up to this many; then a count (a shard set broken throughout
+ * must not bury the terminal). */
+#define SHARD_PROBLEMS_SHOWN 100
+
+static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what)
+{
+    shard_ctx *c = ctx;
+    if (++c->b->problems > SHARD_PROBLEMS_SHOWN)
+        return;
+    fprintf(stderr, "libfeed: dataset: %s: member '%s' at offset %llu: %s\n", shard, member,
+            (unsigned long long)off, what);
+}
+
+feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                     feed__shard_open_fn open_fn, feed__shard_close_fn close_fn,
+                                     void *ctx, char *err, size_t errlen)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->fd = -1;
+    builder b = {0};
+    feed_status st = FEED_OK;
+    if (strlen(root) >= FEED_PATH_MAX)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
+    if (n > FEED_INDEX_MAX_SHARDS)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %zu shards, more than the %u the index holds",
+                         n, FEED_INDEX_MAX_SHARDS);
+    if (!(b.shards = feed__malloc((n ? n : 1) * sizeof *b.shards)))
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    b.shards_cap = n;
+    for (size_t i = 0; i < n && st == FEED_OK; i++) {
+        if (pool_add(&b, paths[i], strlen(paths[i]), &b.shards[b.nshards])) {
+            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+            break;
+        }
+        b.nshards++;
+        feed__tar_io io = {0};
+        if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
+            break;
+        shard_ctx c = {&b, i, paths[i]};
+        feed__tar_sink sink = {shard_sample, shard_problem, &c};
+        st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
+        close_fn(ctx, &io);
+    }
+    if (b.problems > SHARD_PROBLEMS_SHOWN)
+        fprintf(stderr, "libfeed: dataset: %llu more malformed shard members skipped (%llu in all)\n",
+                (unsigned long long)(b.problems - SHARD_PROBLEMS_SHOWN), (unsigned long long)b.problems);
+    if (st == FEED_OK && b.n == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: the %zu shard%s (%s%s) hold no samples (KEY.jpg/.jpeg/.png/.webp + KEY.cls)",
+                       n, n == 1 ? "" : "s", n ? paths[0] : "", n > 1 ? ", ..." : "");
+    if (st != FEED_OK) {
+        builder_free(&b);
+        return st;
+    }
+    return finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
+}
+
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
 {
@@ -430,6 +573,23 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
 
     if (spec->note && spec->notelen)
         spec->note[0] = 0;
+    /* Tar shards: a pattern, a .tar file, or a list of .tar paths. */
+    char **shards = NULL;
+    size_t nshards = 0;
+    int is_shards = 0;
+    if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK)
+        return st;
+    if (is_shards && labels) {
+        feed__shards_free(shards, nshards);
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: labels=%s is for a .npy array source; %s names tar shards", labels, source);
+    }
+    if (is_shards) {
+        st = feed__index_build_shards(ix, "/", shards, nshards, feed__shards_open, feed__shards_close,
+                                      shards, err, errlen);
+        feed__shards_free(shards, nshards);
+        return st;
+    }
     if (source && *source) {
         if (stat(source, &sb) != 0)
             return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", source, strerror(errno));
@@ -511,44 +671,15 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
         return st;
     }
 
-    uint64_t entries_off = FEED_ALIGN_UP(sizeof(feed__index_hdr), 64);
-    uint64_t classes_off = FEED_ALIGN_UP(entries_off + b.n * sizeof(feed__index_entry), 64);
-    /* Class names exist only for an ImageFolder (one per folder); a file list
-     * has a class count and no table, so memory follows the samples, not the
-     * largest label. */
-    uint64_t ntable = list ? 0 : b.nclasses;
-    uint64_t pool_off = FEED_ALIGN_UP(classes_off + ntable * sizeof(uint64_t), 64);
-    uint64_t total = FEED_ALIGN_UP(pool_off + b.pool_len, 4096);
-    feed__index_hdr *h = feed__calloc(1, total);
-    if (!h) {
-        builder_free(&b);
-        feed__scan_dirs_free(&dirs);
-        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory (%llu bytes of index)",
-                         (unsigned long long)total);
-    }
-    h->magic = FEED_INDEX_MAGIC;
-    h->version = FEED_INDEX_VERSION;
-    h->count = b.n;
-    h->nclasses = b.nclasses;
-    h->total_bytes = total;
-    h->entries_off = entries_off;
-    h->classes_off = classes_off;
-    h->pool_off = pool_off;
-    h->pool_bytes = b.pool_len;
-    strcpy(h->root, root);
-    memcpy((char *)h + entries_off, b.ents, b.n * sizeof(feed__index_entry));
-    if (!list) {
-        memcpy((char *)h + classes_off, b.classes, ntable * sizeof(uint64_t));
-        h->named_classes = 1;
-    }
-    memcpy((char *)h + pool_off, b.pool, b.pool_len);
     ix->skipped = b.skipped;
     memcpy(ix->skipped_names, b.skipped_names, sizeof ix->skipped_names);
-    builder_free(&b);
-    ix->hdr = h;
+    if ((st = finish(ix, &b, root, list ? 0 : 1, FEED_INDEX_FILES, err, errlen)) != FEED_OK) {
+        feed__scan_dirs_free(&dirs);
+        return st;
+    }
     if (cached) {
         char saved[1024];
-        feed__scancache_save(cache, h, &dirs, feed__index_scan_rules(), scan_start, saved, sizeof saved);
+        feed__scancache_save(cache, ix->hdr, &dirs, feed__index_scan_rules(), scan_start, saved, sizeof saved);
         feed__scan_dirs_free(&dirs);
         if (spec->note && spec->notelen)
             snprintf(spec->note, spec->notelen, "%s%s%s", note, note[0] ? "; " : "", saved);

@@ -220,7 +220,7 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
-    if (st != FEED_OK || L->ix.hdr->kind != FEED__INDEX_NPY)
+    if (st != FEED_OK || L->ix.hdr->kind != FEED_INDEX_NPY)
         return st;
     const feed__npy_images *a = &L->ix.hdr->npy;
     if ((uint64_t)a->h * a->w > L->o.max_pixels)
@@ -346,7 +346,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
 
     /* An array source is one file read by range: the read-ahead thread
      * advises whole files, which would be the whole array. */
-    if (L->o.readahead && L->ix.hdr->kind != FEED__INDEX_NPY) { /* no thread: no read-ahead, nothing else changes */
+    if (L->o.readahead && L->ix.hdr->kind != FEED_INDEX_NPY) { /* no thread: no read-ahead, nothing else changes */
         const char *fp = getenv("FEED_FORCE_PREAD");
         L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
                                       L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
@@ -599,9 +599,14 @@ feed_status feed_loader_sample_info(const feed_loader *L, uint64_t id, char *pat
     if (path) {
         const char *rel = feed__index_path(h, id);
         int n;
-        if (h->kind == FEED__INDEX_NPY)
+        uint64_t off, len;
+        if (h->kind == FEED_INDEX_NPY)
             n = snprintf(path, pathlen, "%s%s%s[%llu]", h->root, strcmp(h->root, "/") ? "/" : "", rel,
                          (unsigned long long)id);
+        else if (feed__index_range(h, id, &off, &len)) /* a shard member: its bytes, as a slice */
+            n = snprintf(path, pathlen, "%s%s%s[%llu:%llu]", rel[0] == '/' ? "" : h->root,
+                         rel[0] == '/' || !strcmp(h->root, "/") ? "" : "/", rel, (unsigned long long)off,
+                         (unsigned long long)(off + len));
         else if (rel[0] == '/')
             n = snprintf(path, pathlen, "%s", rel);
         else

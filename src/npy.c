@@ -458,7 +458,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
     }
     hdr->magic = FEED_INDEX_MAGIC;
     hdr->version = FEED_INDEX_VERSION;
-    hdr->kind = FEED__INDEX_NPY;
+    hdr->kind = FEED_INDEX_NPY;
     hdr->count = im.count;
     hdr->nclasses = (uint32_t)max + 1;
     hdr->total_bytes = total;

@@ -85,7 +85,7 @@ int feed__npy_is_npy(const uint8_t *data, size_t n);
  * error, not a file list's). */
 int feed__npy_is_source(const char *path);
 
-/* Builds an index (kind FEED__INDEX_NPY) over the images array at path with
+/* Builds an index (kind FEED_INDEX_NPY) over the images array at path with
  * the labels array at labels. Errors name the file and what is wrong. */
 feed_status feed__npy_index_build(struct feed__index *ix, const char *path, const char *labels, char *err,
                                   size_t errlen);

@@ -44,6 +44,7 @@ struct feed__readahead {
     int uring;
     struct io_uring ring;
     uint8_t busy[FEED_READAHEAD_DEPTH]; /* in-flight table (thread only) */
+    uint64_t off[FEED_READAHEAD_DEPTH], len[FEED_READAHEAD_DEPTH]; /* the range to advise; len 0: all */
     uint32_t inflight;
 
     pthread_t thread;
@@ -72,12 +73,13 @@ static void seq_batch(feed__readahead *p, uint64_t seq, uint64_t seq0, uint64_t 
 
 /* ---- one file ------------------------------------------------------------------ */
 
-static void advise_sync(feed__readahead *p, const char *path)
+/* A shard member is advised as its byte range: the kernel reads just it. */
+static void advise_sync(feed__readahead *p, const char *path, uint64_t off, uint64_t len)
 {
     int fd = openat(p->rootfd, path, RA_OPEN_FLAGS);
     if (fd < 0)
         return; /* the worker will say why when it reads it */
-    posix_fadvise(fd, 0, 0, POSIX_FADV_WILLNEED);
+    posix_fadvise(fd, (off_t)off, (off_t)len, POSIX_FADV_WILLNEED);
     close(fd);
     atomic_fetch_add_explicit(&p->files, 1, memory_order_relaxed);
 }
@@ -91,7 +93,7 @@ static int free_slot(feed__readahead *p)
 }
 
 /* Queues the OPENAT of path in a free slot; 0 if the ring is full. */
-static int advise_uring(feed__readahead *p, const char *path)
+static int advise_uring(feed__readahead *p, const char *path, uint64_t off, uint64_t len)
 {
     int i = free_slot(p);
     struct io_uring_sqe *sqe = i >= 0 ? io_uring_get_sqe(&p->ring) : NULL;
@@ -100,6 +102,7 @@ static int advise_uring(feed__readahead *p, const char *path)
     io_uring_prep_openat(sqe, p->rootfd, path, RA_OPEN_FLAGS, 0);
     io_uring_sqe_set_data64(sqe, ((uint64_t)OP_OPEN << 32) | (uint32_t)i);
     p->busy[i] = 1;
+    p->off[i] = off, p->len[i] = len;
     p->inflight++;
     return 1;
 }
@@ -122,7 +125,7 @@ static void complete(feed__readahead *p, const struct io_uring_cqe *cqe)
             p->inflight--;
             return;
         }
-        io_uring_prep_fadvise(a, fd, 0, 0, POSIX_FADV_WILLNEED);
+        io_uring_prep_fadvise(a, fd, p->off[i], (off_t)p->len[i], POSIX_FADV_WILLNEED);
         io_uring_sqe_set_data64(a, ((uint64_t)OP_ADVISE << 32) | i);
         a->flags |= IOSQE_IO_HARDLINK; /* close even if the advice fails */
         io_uring_prep_close(c, fd);
@@ -186,14 +189,16 @@ static void *readahead_main(void *arg)
             /* Advise the rest of the batch, as far as the in-flight table
              * allows, a few at a time (stop and seek are checked between). */
             for (int k = 0; k < FEED_READAHEAD_DEPTH && p->cur_t < p->cur_count; k++) {
-                const char *path = feed__index_path(p->ix, p->ids[p->cur_t]);
+                uint64_t id = p->ids[p->cur_t], off = 0, len = 0;
+                const char *path = feed__index_path(p->ix, id);
+                feed__index_range(p->ix, id, &off, &len);
                 if (p->uring) {
-                    if (!advise_uring(p, path)) {
+                    if (!advise_uring(p, path, off, len)) {
                         reap(p, 1);
                         break;
                     }
                 } else {
-                    advise_sync(p, path);
+                    advise_sync(p, path, off, len);
                 }
                 p->cur_t++;
             }

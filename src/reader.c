@@ -341,6 +341,124 @@ static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max
     return READ_FALLBACK; /* short read, or the file changed size: pread does it from scratch */
 }
 
+/* ---- byte ranges (members of tar shards) ------------------------------------------ */
+
+/* fstat'ed fd: the checks a range needs. */
+static int range_check(const struct stat *st, uint64_t off, uint64_t len, uint64_t max_bytes,
+                       int *sys_errno, char *msg, size_t msglen)
+{
+    int rc = check_type(st->st_mode, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    if (len > max_bytes)
+        return too_large(len, max_bytes, sys_errno, msg, msglen);
+    uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
+    if (off > size || len > size - off) {
+        if (sys_errno)
+            *sys_errno = 0;
+        return feed__err(FEED_E_IO, msg, msglen,
+                         "bytes %llu..%llu are past the end of the file (%llu bytes): it changed "
+                         "since it was indexed",
+                         (unsigned long long)off, (unsigned long long)(off + len),
+                         (unsigned long long)size);
+    }
+    return 0;
+}
+
+static int range_pread(int dirfd, const char *path, uint64_t off, uint64_t len, uint64_t max_bytes,
+                       uint8_t **buf, size_t *cap, size_t *got, int *sys_errno, char *msg, size_t msglen)
+{
+    int fd;
+    do
+        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return io_error(errno, "open", sys_errno, msg, msglen);
+    struct stat st;
+    int rc = sys.fstat(fd, &st) < 0 ? io_error(errno, "stat", sys_errno, msg, msglen) : 0;
+    if (!rc)
+        rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
+    if (!rc)
+        rc = ensure_cap(buf, cap, len ? len : 1, len ? len : 1, sys_errno, msg, msglen);
+    uint64_t total = 0;
+    while (!rc && total < len) {
+        size_t want = len - total > READER_PREAD_MAX ? READER_PREAD_MAX : (size_t)(len - total);
+        ssize_t n = sys.pread(fd, *buf + total, want, (off_t)(off + total));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = io_error(errno, "read", sys_errno, msg, msglen);
+        } else if (n == 0) {
+            if (sys_errno)
+                *sys_errno = 0;
+            rc = feed__err(FEED_E_IO, msg, msglen,
+                           "the file ended at byte %llu, inside bytes %llu..%llu: it changed since "
+                           "it was indexed",
+                           (unsigned long long)(off + total), (unsigned long long)off,
+                           (unsigned long long)(off + len));
+        } else {
+            total += (uint64_t)n;
+        }
+    }
+    sys.close(fd);
+    if (!rc)
+        *got = (size_t)len;
+    return rc;
+}
+
+/* As read_uring, for a range: one read at off, hard linked to the close. */
+static int range_uring(feed__reader *r, int dirfd, const char *path, uint64_t off, uint64_t len,
+                       uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *got, int *sys_errno,
+                       char *msg, size_t msglen)
+{
+    struct io_uring *ring = &r->ring;
+    int res[4], err;
+    int fd;
+    do
+        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return io_error(errno, "open", sys_errno, msg, msglen);
+    struct stat st;
+    if (sys.fstat(fd, &st) < 0) {
+        close(fd);
+        return READ_FALLBACK;
+    }
+    int rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
+    if (!rc && (len >= READER_URING_MAX_READ || len == 0))
+        rc = READ_FALLBACK;
+    if (!rc)
+        rc = ensure_cap(buf, cap, len, len, sys_errno, msg, msglen);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    io_uring_prep_read(sqe, fd, *buf, (unsigned)len, off);
+    io_uring_sqe_set_data64(sqe, UD_READ);
+    sqe->flags |= IOSQE_IO_HARDLINK;
+    sqe = io_uring_get_sqe(ring);
+    io_uring_prep_close(sqe, fd);
+    io_uring_sqe_set_data64(sqe, UD_CLOSE);
+    int submitted = uring_run(ring, 2, res, &err);
+    if (err) { /* as in read_uring */
+        if (submitted == 0 || (submitted == 1 && res[UD_READ] != RES_NONE))
+            close(fd);
+        uring_broken(r);
+        return READ_FALLBACK;
+    }
+    if (res[UD_CLOSE] == -ECANCELED)
+        close(fd);
+    int n = res[UD_READ];
+    if (n < 0 && n != -EINTR && n != -EAGAIN && n != -ECANCELED)
+        return io_error(-n, "read", sys_errno, msg, msglen);
+    if (n >= 0 && (uint64_t)n == len) {
+        *got = (size_t)len;
+        return 0;
+    }
+    return READ_FALLBACK; /* short or interrupted: pread does it from scratch */
+}
+
 /* ---- the interface ------------------------------------------------------------- */
 
 /* Worth another try: the file may read fine in a moment. */
@@ -455,9 +573,10 @@ const char *feed__reader_kind_name(const feed__reader *r)
     return r->kind == FEED__READER_KIND_URING ? "io_uring" : "pread";
 }
 
-int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
-                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
-                      size_t msglen)
+/* The retry loop of both: whole file (ranged = 0) or [off, off + rlen). */
+static int read_any(feed__reader *r, int dirfd, const char *path, int ranged, uint64_t off,
+                    uint64_t rlen, uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
+                    int *sys_errno, char *msg, size_t msglen)
 {
     int e = 0, rc = 0;
     if (!sys_errno)
@@ -469,9 +588,13 @@ int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max
             msg[0] = '\0';
         rc = READ_FALLBACK;
         if (r->kind == FEED__READER_KIND_URING)
-            rc = read_uring(r, dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+            rc = ranged ? range_uring(r, dirfd, path, off, rlen, max_bytes, buf, cap, len, sys_errno,
+                                      msg, msglen)
+                        : read_uring(r, dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
         if (rc == READ_FALLBACK)
-            rc = read_pread(dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+            rc = ranged ? range_pread(dirfd, path, off, rlen, max_bytes, buf, cap, len, sys_errno, msg,
+                                      msglen)
+                        : read_pread(dirfd, path, max_bytes, buf, cap, len, sys_errno, msg, msglen);
         if (!rc || !transient(rc, *sys_errno))
             break;
         if (t == FEED_READER_TRIES) {
@@ -485,4 +608,18 @@ int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max
     if (rc)
         *len = 0;
     return rc;
+}
+
+int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
+                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
+                      size_t msglen)
+{
+    return read_any(r, dirfd, path, 0, 0, 0, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+}
+
+int feed__reader_read_range(feed__reader *r, int dirfd, const char *path, uint64_t off, uint64_t rlen,
+                            uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
+                            int *sys_errno, char *msg, size_t msglen)
+{
+    return read_any(r, dirfd, path, 1, off, rlen, max_bytes, buf, cap, len, sys_errno, msg, msglen);
 }

@@ -1,5 +1,5 @@
 /*
- * reader.h - read whole files: io_uring (liburing) where the kernel allows it,
+ * reader.h - read whole files or byte ranges of them: io_uring (liburing) where the kernel allows it,
  * pread otherwise.
  *
  * io_uring is refused by Docker's default seccomp profile, by
@@ -34,6 +34,17 @@ int feed__reader_kind(const feed__reader *r);
 int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
                       uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
                       size_t msglen);
+
+/*
+ * Reads bytes [off, off + rlen) of the file at path (a member of a tar shard)
+ * the same way: io_uring or pread, the same retries and messages. Exactly
+ * rlen bytes or an error: FEED_E_IO naming the bytes when the file is shorter
+ * (it changed since it was indexed), FEED_E_TOO_LARGE when rlen is over
+ * max_bytes.
+ */
+int feed__reader_read_range(feed__reader *r, int dirfd, const char *path, uint64_t off, uint64_t rlen,
+                            uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
+                            int *sys_errno, char *msg, size_t msglen);
 
 /* feed__reader_read tries a file this many times when the error is
  * transient (EIO, EAGAIN, ENOMEM, ENFILE, EMFILE, or out of memory for the

@@ -133,7 +133,8 @@ static const char *pool_str(const char *pool, uint64_t pool_bytes, uint64_t off,
 static int check_index(const feed__index_hdr *h, uint64_t n, char *why, size_t whylen)
 {
     if (n < sizeof *h || h->magic != FEED_INDEX_MAGIC || h->version != FEED_INDEX_VERSION ||
-        h->kind != FEED__INDEX_FILES || h->named_classes != 1 || h->total_bytes != n)
+        h->kind != FEED_INDEX_FILES || h->named_classes != 1 || h->total_bytes != n ||
+        h->nshards != 0 || h->problems != 0)
         WHY("not an ImageFolder index of this version");
     if (h->count < 1 || h->nclasses < 1 || h->nclasses > (uint64_t)FEED_MAX_LABEL + 1)
         WHY("%llu samples in %u classes", (unsigned long long)h->count, h->nclasses);

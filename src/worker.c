@@ -153,7 +153,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
                      char *msg, size_t msglen)
 {
     feed__arena_hdr *h = c->h;
-    if (c->ix->kind == FEED__INDEX_NPY) {
+    if (c->ix->kind == FEED_INDEX_NPY) {
         maybe_fault(c, feed__index_path(c->ix, id), FAULT_READ);
         return do_npy_sample(c, epoch, id, out, flags, sys_errno, msg, msglen);
     }
@@ -161,8 +161,12 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
-    int st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len,
-                               sys_errno, msg, msglen);
+    uint64_t off, rlen;
+    int st = feed__index_range(c->ix, id, &off, &rlen)
+                 ? feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes,
+                                           &c->buf, &c->cap, &len, sys_errno, msg, msglen)
+                 : feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap,
+                                     &len, sys_errno, msg, msglen);
     uint64_t t1 = feed__now_ns();
     atomic_fetch_add_explicit(&c->rec->read_ns, t1 - t0, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
@@ -277,7 +281,7 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
         feed__worker_fail("cannot open dataset root %.200s: %s", ix->root, strerror(errno));
         return 4;
     }
-    if (ix->kind == FEED__INDEX_NPY) {
+    if (ix->kind == FEED_INDEX_NPY) {
         /* Opened before the sandbox, read by range from then on. */
         const char *name = feed__index_path(ix, 0);
         struct stat sb;

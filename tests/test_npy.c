@@ -294,7 +294,7 @@ static void test_index_of_array(void **state)
     feed__index ro;
     assert_int_equal(feed__index_attach(&ro, ix.fd, err, sizeof err), FEED_OK);
     const feed__index_hdr *h = ro.hdr;
-    assert_int_equal(h->kind, FEED__INDEX_NPY);
+    assert_int_equal(h->kind, FEED_INDEX_NPY);
     assert_int_equal(h->count, N);
     assert_int_equal(h->nclasses, 8);
     assert_int_equal(h->named_classes, 0);

@@ -749,6 +749,44 @@ static void grow_shrink_kind(int kind)
 static void test_grow_shrink_pread(void **state) { grow_shrink_kind(FEED__READER_KIND_PREAD); }
 static void test_grow_shrink_uring(void **state) { grow_shrink_kind(FEED__READER_KIND_URING); }
 
+/* Byte ranges (tar shard members): every range of a fixture file reads its
+ * bytes; one past the end says so, naming the bytes; over the limit refuses. */
+static void range_kind(int kind)
+{
+    feed__reader *r = make_reader(kind);
+    uint8_t *buf = NULL;
+    size_t cap = 0, len = 99;
+    int err = -1;
+    char msg[256];
+    size_t i = find_size(4097);
+    const uint64_t offs[] = {0, 1, 511, 512, 4000, 4096};
+    for (size_t k = 0; k < sizeof offs / sizeof offs[0]; k++) {
+        uint64_t n = 4097 - offs[k];
+        int rc = feed__reader_read_range(r, dirfd_, names[i], offs[k], n, 1u << 20, &buf, &cap, &len,
+                                         &err, msg, sizeof msg);
+        assert_int_equal(rc, FEED_OK);
+        assert_int_equal(len, n);
+        assert_memory_equal(buf, content[i] + offs[k], n);
+        rc = feed__reader_read_range(r, dirfd_, names[i], offs[k], 1, 1u << 20, &buf, &cap, &len, &err,
+                                     msg, sizeof msg);
+        assert_int_equal(rc, FEED_OK);
+        assert_int_equal(len, 1);
+        assert_int_equal(buf[0], content[i][offs[k]]);
+    }
+    int rc = feed__reader_read_range(r, dirfd_, names[i], 4000, 98, 1u << 20, &buf, &cap, &len, &err,
+                                     msg, sizeof msg);
+    assert_int_equal(rc, FEED_E_IO);
+    assert_int_equal(len, 0);
+    assert_non_null(strstr(msg, "bytes 4000..4098 are past the end of the file (4097 bytes)"));
+    rc = feed__reader_read_range(r, dirfd_, names[i], 0, 4097, 4096, &buf, &cap, &len, &err, msg,
+                                 sizeof msg);
+    assert_int_equal(rc, FEED_E_TOO_LARGE);
+    free(buf);
+    feed__reader_destroy(r);
+}
+static void test_range_pread(void **state) { range_kind(FEED__READER_KIND_PREAD); }
+static void test_range_uring(void **state) { range_kind(FEED__READER_KIND_URING); }
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -758,6 +796,7 @@ int main(void)
         T(test_reuse_pread),   T(test_reuse_uring),  T(test_fds_pread),   T(test_fds_uring),
         T(test_force_pread),   T(test_uring_refused),   T(test_eintr),        T(test_short_reads), T(test_eio),
         T(test_grow_shrink_pread), T(test_grow_shrink_uring), T(test_ring_restricted),
+        T(test_range_pread), T(test_range_uring),
 #undef T
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -3,12 +3,18 @@
  * layout, for tests and benchmarks.
  *
  *   feed-mkdata --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]
+ *               [--format folder|tar] [--shard-size M]
  *
  * DIR/class_000/img_000000.jpg ... plus DIR/files.txt ("class_000/img_000000.jpg 0"
  * per line, label = index of the class folder in sorted order). Image i goes to
  * class i % K and depends only on (seed, i, K), so a smaller --count writes a
  * prefix of a larger one. The same arguments give the same bytes (for one
  * build of this program and of libjpeg-turbo).
+ *
+ * --format tar writes the same images as WebDataset shards instead:
+ * DIR/shard-000000.tar ... with M samples each (the last one fewer), sample i
+ * as members img_XXXXXX.jpg and img_XXXXXX.cls (its label as decimal text),
+ * in the order of i, and DIR/shards.txt listing the shards (a libfeed source).
  *
  * What the images look like, so that decode and resize cost what they cost on
  * photographs rather than on flat colour or white noise:
@@ -45,6 +51,8 @@
 #include <spng.h>
 #include <turbojpeg.h>
 #include <webp/encode.h>
+
+#include "tar.h"
 
 #define PROG "feed-mkdata"
 #define MAX_REGIONS 64
@@ -565,12 +573,64 @@ static void *encode_png(const uint8_t *rgb, int w, int h, size_t *len)
     return e ? NULL : out;
 }
 
+/* ---- tar shards ---------------------------------------------------------------------------- */
+
+typedef struct shard_writer {
+    FILE *f;
+    char path[4200], tmp[4300];
+    int err;
+} shard_writer;
+
+static int shard_open(shard_writer *w, const char *dir, int dirlen, uint64_t k)
+{
+    snprintf(w->path, sizeof w->path, "%.*s/shard-%06llu.tar", dirlen, dir, (unsigned long long)k);
+    snprintf(w->tmp, sizeof w->tmp, "%s.tmp.%ld", w->path, (long)getpid());
+    w->f = fopen(w->tmp, "we");
+    w->err = w->f ? 0 : errno;
+    return w->err;
+}
+
+/* One member: header, data, zero padding to the next block. */
+static void shard_member(shard_writer *w, const char *name, const void *data, size_t n)
+{
+    static const uint8_t zero[512];
+    uint8_t h[512];
+    if (w->err)
+        return;
+    if (feed__tar_header(h, name, n, 0)) {
+        w->err = ENAMETOOLONG;
+        return;
+    }
+    if (fwrite(h, 1, 512, w->f) != 512 || fwrite(data, 1, n, w->f) != n ||
+        fwrite(zero, 1, (512 - n % 512) % 512, w->f) != (512 - n % 512) % 512)
+        w->err = errno ? errno : EIO;
+}
+
+/* Ends the archive (two zero blocks) and moves it into place. 0 or errno. */
+static int shard_close(shard_writer *w)
+{
+    static const uint8_t zero[1024];
+    if (!w->f)
+        return w->err;
+    if (!w->err && fwrite(zero, 1, sizeof zero, w->f) != sizeof zero)
+        w->err = errno ? errno : EIO;
+    if (fclose(w->f) != 0 && !w->err)
+        w->err = errno;
+    w->f = NULL;
+    if (!w->err && rename(w->tmp, w->path) != 0)
+        w->err = errno;
+    if (w->err)
+        unlink(w->tmp);
+    return w->err;
+}
+
 /* ---- main -------------------------------------------------------------------------------- */
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: " PROG " --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]\n"
+            "                   [--format folder|tar] [--shard-size M]\n"
             "\n"
             "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
             "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
@@ -582,7 +642,11 @@ static void usage(FILE *f)
             "  --seed S       any 64-bit number (decimal or 0x hex)\n"
             "  --classes K    number of classes, 1..%d (default 10)\n"
             "  --image FMT    jpeg (default), png, webp, or mixed (jpeg, png, webp in turn)\n"
-            "  --quiet        no summary line\n",
+            "  --quiet        no summary line\n"
+            "  --format F     folder (default) or tar: WebDataset shards DIR/shard-NNNNNN.tar\n"
+            "                 (img_XXXXXX.jpg/.png/.webp + img_XXXXXX.cls per sample, in image order)\n"
+            "                 and DIR/shards.txt listing them\n"
+            "  --shard-size M samples per shard with --format tar (default 1000)\n",
             1, MAX_COUNT, MAX_CLASSES);
 }
 
@@ -611,6 +675,7 @@ static int parse_u64(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     const char *out = NULL, *count_s = NULL, *seed_s = NULL, *classes_s = "10", *image_s = "jpeg";
+    const char *format_s = "folder", *shard_s = "1000";
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -622,10 +687,11 @@ int main(int argc, char **argv)
             quiet = 1;
             continue;
         }
-        static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image"};
-        const char **dst[] = {&out, &count_s, &seed_s, &classes_s, &image_s};
+        static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image",
+                                           "--format", "--shard-size"};
+        const char **dst[] = {&out, &count_s, &seed_s, &classes_s, &image_s, &format_s, &shard_s};
         int k;
-        for (k = 0; k < 5; k++) {
+        for (k = 0; k < 7; k++) {
             size_t n = strlen(keys[k]);
             if (!strncmp(a, keys[k], n) && (a[n] == 0 || a[n] == '=')) {
                 if (a[n] == '=')
@@ -637,7 +703,7 @@ int main(int argc, char **argv)
                 break;
             }
         }
-        if (k == 5)
+        if (k == 7)
             return bad_usage("unknown argument '%s'", a);
     }
     if (!out || !*out)
@@ -666,6 +732,13 @@ int main(int argc, char **argv)
         image_fmt = IMG_MIXED;
     else
         return bad_usage("--image '%s': want jpeg, png, webp or mixed", image_s);
+    int tar = !strcmp(format_s, "tar");
+    uint64_t shard_size;
+    if (!tar && strcmp(format_s, "folder"))
+        return bad_usage("--format '%s': want folder or tar", format_s);
+    if (parse_u64(shard_s, &shard_size) || shard_size < 1 || shard_size > MAX_COUNT)
+        return bad_usage("--shard-size '%s': want a whole number from 1 to 100000000", shard_s);
+    shard_writer sw = {0};
 
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -683,7 +756,7 @@ int main(int argc, char **argv)
         fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
         return 1;
     }
-    for (uint64_t c = 0; c < classes; c++) {
+    for (uint64_t c = 0; c < classes && !tar; c++) {
         snprintf(path, sizeof path, "%.*s/class_%03u", (int)outlen, out, (unsigned)c);
         if ((e = make_dir(path))) {
             fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
@@ -727,9 +800,11 @@ int main(int argc, char **argv)
     }
 
     double total_bytes = 0;
-    /* classes outer, images inner: files.txt comes out sorted like ImageFolder's scan */
-    for (uint64_t c = 0; c < classes; c++) {
-        for (uint64_t i = c; i < count; i += classes) {
+    /* Folders: classes outer, images inner, so files.txt comes out sorted
+     * like ImageFolder's scan. Shards: images in order (classes mixed). */
+    for (uint64_t cc = 0; cc < (tar ? 1 : classes); cc++) {
+        for (uint64_t i = tar ? 0 : cc; i < count; i += tar ? 1 : classes) {
+            uint64_t c = tar ? i % classes : cc;
             rng r = {mix64(seed ^ mix64(i + 0x632be59bd9b4e019ull)) ^ (classes << 48)};
             spec sp;
             draw_spec(&r, &sp);
@@ -769,6 +844,29 @@ int main(int argc, char **argv)
             }
             static const char *const ext[3] = {"jpg", "png", "webp"};
             char rel[64];
+            if (tar) {
+                if (i % shard_size == 0 && ((e = shard_close(&sw)) ||
+                                            (e = shard_open(&sw, out, (int)outlen, i / shard_size)))) {
+                    fprintf(stderr, PROG ": %s: %s\n", sw.path, strerror(e));
+                    goto done;
+                }
+                if (i % shard_size == 0)
+                    listlen += (size_t)snprintf(list + listlen, listcap - listlen,
+                                                "shard-%06llu.tar\n",
+                                                (unsigned long long)(i / shard_size));
+                char lab[16];
+                snprintf(rel, sizeof rel, "img_%0*u.%s", digits & 15, (unsigned)i % 1000000000u, ext[fmt]);
+                shard_member(&sw, rel, bytes, size);
+                if (fmt == IMG_WEBP)
+                    WebPFree(other);
+                else
+                    free(other);
+                snprintf(rel, sizeof rel, "img_%0*u.cls", digits & 15, (unsigned)i % 1000000000u);
+                int lablen = snprintf(lab, sizeof lab, "%u", (unsigned)c);
+                shard_member(&sw, rel, lab, (size_t)lablen);
+                total_bytes += (double)size;
+                continue;
+            }
             snprintf(rel, sizeof rel, "class_%03u/img_%0*u.%s", (unsigned)c % 1000u,
                      digits & 15, (unsigned)i % 1000000000u, ext[fmt]);
             snprintf(path, sizeof path, "%.*s/%s", (int)outlen, out, rel);
@@ -786,7 +884,11 @@ int main(int argc, char **argv)
                                         (unsigned)c);
         }
     }
-    snprintf(path, sizeof path, "%.*s/files.txt", (int)outlen, out);
+    if (tar && (e = shard_close(&sw))) {
+        fprintf(stderr, PROG ": %s: %s\n", sw.path, strerror(e));
+        goto done;
+    }
+    snprintf(path, sizeof path, "%.*s/%s", (int)outlen, out, tar ? "shards.txt" : "files.txt");
     if ((e = write_atomic(path, list, listlen))) {
         fprintf(stderr, PROG ": %s: %s\n", path, strerror(e));
         goto done;
@@ -799,6 +901,10 @@ int main(int argc, char **argv)
                (int)outlen, out);
     rc = 0;
 done:
+    if (sw.f) {
+        fclose(sw.f);
+        unlink(sw.tmp);
+    }
     if (tj)
         tjDestroy(tj);
     if (tjp)

@@ -352,6 +352,10 @@ class Loader:
                 for images, labels in loader:     # one epoch
                     ...
 
+    The source is an ImageFolder root, a "path label" file list, or
+    WebDataset tar shards: "/data/train-{000000..001023}.tar", a glob, one
+    .tar, or a text file of .tar paths (KEY.jpg/.png/.webp + KEY.cls members).
+
     Every option of include/feed.h can be given by its key: source,
     file_list, batch_size (32), shuffle (True), drop_last (False), seed (0),
     epochs (0 = unlimited), start_epoch (0), rank (0; "auto": from the
@@ -566,7 +570,7 @@ class Loader:
 
     @property
     def classes(self):
-        """Class names (ImageFolder folder names), or None for a file list."""
+        """Class names (ImageFolder folder names), or None for a file list or tar shards."""
         h = self._handle()
         out = []
         for i in range(_lib.feed_loader_num_classes(h)):
@@ -590,6 +594,8 @@ class Loader:
         _lib.feed_loader_skipped_files(self._handle(), ctypes.byref(first))
         text = (first.value or b"").decode(errors="surrogateescape")
         return text.split(", ") if text else []
+
+    @property
     def class_to_idx(self):
         """{class name: label}, as torchvision's ImageFolder.class_to_idx; {} for a
         file list or an array, which have labels but no names."""

@@ -1,0 +1,126 @@
+"""WebDataset tar shards as a source: shards written by Python's tarfile (pax,
+GNU and ustar formats) and by the webdataset package's TarWriter load, and
+give the same pixels and labels as the loose files they were made from; a
+malformed shard is reported (shard, member, offset) and loses nothing else."""
+import io
+import os
+import tarfile
+
+import numpy as np
+import pytest
+
+from conftest import NIMG
+
+import libfeed
+
+
+def write_tarfile(path, items, fmt=tarfile.PAX_FORMAT):
+    """items: [(key, jpeg bytes, label)] -> KEY.jpg + KEY.cls members."""
+    with tarfile.open(path, "w", format=fmt) as t:
+        for key, data, label in items:
+            for ext, payload in (("jpg", data), ("cls", str(label).encode())):
+                info = tarfile.TarInfo(f"{key}.{ext}")
+                info.size = len(payload)
+                t.addfile(info, io.BytesIO(payload))
+
+
+def samples(dataset, index):
+    out = []
+    for i, (rel, label) in enumerate(index):
+        with open(os.path.join(dataset, rel), "rb") as f:
+            out.append((f"s{i:05d}", f.read(), label))
+    return out
+
+
+def all_batches(L):
+    imgs, labs, ids = [], [], []
+    for b in L:
+        imgs.append(np.array(b[0]))
+        labs.append(np.array(b[1]))
+        ids.append(np.array(b.sample_ids))
+    return np.concatenate(imgs), np.concatenate(labs), np.concatenate(ids)
+
+
+def assert_same_as_files(make_loader, source, dataset, index):
+    ref = make_loader(dataset, shuffle=False, epochs=1, augment="val")
+    got = make_loader(source, shuffle=False, epochs=1, augment="val")
+    ri, rl, _ = all_batches(ref)
+    gi, gl, gids = all_batches(got)
+    assert list(gids) == list(range(NIMG))
+    assert (gl == rl).all() and list(gl) == [lab for _, lab in index]
+    assert (gi == ri).all()  # the same bytes decoded: the same pixels
+
+
+@pytest.mark.parametrize("fmt", [tarfile.PAX_FORMAT, tarfile.GNU_FORMAT, tarfile.USTAR_FORMAT])
+def test_tarfile_shards_load(tmp_path, make_loader, dataset, index, fmt):
+    items = samples(dataset, index)
+    half = len(items) // 2
+    # a long directory name: pax 'path' records, GNU 'L' members, ustar prefixes
+    sub = "d" * 120 + "/"
+    write_tarfile(tmp_path / "py-0.tar", [(sub + k, d, l) for k, d, l in items[:half]], fmt)
+    write_tarfile(tmp_path / "py-1.tar", [(sub + k, d, l) for k, d, l in items[half:]], fmt)
+    assert_same_as_files(make_loader, str(tmp_path / "py-{0..1}.tar"), dataset, index)
+    # the same shards as a glob and as a list file
+    assert make_loader(str(tmp_path / "py-*.tar")).samples_per_epoch == NIMG
+    (tmp_path / "shards.txt").write_text("py-0.tar\npy-1.tar\n")
+    assert make_loader(str(tmp_path / "shards.txt")).samples_per_epoch == NIMG
+
+
+def test_webdataset_tarwriter_shards_load(tmp_path, make_loader, dataset, index):
+    wds = pytest.importorskip("webdataset", reason="the webdataset package is not installed")
+    items = samples(dataset, index)
+    for s in range(3):
+        with wds.TarWriter(str(tmp_path / f"wds-{s:06d}.tar")) as sink:
+            for key, data, label in items[s * 15:(s + 1) * 15]:
+                sink.write({"__key__": key, "jpg": data, "cls": label, "json": {"i": key}})
+    assert_same_as_files(make_loader, str(tmp_path / "wds-{000000..000002}.tar"), dataset, index)
+
+
+def test_malformed_shard_reports_and_keeps_the_rest(tmp_path, make_loader, dataset, index, capfd):
+    items = samples(dataset, index)
+    write_tarfile(tmp_path / "m-0.tar", items[:20])
+    write_tarfile(tmp_path / "m-1.tar", items[20:])
+    raw = bytearray((tmp_path / "m-1.tar").read_bytes())
+    # the header of the second sample's image member: corrupt its checksum
+    with tarfile.open(tmp_path / "m-1.tar") as t:
+        members = t.getmembers()
+    victim = members[2]
+    assert victim.name == "s00021.jpg"
+    raw[victim.offset + 5] ^= 0x55
+    (tmp_path / "m-1.tar").write_bytes(bytes(raw))
+    L = make_loader(str(tmp_path / "m-{0..1}.tar"), shuffle=False, epochs=1, augment="val")
+    err = capfd.readouterr().err
+    assert f"m-1.tar: member 's0002" in err and f"at offset {victim.offset}: bad tar header" in err
+    assert L.samples_per_epoch == NIMG - 1
+    _, labels, _ = all_batches(L)
+    want = [lab for i, (_, lab) in enumerate(index) if i != 21]
+    assert list(labels) == want
+
+
+def test_pattern_errors(tmp_path):
+    with pytest.raises(libfeed.FeedError, match="matches no files"):
+        libfeed.Loader(str(tmp_path / "none-*.tar"))
+    write_tarfile(tmp_path / "e-0.tar", [])
+    with pytest.raises(libfeed.FeedError, match=r"e-1\.tar \(from pattern .*\): No such file"):
+        libfeed.Loader(str(tmp_path / "e-{0..1}.tar"))
+
+
+def test_samples_name_each_member_by_its_bytes(tmp_path, make_loader, dataset, index):
+    """loader.samples over shards: "SHARD.tar[START:END]" is the member's data
+    (the image file's bytes, exactly) and the label its .cls member's."""
+    items = samples(dataset, index)
+    half = len(items) // 2
+    write_tarfile(tmp_path / "s-0.tar", items[:half])
+    write_tarfile(tmp_path / "s-1.tar", items[half:])
+    L = make_loader(str(tmp_path / "s-{0..1}.tar"))
+    got = list(L.samples)
+    assert len(got) == len(items)
+    for (path, label), (_, data, want_label) in zip(got, items):
+        shard, _, rng = path.rpartition("[")
+        start, end = (int(x) for x in rng.rstrip("]").split(":"))
+        assert os.path.isabs(shard) and shard.endswith(".tar")
+        with open(shard, "rb") as f:
+            f.seek(start)
+            assert f.read(end - start) == data
+        assert label == want_label
+    assert L.class_to_idx == {}

@@ -1,0 +1,38 @@
+/*
+ * shards.h - which sources are tar shards, and their list.
+ *
+ * source (the option) names tar shards when it is
+ *   - a pattern: brace ranges and lists ("train-{000000..001023}.tar",
+ *     "{a,b}/x.tar"; zero-padded when an end is), then shell globs (* ? [..],
+ *     glob(3), sorted) in each result; every match must end in .tar;
+ *   - a single file ending in .tar;
+ *   - a text file whose first line (blank lines and # comments skipped) is one
+ *     path ending in .tar and nothing else: one shard path a line, relative to
+ *     the list's folder (source) or to source (file_list with a directory
+ *     source).
+ * The shards keep the order given (brace and list order, glob results sorted);
+ * the sample ids follow it, then the member order in each shard.
+ */
+#ifndef FEED_SHARDS_H
+#define FEED_SHARDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "feed.h"
+
+/* *is_shards = 0: not a shard source (nothing allocated, FEED_OK). Else the
+ * shards' absolute paths in *paths[0..*n) (free with feed__shards_free).
+ * Errors name the pattern or the list and line: no match, a missing shard, a
+ * match that is not a .tar file. */
+feed_status feed__shards_expand(const char *source, const char *file_list, char ***paths, size_t *n,
+                                int *is_shards, char *err, size_t errlen);
+void feed__shards_free(char **paths, size_t n);
+
+struct feed__tar_io;
+/* feed__index_build_shards' open and close for shard files: ctx is the paths
+ * array; shard i is opened read-only, its size from fstat. */
+feed_status feed__shards_open(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+void feed__shards_close(void *ctx, struct feed__tar_io *io);
+
+#endif

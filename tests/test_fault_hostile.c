@@ -105,16 +105,20 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
         fail_msg("only %llu scribbles", (unsigned long long)events);
 }
 
-/* One hostile worker among healthy ones: it scribbles at every chance. */
+/* One hostile worker among healthy ones: it scribbles at every chance. The
+ * floors say the run exercised the checks at scale; how many scribbles fit
+ * in a run depends on how fast workers respawn, which a loaded machine (and
+ * feed-worker's three codec libraries to load) slows: 200 and 600 leave room
+ * below the 438-2408 seen on a 2-core VM with other builds running. */
 static void test_one_hostile_worker(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", FU_SANITIZED ? 20 : 500);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", FU_SANITIZED ? 20 : 200);
 }
 
 /* Every worker hostile now and then: retries succeed. */
 static void test_all_workers_sometimes(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", FU_SANITIZED ? 200 : 1000);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", FU_SANITIZED ? 200 : 600);
 }
 
 int main(void)

@@ -20,6 +20,9 @@ feed_check /usr/include/liburing.h liburing-dev
 feed_check /usr/include/seccomp.h libseccomp-dev
 feed_check /usr/include/cmocka.h libcmocka-dev
 feed_check python3 python3
+# Open MPI: examples/mpi_shards.c and its ctest (mpirun -np 2 / 4, two simulated nodes).
+feed_check mpirun openmpi-bin
+feed_check mpicc libopenmpi-dev
 if [ ${#feed_need_pkgs[@]} -gt 0 ]; then
   echo "deps: installing ${feed_need_pkgs[*]}"
   SUDO=""

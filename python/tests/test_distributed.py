@@ -7,9 +7,11 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
-from conftest import NIMG, PYTHON_DIR
+import libfeed
+from conftest import BATCH, NIMG, PYTHON_DIR, mkdata
 
 CHILD = r"""
 import json, sys
@@ -219,3 +221,97 @@ def test_ddp_example_trains_and_resumes(dataset, tmp_path):
     assert "epoch 0: 46 images on 2 ranks" in out and "epoch 1: 46 images on 2 ranks" in out
     out = launch(["--epochs", "3", "--resume", ck])
     assert "epoch 0:" not in out and "epoch 2: 46 images on 2 ranks" in out
+
+
+# ---- resume with another world size or batch size ------------------------------------
+
+def _ids_of(loader, limit=None):
+    """Sample ids of the batches a `for` gives (at most limit batches), and how many."""
+    out, n = [], 0
+    for b in loader:
+        out.extend(int(i) for i in b.sample_ids)
+        n += 1
+        if limit is not None and n >= limit:
+            break
+    return out, n
+
+
+@pytest.mark.parametrize("world,world2,batch,batch2,stop", [
+    (2, 4, 4, 4, 2), (4, 2, 4, 4, 1), (4, 3, 4, 4, 2), (2, 3, 4, 3, 3), (3, 2, 2, 5, 0),
+    (1, 4, 8, 2, 4), (2, 2, 4, 4, 3)])
+def test_resume_with_another_world_size(make_loader, world, world2, batch, batch2, stop):
+    """A run at world size W stopped after `stop` batches of every rank; its
+    rank 0 state resumes at W' (and batch size B'): within the epoch each
+    sample comes once, but for the padding of the rest (W' * ceil(rest / W')
+    - rest repeats), and the new ranks stay in step."""
+    kw = dict(epochs=2, seed=9, workers=1)
+    before, states = [], []
+    for r in range(world):
+        L = make_loader(rank=r, world_size=world, batch_size=batch, **kw)
+        ids, n = _ids_of(L, stop) if stop else ([], 0)
+        assert n == stop
+        before += ids
+        states.append(L.state_dict())
+        L.close()
+    st = states[0]
+    assert all(s["consumed"] == st["consumed"] == stop * batch * world for s in states)
+    after, counts = [], set()
+    for r in range(world2):
+        M = make_loader(rank=r, world_size=world2, batch_size=batch2, **kw)
+        M.load_state_dict(st)
+        assert M.position_samples() == (0, st["consumed"])
+        ids, n = _ids_of(M)
+        counts.add(n)
+        after += ids
+        # the next epoch is whole, at the new world size, from its start
+        assert M.position_samples() == (1, 0)
+        M.close()
+    assert len(counts) == 1  # in step
+    rest = NIMG - len(before)
+    pad = world2 * -(-rest // world2) - rest
+    assert len(after) == rest + pad
+    seen = before + after
+    assert set(seen) == set(range(NIMG))  # nothing skipped
+    assert len(seen) - len(set(seen)) == pad  # nothing twice but the padding
+    assert not set(before) & set(after[:rest]) or pad  # repeats only where padding allows
+
+
+def test_resume_same_world_is_bitwise(make_loader):
+    """consumed at the same world size and batch size: the very batches the
+    uninterrupted run delivers (pixels included)."""
+    kw = dict(epochs=1, seed=4, workers=1, world_size=2, rank=1, augment="train")
+    L = make_loader(**kw)
+    full = [(b.sample_ids.tolist(), np.ascontiguousarray(b.images).tobytes()) for b in L]
+    M = make_loader(**kw)
+    _ids_of(M, 2)
+    st = M.state_dict()
+    assert (st["epoch"], st["batch"], st["consumed"]) == (0, 2, 2 * BATCH * 2)
+    N = make_loader(**kw)
+    N.load_state_dict(st)
+    assert N.position() == (0, 2)
+    assert [(b.sample_ids.tolist(), np.ascontiguousarray(b.images).tobytes()) for b in N] == full[2:]
+
+
+def test_resume_refuses_another_order(make_loader, tmp_path):
+    """A position means nothing in another order: another seed, shuffle or
+    dataset size is refused, naming what differs; an old state (no
+    "consumed") still needs the same ranks."""
+    L = make_loader(epochs=1, seed=9, world_size=2, rank=0)
+    _ids_of(L, 1)
+    st = L.state_dict()
+    with pytest.raises(libfeed.FeedInvalidError, match=r"seed \(saved 9, here 10\)"):
+        make_loader(epochs=1, seed=10).load_state_dict(st)
+    with pytest.raises(libfeed.FeedInvalidError, match="shuffle"):
+        make_loader(epochs=1, seed=9, shuffle=False).load_state_dict(st)
+    small = mkdata(tmp_path / "small", 30, 11, 3)
+    with pytest.raises(libfeed.FeedInvalidError, match=r"dataset_size \(saved 45, here 30\)"):
+        make_loader(small, epochs=1, seed=9).load_state_dict(st)
+    old = {k: v for k, v in st.items() if k != "consumed"}
+    with pytest.raises(libfeed.FeedInvalidError, match="world_size"):
+        make_loader(epochs=1, seed=9, world_size=3).load_state_dict(old)
+    M = make_loader(epochs=1, seed=9, world_size=2, rank=0)
+    M.load_state_dict(old)
+    assert M.position() == (0, 1)
+    # A position past the epoch is refused by the library itself.
+    with pytest.raises(libfeed.FeedInvalidError, match="past the 45 samples"):
+        M.seek_samples(0, 45)

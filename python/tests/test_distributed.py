@@ -96,8 +96,9 @@ dist.destroy_process_group()
 
 
 def torch_python():
-    """A python3 with torch.distributed (this one, or the system's)."""
-    for py in (sys.executable, "/usr/bin/python3"):
+    """A python3 with torch.distributed: $LIBFEED_TORCH_PYTHON (scripts/test-python
+    sets it to the PyPI torch of scripts/torch-venv), this one, or the system's."""
+    for py in (os.environ.get("LIBFEED_TORCH_PYTHON"), sys.executable, "/usr/bin/python3"):
         if py and os.access(py, os.X_OK) and subprocess.run(
                 [py, "-c", "import torch.distributed as d, numpy; assert d.is_available()"],
                 capture_output=True).returncode == 0:
@@ -105,31 +106,100 @@ def torch_python():
     return None
 
 
-def test_under_torchrun(dataset, tmp_path):
+def torchrun_env():
+    env = clean_env()
+    for k in ("MASTER_ADDR", "MASTER_PORT", "OMP_NUM_THREADS"):
+        env.pop(k, None)
+    return env
+
+
+_torchrun_works = {}
+
+
+def torchrun(tmp_path):
+    """[python, -m, torch.distributed.run] where torchrun works, else skip."""
     py = torch_python()
     if py is None:
-        pytest.skip("no python3 with torch.distributed here")
+        pytest.skip("no python3 with torch.distributed here (scripts/torch-venv makes one)")
+    if py not in _torchrun_works:
+        # torchrun itself must work here (Debian's torch 1.13 under Python 3.11 does not).
+        probe = tmp_path / "probe.py"
+        probe.write_text("import torch.distributed as d\nd.init_process_group('gloo')\n"
+                         "d.destroy_process_group()\n")
+        p = subprocess.run([py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node",
+                            "2", str(probe)], env=torchrun_env(), capture_output=True, text=True,
+                           timeout=300)
+        _torchrun_works[py] = p.returncode == 0, (p.stderr.strip().splitlines() or ["?"])[-1]
+    ok, why = _torchrun_works[py]
+    if not ok:
+        pytest.skip("torchrun does not work with this torch: " + why)
+    return [py, "-m", "torch.distributed.run"]
+
+
+def run_torchrun(cmd, timeout=300):
+    p = subprocess.run(cmd, env=torchrun_env(), capture_output=True, text=True, timeout=timeout)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    return p.stdout
+
+
+def test_under_torchrun(dataset, tmp_path):
+    run = torchrun(tmp_path)
     script = tmp_path / "child.py"
     script.write_text(TORCHRUN_CHILD)
     out = tmp_path / "out.json"
-    env = clean_env()
-    for k in ("MASTER_ADDR", "MASTER_PORT"):
-        env.pop(k, None)
-    run = [py, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node"]
-    # torchrun itself must work here (Debian's torch 1.13 under Python 3.11 does not).
-    probe = tmp_path / "probe.py"
-    probe.write_text("import torch.distributed as d\nd.init_process_group('gloo')\n"
-                     "d.destroy_process_group()\n")
-    p = subprocess.run(run + ["2", str(probe)], env=env, capture_output=True, text=True, timeout=300)
-    if p.returncode != 0:
-        pytest.skip("torchrun does not work with this torch: " + (p.stderr.strip().splitlines()
-                                                                   or ["?"])[-1])
-    p = subprocess.run(run + ["3", str(script), dataset, str(out)], env=env, capture_output=True,
-                       text=True, timeout=300)
-    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    run_torchrun(run + ["--standalone", "--nproc_per_node", "3", str(script), dataset, str(out)])
     results = json.loads(out.read_text())
     assert [r["stats_rank"] for r in results] == [r["rank"] for r in results]
     check_shares(results, 3)
+
+
+def test_under_torchrun_two_nodes(dataset, tmp_path):
+    """Two "nodes" without a cluster: two torchrun agents (--nnodes 2,
+    --node_rank 0 and 1, 2 processes each) meeting at one rendezvous, as on
+    two hosts. Shares stay disjoint across the nodes, each process has the
+    LOCAL_RANK of its node, and device=cuda:local picks that local rank (the
+    GPU, or without one create's error naming it)."""
+    run = torchrun(tmp_path)
+    child = TORCHRUN_CHILD.replace(
+        'mine = {"rank": dist.get_rank(),',
+        'import os\n'
+        '    try:\n'
+        '        with lt.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, workers=1,\n'
+        '                       device="cuda:local") as G:\n'
+        '            cuda = "ok " + G.stats()["backend"]\n'
+        '    except Exception as e:\n'
+        '        cuda = str(e)\n'
+        '    mine = {"node": int(os.environ["GROUP_RANK"]), "local": int(os.environ["LOCAL_RANK"]),\n'
+        '            "cuda": cuda, "rank": dist.get_rank(),')
+    assert "GROUP_RANK" in child
+    script = tmp_path / "child.py"
+    script.write_text(child)
+    out = tmp_path / "out.json"
+    port = str(free_port())
+    env = torchrun_env()
+    procs = [subprocess.Popen(run + ["--nnodes", "2", "--node_rank", str(node), "--nproc_per_node",
+                                     "2", "--master_addr", "127.0.0.1", "--master_port", port,
+                                     str(script), dataset, str(out)],
+                              env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for node in range(2)]
+    try:
+        for p in procs:
+            o, e = p.communicate(timeout=300)
+            assert p.returncode == 0, o[-3000:] + e[-3000:]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    results = json.loads(out.read_text())
+    check_shares(results, 4)
+    assert sorted((r["node"], r["local"]) for r in results) == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    for r in results:
+        assert r["rank"] == 2 * r["node"] + r["local"]
+        if r["cuda"].startswith("ok "):
+            assert r["cuda"] in (f"ok cuda:{r['local']}", "ok cuda:0"), r
+        elif "without CUDA" not in r["cuda"]:
+            assert f"local rank {r['local']} (torchrun)" in r["cuda"], r
 
 
 def free_port():
@@ -315,3 +385,86 @@ def test_resume_refuses_another_order(make_loader, tmp_path):
     # A position past the epoch is refused by the library itself.
     with pytest.raises(libfeed.FeedInvalidError, match="past the 45 samples"):
         M.seek_samples(0, 45)
+
+
+# ---- examples/train_torch_ddp.py under torchrun ------------------------------------------
+
+def _read_log(prefix, world):
+    rows = []
+    for r in range(world):
+        path = f"{prefix}.rank{r}"
+        if os.path.exists(path):
+            with open(path) as f:
+                rows += [json.loads(line) for line in f]
+    return rows
+
+
+def _check_epoch_shares(rows, epochs, world):
+    """Every epoch: each sample once across the ranks, plus the padding."""
+    pad = world * -(-NIMG // world) - NIMG
+    for e in range(epochs):
+        ids = [i for r in rows if r["epoch"] == e for i in r["ids"]]
+        assert set(ids) == set(range(NIMG)) and len(ids) == NIMG + pad, (e, sorted(ids))
+        steps = {}
+        for r in rows:
+            if r["epoch"] == e:
+                steps[r["rank"]] = steps.get(r["rank"], 0) + 1
+        assert len(set(steps.values())) == 1 and len(steps) == world  # in step
+
+
+def test_ddp_example_under_torchrun_resumes_exactly(dataset, tmp_path):
+    """torchrun --nproc_per_node 2, CPU, gloo: both ranks take rank and world
+    size from the process group, DDP all-reduces the gradients, every epoch is
+    each sample once across the ranks; a run stopped at a random step and
+    resumed from its checkpoint logs the same batches and the same losses as
+    an uninterrupted run. Then the same checkpoint resumes on 3 ranks: the
+    rest of its epoch is split among them, nothing twice, nothing skipped."""
+    import random
+
+    run = torchrun(tmp_path)
+    example = os.path.join(os.path.dirname(PYTHON_DIR), "examples", "train_torch_ddp.py")
+    common = [example, dataset, "--device", "cpu", "--batch", "4", "--size", "32", "--workers", "1",
+              "--epochs", "2"]
+    base = run + ["--standalone", "--nproc_per_node"]
+    full = tmp_path / "full"
+    out = run_torchrun(base + ["2"] + common + ["--log", str(full)])
+    assert "epoch 0: 46 images on 2 ranks" in out and "launcher process group" in out
+    rows = _read_log(full, 2)
+    _check_epoch_shares(rows, 2, 2)
+    assert all(r["world"] == 2 for r in rows)
+    steps = len(rows) // 2  # per rank: 12 a epoch (23 samples / 4)
+    stop = random.Random().randrange(1, steps)
+    print(f"stopping after step {stop} of {steps}")
+
+    ck, part = tmp_path / "ck.pt", tmp_path / "part"
+    out = run_torchrun(base + ["2"] + common + ["--log", str(part), "--checkpoint", str(ck),
+                                                "--stop-at", str(stop)])
+    assert f"stopped after {stop} steps" in out
+    assert len(_read_log(part, 2)) == 2 * stop
+    run_torchrun(base + ["2"] + common + ["--log", str(part), "--resume", str(ck)])
+    key = lambda r: (r["epoch"], r["batch"], r["rank"])  # noqa: E731
+    a, b = sorted(rows, key=key), sorted(_read_log(part, 2), key=key)
+    assert [(key(r), r["ids"]) for r in a] == [(key(r), r["ids"]) for r in b]
+    worst = max(abs(x["loss"] - y["loss"]) for x, y in zip(a, b))
+    assert worst <= 1e-6 * max(1.0, max(abs(x["loss"]) for x in a)), worst
+
+    # The same checkpoint on 3 ranks: the stopped epoch's rest, re-split.
+    other = tmp_path / "other"
+    out = run_torchrun(base + ["3"] + common + ["--log", str(other), "--resume", str(ck)])
+    assert "resumed from 2 ranks on 3" in out
+    per_epoch = steps // 2
+    es, done_steps = divmod(stop, per_epoch)  # the epoch resumed, its steps done at 2 ranks
+    done = [r for r in a if r["epoch"] == es and r["batch"] < done_steps]
+    rows3 = _read_log(other, 3)
+    assert all(r["world"] == 3 for r in rows3)
+    more = [r for r in rows3 if r["epoch"] == es]
+    rest = NIMG - 2 * 4 * done_steps
+    pad3 = 3 * -(-rest // 3) - rest
+    ids = [i for r in done + more for i in r["ids"]]
+    assert set(ids) == set(range(NIMG)), sorted(ids)  # nothing skipped
+    assert len(ids) == NIMG + pad3, (len(ids), pad3)  # nothing twice but the new padding
+    assert len({sum(1 for r in more if r["rank"] == k) for k in range(3)}) == 1  # in step
+    later = [r for r in rows3 if r["epoch"] > es]
+    assert later or es == 1
+    if later:  # the next epoch whole at 3 ranks: 45 = 3 x 15, no padding
+        _check_epoch_shares([dict(r, epoch=r["epoch"] - es - 1) for r in later], 1, 3)

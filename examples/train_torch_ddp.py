@@ -51,7 +51,7 @@ def main():
     ap.add_argument("--resume", help="checkpoint to continue from")
     ap.add_argument("--stop-at", type=int, default=0,
                     help="save --checkpoint after this many steps of this run and stop")
-    ap.add_argument("--log", help="each rank writes a line per step to LOG.rankN: epoch, "
+    ap.add_argument("--step-log", help="each rank writes a line per step to STEP_LOG.rankN: epoch, "
                     "batch, sample ids, loss (JSON)")
     args = ap.parse_args()
 
@@ -95,7 +95,7 @@ def main():
             torch.save({"model": net.state_dict(), "opt": opt.state_dict(), "loader": states},
                        args.checkpoint)
 
-    log = open(f"{args.log}.rank{rank}", "a") if args.log else None
+    log = open(f"{args.step_log}.rank{rank}", "a") if args.step_log else None
     steps = 0
 
     for epoch in range(first_epoch, args.epochs):

@@ -41,10 +41,11 @@ def clean_env():
 
 def check_shares(results, world):
     assert sorted(r["rank"] for r in results) == list(range(world))
+    pad = world * -(-NIMG // world) - NIMG  # 45 = 3 * 15: none at 3 ranks; 3 at 4
     for e in range(2):
-        shares = [set(r["epochs"][e]) for r in results]
-        assert sum(len(s) for s in shares) == NIMG  # 45 = 3 * 15: no padding
-        assert set().union(*shares) == set(range(NIMG))  # every sample once
+        shares = [r["epochs"][e] for r in results]
+        assert sum(len(s) for s in shares) == NIMG + pad
+        assert set().union(*shares) == set(range(NIMG))  # every sample, once but the padding
     # each rank's order differs per epoch (the permutation is per epoch)
     assert any(r["epochs"][0] != r["epochs"][1] for r in results)
 
@@ -427,7 +428,7 @@ def test_ddp_example_under_torchrun_resumes_exactly(dataset, tmp_path):
               "--epochs", "2"]
     base = run + ["--standalone", "--nproc_per_node"]
     full = tmp_path / "full"
-    out = run_torchrun(base + ["2"] + common + ["--log", str(full)])
+    out = run_torchrun(base + ["2"] + common + ["--step-log", str(full)])
     assert "epoch 0: 46 images on 2 ranks" in out and "launcher process group" in out
     rows = _read_log(full, 2)
     _check_epoch_shares(rows, 2, 2)
@@ -437,11 +438,11 @@ def test_ddp_example_under_torchrun_resumes_exactly(dataset, tmp_path):
     print(f"stopping after step {stop} of {steps}")
 
     ck, part = tmp_path / "ck.pt", tmp_path / "part"
-    out = run_torchrun(base + ["2"] + common + ["--log", str(part), "--checkpoint", str(ck),
+    out = run_torchrun(base + ["2"] + common + ["--step-log", str(part), "--checkpoint", str(ck),
                                                 "--stop-at", str(stop)])
     assert f"stopped after {stop} steps" in out
     assert len(_read_log(part, 2)) == 2 * stop
-    run_torchrun(base + ["2"] + common + ["--log", str(part), "--resume", str(ck)])
+    run_torchrun(base + ["2"] + common + ["--step-log", str(part), "--resume", str(ck)])
     key = lambda r: (r["epoch"], r["batch"], r["rank"])  # noqa: E731
     a, b = sorted(rows, key=key), sorted(_read_log(part, 2), key=key)
     assert [(key(r), r["ids"]) for r in a] == [(key(r), r["ids"]) for r in b]
@@ -450,7 +451,7 @@ def test_ddp_example_under_torchrun_resumes_exactly(dataset, tmp_path):
 
     # The same checkpoint on 3 ranks: the stopped epoch's rest, re-split.
     other = tmp_path / "other"
-    out = run_torchrun(base + ["3"] + common + ["--log", str(other), "--resume", str(ck)])
+    out = run_torchrun(base + ["3"] + common + ["--step-log", str(other), "--resume", str(ck)])
     assert "resumed from 2 ranks on 3" in out
     per_epoch = steps // 2
     es, done_steps = divmod(stop, per_epoch)  # the epoch resumed, its steps done at 2 ranks

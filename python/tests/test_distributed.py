@@ -447,6 +447,7 @@ def test_ddp_example_under_torchrun_resumes_exactly(dataset, tmp_path):
     a, b = sorted(rows, key=key), sorted(_read_log(part, 2), key=key)
     assert [(key(r), r["ids"]) for r in a] == [(key(r), r["ids"]) for r in b]
     worst = max(abs(x["loss"] - y["loss"]) for x, y in zip(a, b))
+    print(f"largest loss difference, resumed vs uninterrupted: {worst}")
     assert worst <= 1e-6 * max(1.0, max(abs(x["loss"]) for x in a)), worst
 
     # The same checkpoint on 3 ranks: the stopped epoch's rest, re-split.

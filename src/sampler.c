@@ -7,14 +7,14 @@
 
 /*
  * The order is a balanced Feistel network on 2*half bits, the smallest even
- * width (6 at least) whose block holds n (so the block is less than 4n, or 64), keyed by
- * (seed, epoch) through rng.h. A Feistel network is a bijection on its block
+ * width (6 at least) whose block holds n (so the block is less than 4n, or
+ * 64), keyed by (seed, epoch) through rng.h. A Feistel network is a bijection on its block
  * whatever its round function; cycle walking (apply it again until the value
  * is below n) restricts it to a bijection on [0, n), because the cycle of the
  * block permutation through a position in [0, n) comes back to [0, n). The
  * expected walk is block / n steps: under 4 for n > 16. Chosen over storing a
  * Fisher-Yates shuffle (8n bytes per cached epoch and an O(n) reshuffle at each
- * epoch boundary on the copier's thread: 1.6 GB and seconds for 10^8 samples).
+ * epoch boundary on the copier's thread; two were cached: 1.6 GB for 10^8 samples).
  */
 
 static uint64_t feistel(const feed__order *o, uint64_t x)

@@ -41,14 +41,13 @@ static void test_bijection_many_n(void **state)
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
         for (uint64_t seed = 0; seed < 4; seed++)
             check_bijection(small[i], seed, seed * 7);
-    for (int k = 1; k <= 22; k++) { /* powers of two and their neighbours */
+    for (int k = 1; k <= 20; k++) { /* powers of two and their neighbours */
         uint64_t p = 1ull << k;
         check_bijection(p - 1, 11, 1);
         check_bijection(p, 11, 2);
         check_bijection(p + 1, 11, 3);
     }
     check_bijection(3000017, 5, 0); /* a few million */
-    check_bijection(1u << 23, 6, 9);
 }
 
 static void test_keyed(void **state)

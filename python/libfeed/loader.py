@@ -759,12 +759,12 @@ class Loader:
         """The position to resume from, plus what must match to resume exactly.
         "consumed" (with "epoch") is the position in the epoch's order, valid at
         any world size and batch size; "batch" is the old (epoch, batch) one."""
-        e, b = self.position()
-        e2, c = self.position_samples()
+        with self._lock:  # one position: no next() of another thread between the two
+            e, b = self.position()
+            _, c = self.position_samples()
         d = {"epoch": e, "batch": b, "consumed": c, "dataset_size": self.dataset_size,
              "samples_per_epoch": self.samples_per_epoch, "batches_per_epoch": len(self),
              "libfeed_version": _capi.version}
-        assert e2 == e
         if _capi.options_mirror_ok:
             for k in self._ORDER_KEYS:
                 d[k] = int(self._option(k))

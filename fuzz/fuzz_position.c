@@ -47,6 +47,7 @@ typedef struct model {
     uint64_t nb;          /* batches an epoch */
     uint64_t e, pstart, k; /* position: batch k of epoch e's part from sample pstart */
     int eoe;              /* next() owes an END_OF_EPOCH */
+    int ended;            /* a seek past the last epoch (its epoch may wrap to 0 after) */
     uint64_t seq;         /* batches delivered since the last seek */
     feed_batch held[FZ_PREFETCH];
     uint64_t held_seq[FZ_PREFETCH];
@@ -157,6 +158,7 @@ static void model_go(model *m, uint64_t e, uint64_t start)
 {
     m->e = e, m->pstart = start, m->k = 0, m->eoe = 0;
     m->seq = 0;
+    m->ended = m->limited && e >= m->last;
     if (part_batches(m, start) == 0) /* END_OF_EPOCH first, then e + 1 */
         m->e = e + 1, m->pstart = 0, m->eoe = 1;
 }
@@ -177,7 +179,7 @@ static void do_next(model *m, int which, int hold)
     for (uint32_t i = 0; i < m->nheld; i++)
         blocked |= m->seq - m->held_seq[i] >= FZ_PREFETCH;
     feed_status want = m->eoe ? FEED_END_OF_EPOCH
-                       : m->limited && m->e >= m->last ? FEED_END_OF_DATA
+                       : m->limited && (m->e >= m->last || m->ended) ? FEED_END_OF_DATA
                        : m->nheld >= FZ_PREFETCH || blocked ? FEED_E_BUSY : FEED_OK;
     FZ_CHECK(st == want, "loader %d at (%llu, %llu): next %s, model %s (%s)", which,
              (unsigned long long)m->e, (unsigned long long)consumed(m), feed_status_name(st),

@@ -594,7 +594,10 @@ feed_status feed_loader_seek_samples(feed_loader *L, uint64_t epoch, uint64_t co
     pthread_mutex_lock(&L->mu);
     feed__badlog_budget_reset(&L->bad);
     pthread_mutex_unlock(&L->mu);
-    if (ce == epoch && cc == consumed && !stashed) {
+    /* Not once the run has ended: seek_samples(UINT64_MAX, c) to a part with
+     * no batch ends the run with its position wrapped to (0, 0), which is not
+     * where a seek to (0, 0) starts (fuzz_position found it). */
+    if (ce == epoch && cc == consumed && !stashed && L->sched.next_seq < L->sched.end_seq) {
         feed__schedule_stay(&L->sched); /* next() returns that batch, not an END_OF_EPOCH */
         return FEED_OK;                 /* already there: keep what the ring has */
     }

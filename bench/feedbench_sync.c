@@ -169,6 +169,5 @@ void fb_run_sync(bench *B)
     feed__image_ctx_destroy(img);
     feed__reader_destroy(rd);
     close(rootfd);
-    feed__sampler_free(&sm);
     feed__index_free(&ix);
 }

@@ -1,8 +1,9 @@
 /*
- * fuzz_position.c - resuming: feed_loader_seek() and feed_loader_position()
- * with untrusted positions (a checkpoint's "epoch" and "batch", which the
- * Python state_dict passes through as plain integers: no bytes are parsed),
- * mixed with next and release, against a model of the schedule.
+ * fuzz_position.c - resuming: feed_loader_seek(), feed_loader_seek_samples()
+ * and the positions with untrusted positions (a checkpoint's "epoch", "batch"
+ * and "consumed", which the Python state_dict passes through as plain
+ * integers: no bytes are parsed), mixed with next and release, against a
+ * model of the schedule.
  *
  * Two small loaders live for the whole run (created on the first input):
  * unlimited epochs with a short last batch (10 samples, batches of 3: 4 a
@@ -10,16 +11,18 @@
  * worker each, prefetch 2. Each input first seeks both back to their start,
  * then runs up to FZ_MAX_OPS operations, one byte each (plus arguments):
  *   bits 0-1: 0 next + release, 1 next and hold, 2 release all, 3 seek;
- *   bit 2: which loader. Seek reads an epoch byte and a batch byte (bit 7
- *   set: eight raw little-endian bytes follow instead); epochs are small,
- *   near the start, or near UINT64_MAX; batches run one past the end.
+ *   bit 2: which loader; bit 3 with a seek: seek_samples. Seek reads an
+ *   epoch byte and a batch (or sample position) byte (bit 7 set: eight raw
+ *   little-endian bytes follow instead); epochs are small, near the start,
+ *   or near UINT64_MAX; batches run one past the end, positions two.
  * Properties: every status is the model's (OK, END_OF_EPOCH once after an
  * epoch's last batch, END_OF_DATA past the last epoch, BUSY with prefetch
  * batches held or for the batch prefetch places after a held one, INVALID
- * for a batch past the epoch); a batch has the model's epoch,
- * index and count, in-range ids and labels; position() is the model's after
- * every operation; a position delivered twice in one input gives the same
- * sample ids.
+ * for a batch or sample position past the epoch; END_OF_EPOCH first after a
+ * seek to a part of an epoch that makes no batch); a batch has the model's
+ * epoch, index and count, in-range ids and labels; both positions are the
+ * model's after every operation; a sample position delivered twice in one
+ * input gives the same sample ids.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -42,9 +45,9 @@ typedef struct model {
     uint64_t start, last; /* first epoch; first epoch not delivered (if limited) */
     int limited;          /* option epochs > 0 */
     uint64_t nb;          /* batches an epoch */
-    uint32_t last_count;  /* samples in the epoch's last batch */
-    uint64_t e, b;        /* position */
+    uint64_t e, pstart, k; /* position: batch k of epoch e's part from sample pstart */
     int eoe;              /* next() owes an END_OF_EPOCH */
+    int ended;            /* a seek past the last epoch (its epoch may wrap to 0 after) */
     uint64_t seq;         /* batches delivered since the last seek */
     feed_batch held[FZ_PREFETCH];
     uint64_t held_seq[FZ_PREFETCH];
@@ -55,7 +58,7 @@ static model M[2];
 static char dir[PATH_MAX];
 static struct {
     int which;
-    uint64_t e, b, ids_hash;
+    uint64_t e, pos, ids_hash;
 } memo[FZ_MEMO];
 static int nmemo;
 
@@ -116,22 +119,48 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     }
     free(rgb);
     free(jpeg);
-    M[0] = (model){.L = make_loader(0, 0, 0), .start = 0, .nb = 4, .last_count = 1};
-    M[1] = (model){.L = make_loader(2, 5, 1), .start = 5, .last = 7, .limited = 1, .nb = 3,
-                   .last_count = FZ_BATCH};
+    M[0] = (model){.L = make_loader(0, 0, 0), .start = 0, .nb = 4};
+    M[1] = (model){.L = make_loader(2, 5, 1), .start = 5, .last = 7, .limited = 1, .nb = 3};
     for (int i = 0; i < 2; i++)
         FZ_CHECK(feed_loader_batches_per_epoch(M[i].L) == M[i].nb, "loader %d: %llu batches", i,
                  (unsigned long long)feed_loader_batches_per_epoch(M[i].L));
     return 0;
 }
 
+/* One rank: a part from sample start has n - start samples (drop_last: its
+ * whole batches). */
+static uint64_t part_batches(const model *m, uint64_t start)
+{
+    uint64_t left = start < FZ_SAMPLES ? FZ_SAMPLES - start : 0;
+    return m->limited ? left / FZ_BATCH : (left + FZ_BATCH - 1) / FZ_BATCH; /* limited: drop_last */
+}
+
+static uint64_t consumed(const model *m)
+{
+    return m->pstart + m->k * FZ_BATCH;
+}
+
 static void check_position(const model *m, int which)
 {
-    uint64_t e, b;
+    uint64_t e, b, c;
     FZ_CHECK(feed_loader_position(m->L, &e, &b) == FEED_OK, "position");
-    FZ_CHECK(e == m->e && b == m->b, "loader %d at (%llu, %llu), model (%llu, %llu)", which,
-             (unsigned long long)e, (unsigned long long)b, (unsigned long long)m->e,
-             (unsigned long long)m->b);
+    FZ_CHECK(e == m->e && b == consumed(m) / FZ_BATCH, "loader %d at (%llu, %llu), model (%llu, %llu)",
+             which, (unsigned long long)e, (unsigned long long)b, (unsigned long long)m->e,
+             (unsigned long long)(consumed(m) / FZ_BATCH));
+    FZ_CHECK(feed_loader_position_samples(m->L, &e, &c) == FEED_OK, "position_samples");
+    FZ_CHECK(e == m->e && c == consumed(m), "loader %d at sample (%llu, %llu), model (%llu, %llu)",
+             which, (unsigned long long)e, (unsigned long long)c, (unsigned long long)m->e,
+             (unsigned long long)consumed(m));
+}
+
+/* Goes to the part of epoch e from sample start (an empty part: its end). */
+static void model_go(model *m, uint64_t e, uint64_t start)
+{
+    m->e = e, m->pstart = start, m->k = 0, m->eoe = 0;
+    m->seq = 0;
+    m->ended = m->limited && e >= m->last;
+    if (part_batches(m, start) == 0) /* END_OF_EPOCH first, then e + 1 */
+        m->e = e + 1, m->pstart = 0, m->eoe = 1;
 }
 
 static void release_all(model *m)
@@ -150,20 +179,21 @@ static void do_next(model *m, int which, int hold)
     for (uint32_t i = 0; i < m->nheld; i++)
         blocked |= m->seq - m->held_seq[i] >= FZ_PREFETCH;
     feed_status want = m->eoe ? FEED_END_OF_EPOCH
-                       : m->limited && m->e >= m->last ? FEED_END_OF_DATA
+                       : m->limited && (m->e >= m->last || m->ended) ? FEED_END_OF_DATA
                        : m->nheld >= FZ_PREFETCH || blocked ? FEED_E_BUSY : FEED_OK;
     FZ_CHECK(st == want, "loader %d at (%llu, %llu): next %s, model %s (%s)", which,
-             (unsigned long long)m->e, (unsigned long long)m->b, feed_status_name(st),
+             (unsigned long long)m->e, (unsigned long long)consumed(m), feed_status_name(st),
              feed_status_name(want), feed_loader_last_error(m->L));
     if (st == FEED_END_OF_EPOCH)
         m->eoe = 0;
     if (st != FEED_OK)
         return;
-    uint32_t count = m->b == m->nb - 1 ? m->last_count : FZ_BATCH;
-    FZ_CHECK(bt.epoch == m->e && bt.index == m->b && bt.count == count,
+    uint64_t pos = consumed(m), left = FZ_SAMPLES - pos;
+    uint32_t count = left < FZ_BATCH ? (uint32_t)left : FZ_BATCH;
+    FZ_CHECK(bt.epoch == m->e && bt.index == pos / FZ_BATCH && bt.count == count,
              "loader %d: batch (%llu, %llu) of %u, model (%llu, %llu) of %u", which,
              (unsigned long long)bt.epoch, (unsigned long long)bt.index, bt.count,
-             (unsigned long long)m->e, (unsigned long long)m->b, count);
+             (unsigned long long)m->e, (unsigned long long)(pos / FZ_BATCH), count);
     uint64_t hash = 1469598103934665603ull;
     for (uint32_t i = 0; i < bt.count; i++) {
         FZ_CHECK(bt.sample_ids[i] < FZ_SAMPLES && bt.labels[i] == (bt.sample_ids[i] >= FZ_SAMPLES / 2) &&
@@ -174,15 +204,16 @@ static void do_next(model *m, int which, int hold)
     }
     int seen = 0;
     for (int i = 0; i < nmemo; i++)
-        if (memo[i].which == which && memo[i].e == m->e && memo[i].b == m->b) {
+        if (memo[i].which == which && memo[i].e == m->e && memo[i].pos == pos) {
             FZ_CHECK(memo[i].ids_hash == hash, "loader %d: (%llu, %llu) came back with other samples",
-                     which, (unsigned long long)m->e, (unsigned long long)m->b);
+                     which, (unsigned long long)m->e, (unsigned long long)pos);
             seen = 1;
         }
     if (!seen && nmemo < FZ_MEMO)
-        memo[nmemo++] = (typeof(memo[0])){which, m->e, m->b, hash};
-    if (++m->b == m->nb) {
-        m->b = 0;
+        memo[nmemo++] = (typeof(memo[0])){which, m->e, pos, hash};
+    if (++m->k == part_batches(m, m->pstart)) {
+        m->k = 0;
+        m->pstart = 0;
         m->e++;
         m->eoe = 1;
     }
@@ -202,10 +233,24 @@ static void do_seek(model *m, int which, uint64_t e, uint64_t b)
     FZ_CHECK(st == want, "loader %d: seek (%llu, %llu) %s, model %s (%s)", which,
              (unsigned long long)e, (unsigned long long)b, feed_status_name(st),
              feed_status_name(want), feed_loader_last_error(m->L));
-    if (st == FEED_OK) {
-        m->e = e, m->b = b, m->eoe = 0;
-        m->seq = 0;
-    }
+    if (st == FEED_OK)
+        model_go(m, e, b * FZ_BATCH);
+}
+
+static void do_seek_samples(model *m, int which, uint64_t e, uint64_t c)
+{
+    feed_status st = feed_loader_seek_samples(m->L, e, c);
+    feed_status want = c >= FZ_SAMPLES ? FEED_E_INVALID : m->nheld ? FEED_E_BUSY : FEED_OK;
+    FZ_CHECK(st == want, "loader %d: seek_samples (%llu, %llu) %s, model %s (%s)", which,
+             (unsigned long long)e, (unsigned long long)c, feed_status_name(st),
+             feed_status_name(want), feed_loader_last_error(m->L));
+    if (st != FEED_OK)
+        return;
+    uint64_t ce = m->e, cc = consumed(m);
+    int stay = ce == e && cc == c; /* already there: the ring is kept, no END_OF_EPOCH owed */
+    model_go(m, e, c);
+    if (stay)
+        m->eoe = 0;
 }
 
 static uint64_t take(const uint8_t **p, const uint8_t *end, int raw)
@@ -245,8 +290,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                          : (eb & 0x70) == 0x70 ? UINT64_MAX - (eb & 0x0f)
                          : (eb & 0x60) == 0x60 ? m->start + (eb & 0x0f) - 8
                          : eb & 0x1f;
-            uint64_t b = bb & 0x80 ? take(&p, end, 1) : bb % (m->nb + 2);
-            do_seek(m, which, e, b);
+            if (op & 8) {
+                uint64_t c = bb & 0x80 ? take(&p, end, 1) : bb % (FZ_SAMPLES + 2);
+                do_seek_samples(m, which, e, c);
+            } else {
+                uint64_t b = bb & 0x80 ? take(&p, end, 1) : bb % (m->nb + 2);
+                do_seek(m, which, e, b);
+            }
             break;
         }
         }

@@ -464,13 +464,62 @@ FEED_API feed_status feed_loader_sample_info(const feed_loader *loader, uint64_t
 /*
  * Position of the next batch next() will return: (epoch, batch index).
  * Saving it and passing it to feed_loader_seek() in a new loader with the same
- * options resumes exactly: the same batches, bitwise.
+ * options resumes exactly: the same batches, bitwise. In an epoch resumed
+ * with feed_loader_seek_samples() at a position that is not a multiple of
+ * batch_size * world_size, batch is consumed / (batch_size * world_size) (see
+ * below), and only feed_loader_position_samples() is exact.
  */
 FEED_API feed_status feed_loader_position(const feed_loader *loader, uint64_t *epoch,
                                           uint64_t *batch);
-/* Restarts delivery at (epoch, batch). All held batches must be released.
- * feed_loader_seek(l, e, 0) is set_epoch(e). */
+/* Restarts delivery at (epoch, batch): feed_loader_seek_samples(l, epoch,
+ * batch * batch_size * world_size). All held batches must be released.
+ * feed_loader_seek(l, e, 0) is set_epoch(e). FEED_E_INVALID if batch is not
+ * below feed_loader_batches_per_epoch(). */
 FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint64_t batch);
+
+/*
+ * Positions that survive a change of world size or batch size (since 0.2.0).
+ *
+ * An epoch's order is one sequence of the dataset's n samples, the same on
+ * every rank; all ranks deliver their batches in step, so after k batches of
+ * every rank the first consumed = k * batch_size * world_size positions of
+ * the order are taken (rank r has positions r, r + W, r + 2W, ...). The pair
+ * (epoch, consumed) names the point independently of the world size, the
+ * batch size and the worker count.
+ *
+ * feed_loader_seek_samples(l, e, c) makes the rest of epoch e, positions
+ * [c, n) of its order, this loader's epoch: it is split among the ranks as a
+ * whole epoch is (rank r takes positions c + r, c + r + W, ... of the new
+ * world size W), padded to a multiple of W by wrapping to the order's first
+ * positions (repeats, as a whole epoch's padding is), or cut to whole batches
+ * of every rank with drop_last (those samples are dropped, as a whole
+ * epoch's tail is). So within the epoch nothing is delivered twice and
+ * nothing is skipped but for that padding or that cut. Later epochs are whole.
+ * Seeking to the (epoch, consumed) that feed_loader_position_samples() gave at
+ * the same world size and batch size gives the same batches, bitwise, as
+ * feed_loader_seek() to its (epoch, batch). When the rest makes no batch (drop_last), next()
+ * returns FEED_END_OF_EPOCH, then epoch e + 1.
+ *
+ * Batches of such an epoch are numbered (feed_batch.index, position's batch)
+ * by the strides before them: consumed / (batch_size * world_size).
+ *
+ * What a position cannot carry across loaders: the order must be the same,
+ * so seed, shuffle and the dataset (its size, feed_loader_dataset_size())
+ * must match the run that saved it (the library cannot tell; the Python
+ * binding's load_state_dict checks them). All ranks of the saved run must
+ * have delivered the same number of batches (they do when they train in
+ * step); any rank's position then serves every new rank.
+ */
+/* (epoch, consumed) of the next batch next() will return. */
+FEED_API feed_status feed_loader_position_samples(const feed_loader *loader, uint64_t *epoch,
+                                                  uint64_t *consumed);
+/* Restarts delivery at position consumed of epoch's order (see above). All
+ * held batches must be released (FEED_E_BUSY). FEED_E_INVALID if consumed is
+ * not below feed_loader_dataset_size(). */
+FEED_API feed_status feed_loader_seek_samples(feed_loader *loader, uint64_t epoch,
+                                              uint64_t consumed);
+/* Samples in the dataset (n, all ranks together; since 0.2.0). */
+FEED_API uint64_t feed_loader_dataset_size(const feed_loader *loader);
 
 /* The detail of the last error of this loader ("train/cat/x.jpg: Premature end
  * of JPEG file"), or "" if none. Valid until the next call on the loader. */

@@ -22,6 +22,9 @@ feed_check /usr/include/spng.h libspng-dev       # PNG, in feed-worker (src/png.
 feed_check /usr/include/webp/decode.h libwebp-dev # WebP, in feed-worker (src/webp.c)
 feed_check /usr/include/cmocka.h libcmocka-dev
 feed_check python3 python3
+# Open MPI: examples/mpi_shards.c and its ctest (mpirun -np 2 / 4, two simulated nodes).
+feed_check mpirun openmpi-bin
+feed_check mpicc libopenmpi-dev
 if [ ${#feed_need_pkgs[@]} -gt 0 ]; then
   echo "deps: installing ${feed_need_pkgs[*]}"
   SUDO=""

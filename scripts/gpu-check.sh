@@ -17,8 +17,10 @@
 #  3. feedbench --device cuda (images/s, GPU busy fraction with a model step
 #     1.2x the pipeline's, the sync loop for comparison) and h2dbench (plain
 #     pinned cudaMemcpyAsync vs the backend, raw tensors, no decode);
-#  4. the Python tests with the GPU build (torch, CuPy, JAX in one process),
-#     and examples/train_torch_ddp.py under torchrun (bfloat16 batches on the GPU);
+#  4. the Python tests with the GPU build (torch, CuPy, JAX in one process; the
+#     torchrun tests of test_distributed.py, two nodes' cuda:local included),
+#     examples/train_torch_ddp.py under torchrun (bfloat16 batches on the GPU),
+#     and examples/mpi_shards.c under mpirun (cuda:local per rank) if Open MPI is here;
 #  5. compute-sanitizer (memcheck, synccheck) on test_cuda_real, if installed;
 #  6. the fake-runtime CUDA tests and the rest of the suite, as time allows.
 # Every log and JSON goes to $OUT (default ./gpu-check-out), the table to
@@ -262,6 +264,18 @@ else
   SKIPPED+=(ddp-example)
 fi
 
+say "MPI ranks on the GPU: examples/mpi_shards.c under mpirun (cuda:local on each rank)"
+# The ctest's script: -np 2, -np 4 and two simulated nodes of 2; with one GPU
+# visible every rank's cuda:local is cuda:0, with several the local rank's.
+if command -v mpirun >/dev/null && [ -x "$BUILD/bin/mpi_shards" ]; then
+  FEED_WORKER=$BUILD/bin/feed-worker run mpi-shards 120 "$ROOT/tests/mpi_shards.sh" "$BUILD/bin" \
+    "$OUT/mpi-tmp" || true
+  grep -E "cuda:local ->|^mpi_shards: (ok|FAILED)" "$OUT/mpi-shards.log" | head -n 12 || true
+else
+  echo "mpirun or $BUILD/bin/mpi_shards: not here (Open MPI not installed), skipped"
+  SKIPPED+=(mpi-shards)
+fi
+
 say "compute-sanitizer"
 CS=""
 for c in "$(command -v compute-sanitizer || true)" "$(dirname "$NVCC")/compute-sanitizer" \
@@ -288,7 +302,7 @@ run ctest-all 240 ctest -j "$CTEST_J" --timeout 200 -E 'install_consumer|test_mk
 say "summary"
 {
   echo "gpu-check $(date -u +%Y-%m-%dT%H:%M:%SZ)  $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -n 1)"
-  for t in test-cuda-real test-loader-cuda-real python-gpu ddp-example sanitizer-memcheck sanitizer-synccheck ctest-all; do
+  for t in test-cuda-real test-loader-cuda-real python-gpu ddp-example mpi-shards sanitizer-memcheck sanitizer-synccheck ctest-all; do
     f=$OUT/$t.log
     if [ -f "$f" ]; then
       printf '%-28s %s\n' "$t" "$(grep -E "PASSED|FAILED|passed|failed|tests passed|ERROR SUMMARY|^epoch" "$f" | tail -n 2 | tr '\n' ' ')"

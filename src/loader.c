@@ -389,7 +389,6 @@ void feed_loader_destroy(feed_loader *L)
         L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
-    feed__sampler_free(&L->sampler);
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     feed__free(L->held_tab);
@@ -622,13 +621,31 @@ feed_status feed_loader_sample_info(const feed_loader *L, uint64_t id, char *pat
     return FEED_OK;
 }
 
+/* The sequence number of the next batch next() returns. */
+static uint64_t next_seq(const feed_loader *L)
+{
+    return L->stashed ? L->stash_seq : L->sched.next_seq;
+}
+
 feed_status feed_loader_position(const feed_loader *L, uint64_t *epoch, uint64_t *batch)
 {
     if (!L || !epoch || !batch)
         return FEED_E_INVALID;
-    uint64_t seq = L->stashed ? L->stash_seq : L->sched.next_seq;
-    feed__schedule_position(&L->sched, seq, epoch, batch);
+    feed__schedule_position(&L->sched, next_seq(L), epoch, batch);
     return FEED_OK;
+}
+
+feed_status feed_loader_position_samples(const feed_loader *L, uint64_t *epoch, uint64_t *consumed)
+{
+    if (!L || !epoch || !consumed)
+        return FEED_E_INVALID;
+    feed__schedule_position_samples(&L->sched, next_seq(L), epoch, consumed);
+    return FEED_OK;
+}
+
+uint64_t feed_loader_dataset_size(const feed_loader *L)
+{
+    return L ? L->sampler.n : 0;
 }
 
 feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
@@ -640,14 +657,27 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
                   (unsigned long long)L->sampler.nbatches);
         return FEED_E_INVALID;
     }
+    return feed_loader_seek_samples(L, epoch, feed__sampler_consumed(&L->sampler, 0, batch));
+}
+
+feed_status feed_loader_seek_samples(feed_loader *L, uint64_t epoch, uint64_t consumed)
+{
+    if (!L)
+        return FEED_E_INVALID;
+    if (consumed >= L->sampler.n) {
+        set_error(L, "seek: sample position %llu is past the %llu samples of an epoch (a position "
+                  "from feed_loader_position_samples is below the dataset size it was taken with)",
+                  (unsigned long long)consumed, (unsigned long long)L->sampler.n);
+        return FEED_E_INVALID;
+    }
     int stashed = L->stashed;
     if (L->held > (uint32_t)stashed) { /* the batch bad_policy=fail failed was never handed out */
         uint32_t n = L->held - (uint32_t)stashed;
         set_error(L, "seek: release the %u held batch%s first", n, n == 1 ? "" : "es");
         return FEED_E_BUSY;
     }
-    uint64_t ce, cb;
-    feed_loader_position(L, &ce, &cb);
+    uint64_t ce, cc;
+    feed_loader_position_samples(L, &ce, &cc);
     if (stashed) { /* dropped: a seek goes on from elsewhere, or from that batch afresh */
         feed_batch k;
         struct held_batch *e = for_backend(L, &L->stash, &k, "seek");
@@ -662,8 +692,11 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     pthread_mutex_lock(&L->mu);
     feed__badlog_budget_reset(&L->bad);
     pthread_mutex_unlock(&L->mu);
-    if (ce == epoch && cb == batch && !stashed) {
-        feed__schedule_stay(&L->sched); /* next() returns (epoch, batch), not an END_OF_EPOCH */
+    /* Not once the run has ended: seek_samples(UINT64_MAX, c) to a part with
+     * no batch ends the run with its position wrapped to (0, 0), which is not
+     * where a seek to (0, 0) starts (fuzz_position found it). */
+    if (ce == epoch && cc == consumed && !stashed && L->sched.next_seq < L->sched.end_seq) {
+        feed__schedule_stay(&L->sched); /* next() returns that batch, not an END_OF_EPOCH */
         return FEED_OK;                 /* already there: keep what the ring has */
     }
     L->dev.ops->stop(L->dev_state);
@@ -676,7 +709,7 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
     }
     uint64_t seq = L->sched.next_seq + L->arena.lay.nslots; /* fresh numbers: no stale slot matches */
     pthread_mutex_lock(&L->mu);
-    feed__schedule_start(&L->sched, seq, epoch, batch);
+    feed__schedule_start(&L->sched, seq, epoch, consumed);
     pthread_mutex_unlock(&L->mu);
     st = L->dev.ops->start(L->dev_state, seq);
     if (st == FEED_OK)

@@ -52,7 +52,7 @@ struct feed__readahead {
     pthread_cond_t cv;
     int stop;
     uint64_t gen;
-    uint64_t seq0, epoch0, batch0, end_seq;
+    uint64_t seq0, epoch0, start0, end_seq;
     uint64_t assigned, next_seq;
 
     _Atomic uint64_t files;
@@ -63,11 +63,11 @@ struct feed__readahead {
 };
 
 static void seq_batch(feed__readahead *p, uint64_t seq, uint64_t seq0, uint64_t epoch0,
-                      uint64_t batch0)
+                      uint64_t start0)
 {
-    uint64_t pos = batch0 + (seq - seq0);
-    p->cur_count = feed__sampler_batch(&p->s, epoch0 + pos / p->s.nbatches, pos % p->s.nbatches,
-                                       p->ids);
+    uint64_t epoch, start, k;
+    feed__sampler_locate(&p->s, epoch0, start0, seq - seq0, &epoch, &start, &k);
+    p->cur_count = feed__sampler_batch_from(&p->s, epoch, start, k, p->ids);
     p->cur_t = 0;
 }
 
@@ -211,10 +211,10 @@ static void *readahead_main(void *arg)
             target = p->end_seq;
         uint64_t nb = next_batch > p->next_seq ? next_batch : p->next_seq;
         if (nb < target) {
-            uint64_t s0 = p->seq0, e0 = p->epoch0, b0 = p->batch0;
+            uint64_t s0 = p->seq0, e0 = p->epoch0, c0 = p->start0;
             pthread_mutex_unlock(&p->mu);
             p->cur_seq = nb;
-            seq_batch(p, nb, s0, e0, b0); /* a reset meanwhile is seen above next time */
+            seq_batch(p, nb, s0, e0, c0); /* a reset meanwhile is seen above next time */
             next_batch = nb + 1;
             have = 1;
             continue;
@@ -267,10 +267,7 @@ feed__readahead *feed__readahead_start(const feed__index_hdr *ix, const feed__sa
     p->ix = ix;
     p->ahead = ahead;
     p->rootfd = -1;
-    char err[64];
-    if (feed__sampler_init(&p->s, s->n, s->batch, s->shuffle, s->drop_last, s->rank, s->world,
-                           s->seed, err, sizeof err) != FEED_OK)
-        goto fail;
+    p->s = *s; /* holds no resources */
     p->ids = feed__calloc(s->batch, sizeof *p->ids);
     p->rootfd = open(ix->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (!p->ids || p->rootfd < 0)
@@ -303,7 +300,6 @@ fail:
     if (p->rootfd >= 0)
         close(p->rootfd);
     feed__free(p->ids);
-    feed__sampler_free(&p->s);
     feed__free(p);
     return NULL;
 }
@@ -323,11 +319,10 @@ void feed__readahead_stop(feed__readahead *p)
     pthread_mutex_destroy(&p->mu);
     close(p->rootfd);
     feed__free(p->ids);
-    feed__sampler_free(&p->s);
     feed__free(p);
 }
 
-void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t batch0,
+void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t start0,
                            uint64_t end_seq)
 {
     if (!p)
@@ -336,7 +331,7 @@ void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, u
     p->gen++;
     p->seq0 = seq0;
     p->epoch0 = epoch0;
-    p->batch0 = batch0;
+    p->start0 = start0;
     p->end_seq = end_seq;
     p->assigned = p->next_seq = seq0;
     pthread_cond_signal(&p->cv);

@@ -26,16 +26,17 @@
 typedef struct feed__readahead feed__readahead;
 
 /* Starts the thread (NULL on failure: no read-ahead, and nothing else
- * changes). s: the loader's sampler, copied (its own permutation cache).
+ * changes). s: the loader's sampler, copied.
  * use_uring: 0 forces the one-file-at-a-time path. */
 feed__readahead *feed__readahead_start(const feed__index_hdr *ix, const feed__sampler *s,
                                        uint32_t ahead, int use_uring);
 /* Stops and joins the thread, closes what it opened. Accepts NULL. */
 void feed__readahead_stop(feed__readahead *p);
 
-/* The loader's position mapping changed (create, seek): batch seq is
- * (epoch0, batch0) + (seq - seq0); end_seq is the first seq not delivered. */
-void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t batch0,
+/* The loader's position mapping changed (create, seek): batch seq is batch
+ * seq - seq0 of the run from sample position start0 of epoch0
+ * (feed__sampler_locate); end_seq is the first seq not delivered. */
+void feed__readahead_reset(feed__readahead *p, uint64_t seq0, uint64_t epoch0, uint64_t start0,
                            uint64_t end_seq);
 /* The ring holds batches up to assigned (exclusive); the consumer is at
  * next_seq. Does not wake the thread: it looks every few milliseconds. */

@@ -23,12 +23,25 @@ void feed__schedule_free(feed__schedule *S)
     S->ids = NULL;
 }
 
+/* Epoch, start of its part and batch number in the part of seq. */
+static void locate(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *start, uint64_t *k)
+{
+    feed__sampler_locate(S->sampler, S->epoch0, S->start0, seq - S->seq0, epoch, start, k);
+}
+
 void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *batch)
 {
-    uint64_t nb = S->sampler->nbatches;
-    uint64_t pos = S->batch0 + (seq - S->seq0);
-    *epoch = S->epoch0 + pos / nb;
-    *batch = pos % nb;
+    uint64_t start, k;
+    locate(S, seq, epoch, &start, &k);
+    *batch = feed__sampler_index(S->sampler, start, k);
+}
+
+void feed__schedule_position_samples(const feed__schedule *S, uint64_t seq, uint64_t *epoch,
+                                     uint64_t *consumed)
+{
+    uint64_t start, k;
+    locate(S, seq, epoch, &start, &k);
+    *consumed = feed__sampler_consumed(S->sampler, start, k);
 }
 
 /* Waits until no worker holds a sample of slot i (new claims are closed), or
@@ -52,9 +65,10 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     uint32_t slot = (uint32_t)(seq % S->a->lay.nslots);
     if (seq >= S->end_seq)
         return;
-    uint64_t epoch, batch;
-    feed__schedule_position(S, seq, &epoch, &batch);
-    uint32_t count = feed__sampler_batch(S->sampler, epoch, batch, S->ids);
+    uint64_t epoch, start, k;
+    locate(S, seq, &epoch, &start, &k);
+    uint64_t batch = feed__sampler_index(S->sampler, start, k);
+    uint32_t count = feed__sampler_batch_from(S->sampler, epoch, start, k, S->ids);
     const char *const *quar = feed__badlog_quarantine(S->bad, S->pool, S->ids, count);
     /* A worker still writes into the slot (only after a seek's drain): wait
      * for it to finish or die. */
@@ -64,20 +78,22 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     feed__readahead_progress(S->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */
 }
 
-void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t batch)
+void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t start)
 {
+    uint64_t nb0 = feed__sampler_batches_from(S->sampler, start);
     S->seq0 = seq;
     S->epoch0 = epoch;
-    S->batch0 = batch;
+    S->start0 = start;
     S->next_seq = seq;
-    S->eoe_seq = seq;
+    /* A part with no batch still ends its epoch: END_OF_EPOCH comes first. */
+    S->eoe_seq = nb0 == 0 ? UINT64_MAX : seq;
     S->end_seq = UINT64_MAX;
     if (S->epochs) {
         uint64_t last = S->first_epoch + S->epochs; /* first epoch not delivered */
         uint64_t nb = S->sampler->nbatches;
-        S->end_seq = epoch >= last ? seq : seq + (last - epoch) * nb - batch;
+        S->end_seq = epoch >= last ? seq : seq + nb0 + (last - epoch - 1) * nb;
     }
-    feed__readahead_reset(S->ra, seq, epoch, batch, S->end_seq);
+    feed__readahead_reset(S->ra, seq, epoch, start, S->end_seq);
     for (uint32_t i = 0; i < S->a->lay.nslots; i++)
         feed__schedule_assign(S, seq + i);
 }
@@ -95,9 +111,9 @@ feed_status feed__schedule_drain(feed__schedule *S, char *msg, size_t msglen)
 feed_status feed__schedule_boundary(feed__schedule *S)
 {
     if (S->next_seq != S->eoe_seq) {
-        uint64_t e, b;
-        feed__schedule_position(S, S->next_seq, &e, &b);
-        if (b == 0 || S->next_seq == S->end_seq) {
+        uint64_t e, start, k;
+        locate(S, S->next_seq, &e, &start, &k);
+        if (k == 0 || S->next_seq == S->end_seq) {
             S->eoe_seq = S->next_seq;
             return FEED_END_OF_EPOCH;
         }

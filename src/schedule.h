@@ -4,9 +4,11 @@
  *
  * The loader numbers batches with a sequence number seq that only grows
  * (across epochs and seeks). Batch seq lives in ring slot seq % nslots.
- * After a start or a seek to (epoch0, batch0) at seq0, batch seq is
- * (epoch0, batch0) + (seq - seq0) batches, carried over epoch boundaries, so
- * the ring keeps filling across an epoch's end without a stall.
+ * After a start or a seek at seq0 to sample position start0 of epoch0 (the
+ * samples of the epoch's order all ranks consumed before it, sampler.h), batch
+ * seq is batch seq - seq0 of the run from there (feed__sampler_locate),
+ * carried over epoch boundaries, so the ring keeps filling across an epoch's
+ * end without a stall.
  *
  * Uses shm.h, ring.h, sampler.h, pool.h, badlog.h and readahead.h. Not
  * thread-safe: the loader calls start and assign under its lock (the CUDA
@@ -35,7 +37,7 @@ typedef struct feed__schedule {
     uint64_t first_epoch;      /* option start_epoch */
     uint64_t epochs;           /* option epochs (0: unlimited) */
 
-    uint64_t seq0, epoch0, batch0;
+    uint64_t seq0, epoch0, start0;
     uint64_t end_seq;  /* first seq past the last epoch (UINT64_MAX: unlimited) */
     uint64_t next_seq; /* next batch next() returns */
     uint64_t eoe_seq;  /* END_OF_EPOCH was returned before this seq */
@@ -46,11 +48,16 @@ feed_status feed__schedule_init(feed__schedule *S, feed__arena *a, feed__sampler
                                 feed__badlog *bad, feed__readahead *ra, const feed_options *o);
 void feed__schedule_free(feed__schedule *S);
 
-/* (epoch, batch) of sequence number seq. */
+/* (epoch, batch index in the epoch) of sequence number seq (feed_batch's). */
 void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *batch);
-/* Makes seq the first batch, (epoch, batch), and the one next() gives; binds
- * a batch to every slot. Every slot must be drained (or never used). */
-void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t batch);
+/* (epoch, samples of its order consumed by all ranks before it) of seq. */
+void feed__schedule_position_samples(const feed__schedule *S, uint64_t seq, uint64_t *epoch,
+                                     uint64_t *consumed);
+/* Makes seq the first batch, the first of epoch's part from sample position
+ * start (< the dataset size), and the one next() gives; binds a batch to
+ * every slot. Every slot must be drained (or never used). If that part has no
+ * batch (drop_last), next() returns END_OF_EPOCH first, then epoch + 1. */
+void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t start);
 /* Binds batch seq to its slot (nothing past the end), waiting while a worker
  * still writes into the slot; gives up if the pool failed. */
 void feed__schedule_assign(feed__schedule *S, uint64_t seq);

@@ -280,7 +280,6 @@ static void run_replace(uint32_t workers)
     assert_int_equal(s.samples_delivered, epochs * n);
     assert_int_equal(s.worker_restarts, 0); /* bad files crash nothing */
     free(ref);
-    feed__sampler_free(&sm);
     fu_destroy(L);
     fu_assert_no_children();
 }

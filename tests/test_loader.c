@@ -379,6 +379,94 @@ static void test_set_epoch_at_boundary(void **state)
     feed_loader_destroy(L);
 }
 
+/* Reads until END_OF_EPOCH: counts each sample id into hits, checks the
+ * pixels of each against the reference (epoch's augmentation) and the
+ * batch numbers from first_index on; returns the batches. */
+static uint64_t drain_epoch(feed_loader *L, uint64_t epoch, uint64_t first_index, uint32_t *hits,
+                            uint8_t *ref)
+{
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t n = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        assert_int_equal(b.epoch, epoch);
+        assert_int_equal(b.index, first_index + n);
+        for (uint32_t i = 0; i < b.count; i++) {
+            hits[b.sample_ids[i]]++;
+            reference(L, epoch, b.sample_ids[i], ref);
+            assert_memory_equal((const uint8_t *)b.data + i * b.sample_bytes, ref, b.sample_bytes);
+        }
+        n++;
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    return n;
+}
+
+static void test_resume_other_world_size(void **state)
+{
+    /* Two ranks (batch 4) stop after 3 batches each: 24 samples of epoch 0's
+     * order are consumed. Three ranks (batch 5) go on from there: the other
+     * 21 come once each (7 per rank, 2 batches, numbered from 24 / 15 = 1),
+     * no padding needed, and epoch 1 is whole at the new world size. */
+    uint32_t hits[NIMG] = {0};
+    uint8_t *ref = malloc(SIDE * SIDE * 3);
+    char opts[128];
+    uint64_t e, c;
+    for (int r = 0; r < 2; r++) {
+        snprintf(opts, sizeof opts, "workers=1,augment=train,batch_size=4,world_size=2,rank=%d", r);
+        feed_loader *L = make(opts);
+        feed_batch b = {.struct_size = sizeof b};
+        for (int k = 0; k < 3; k++) {
+            assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+            for (uint32_t i = 0; i < b.count; i++)
+                hits[b.sample_ids[i]]++;
+            feed_batch_release(L, &b, NULL);
+        }
+        assert_int_equal(feed_loader_position_samples(L, &e, &c), FEED_OK);
+        assert_true(e == 0 && c == 24);
+        assert_int_equal(feed_loader_dataset_size(L), NIMG);
+        feed_loader_destroy(L);
+    }
+    uint64_t nb = 0;
+    for (int r = 0; r < 3; r++) {
+        snprintf(opts, sizeof opts, "workers=1,augment=train,batch_size=5,world_size=3,rank=%d", r);
+        feed_loader *L = make(opts);
+        assert_int_equal(feed_loader_seek_samples(L, 0, 24), FEED_OK);
+        assert_int_equal(feed_loader_position(L, &e, &c), FEED_OK);
+        assert_true(e == 0 && c == 1); /* 24 / (5 * 3) */
+        uint64_t n = drain_epoch(L, 0, 1, hits, ref);
+        assert_int_equal(n, 2);
+        if (r == 0)
+            nb = n;
+        assert_int_equal(n, nb);
+        assert_int_equal(feed_loader_position_samples(L, &e, &c), FEED_OK);
+        assert_true(e == 1 && c == 0);
+        if (r == 0) { /* the next epoch: whole, 3 batches of 5 */
+            uint32_t h1[NIMG] = {0};
+            assert_int_equal(drain_epoch(L, 1, 0, h1, ref), 3);
+        }
+        feed_loader_destroy(L);
+    }
+    for (int i = 0; i < NIMG; i++)
+        assert_int_equal(hits[i], 1); /* 45 = 24 + 21: nothing twice, nothing skipped */
+
+    /* drop_last, 4 ranks of batch 8 after those 24: 21 left make no batch of
+     * every rank, so the epoch ends at once and epoch 1 follows. */
+    feed_loader *L = make("workers=1,batch_size=8,world_size=4,rank=3,drop_last=1");
+    assert_int_equal(feed_loader_seek_samples(L, 0, 24), FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_END_OF_EPOCH);
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_true(b.epoch == 1 && b.index == 0);
+    feed_batch_release(L, &b, NULL);
+    /* Past the epoch's samples: refused, saying so. */
+    assert_int_equal(feed_loader_seek_samples(L, 0, NIMG), FEED_E_INVALID);
+    assert_non_null(strstr(feed_loader_last_error(L), "past the 45 samples"));
+    feed_loader_destroy(L);
+    free(ref);
+}
+
 static void test_trace_events(void **state)
 {
     /* One timeline event per sample decoded, naming the sample, its batch
@@ -617,6 +705,7 @@ int main(void)
         cmocka_unit_test(test_held_limit),
         cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_set_epoch_at_boundary),
+        cmocka_unit_test(test_resume_other_world_size),
         cmocka_unit_test(test_trace_events),
         cmocka_unit_test(test_stats_from_another_thread),
         cmocka_unit_test(test_host_batch_is_the_slot),

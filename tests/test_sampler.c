@@ -1,43 +1,187 @@
-/* test_sampler.c - epoch permutations, rank shares, batch boundaries. */
+/* test_sampler.c - the epoch order (a keyed bijection), rank shares, batch
+ * boundaries, parts of an epoch (resume at another world or batch size). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "internal.h"
 #include "sampler.h"
 
-static void test_permutation(void **state)
+static char *self_exe;
+
+/* Every index in [0, n) exactly once: a bitmap of n bits. */
+static void check_bijection(uint64_t n, uint64_t seed, uint64_t epoch)
+{
+    uint8_t *seen = calloc(n / 8 + 1, 1);
+    assert_non_null(seen);
+    feed__order o;
+    feed__order_init(&o, n, seed, epoch, 1);
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t v = feed__order_at(&o, i);
+        if (v >= n || (seen[v / 8] >> (v % 8) & 1))
+            fail_msg("n %llu seed %llu: position %llu -> %llu is out of range or taken twice",
+                     (unsigned long long)n, (unsigned long long)seed, (unsigned long long)i,
+                     (unsigned long long)v);
+        seen[v / 8] |= (uint8_t)(1u << (v % 8));
+    }
+    free(seen);
+}
+
+static void test_bijection_many_n(void **state)
+{
+    static const uint64_t small[] = {1, 2, 3, 5, 7, 11, 13, 17, 31, 61, 97, 101, 1000, 1009, 4093, 65521};
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
+        for (uint64_t seed = 0; seed < 4; seed++)
+            check_bijection(small[i], seed, seed * 7);
+    for (int k = 1; k <= 20; k++) { /* powers of two and their neighbours */
+        uint64_t p = 1ull << k;
+        check_bijection(p - 1, 11, 1);
+        check_bijection(p, 11, 2);
+        check_bijection(p + 1, 11, 3);
+    }
+    check_bijection(3000017, 5, 0); /* a few million */
+}
+
+static void test_keyed(void **state)
 {
     const uint64_t n = 1000;
     uint64_t *a = malloc(n * 8), *b = malloc(n * 8), *c = malloc(n * 8);
-    char *seen = calloc(n, 1);
     feed__sampler_permutation(n, 42, 3, 1, a);
-    for (uint64_t i = 0; i < n; i++) {
-        assert_true(a[i] < n);
-        assert_int_equal(seen[a[i]], 0); /* each index once */
-        seen[a[i]] = 1;
-    }
     feed__sampler_permutation(n, 42, 3, 1, b);
     assert_memory_equal(a, b, n * 8); /* same seed and epoch: same order */
     feed__sampler_permutation(n, 42, 4, 1, c);
     uint64_t same = 0;
     for (uint64_t i = 0; i < n; i++)
         same += a[i] == c[i];
-    assert_true(same < 20); /* another epoch: another order (expected ~1 fixed point) */
+    assert_true(same < 20); /* another epoch: another order (expected ~1 in the same place) */
     feed__sampler_permutation(n, 43, 3, 1, c);
-    assert_true(memcmp(a, c, n * 8) != 0); /* another seed too */
+    same = 0;
+    for (uint64_t i = 0; i < n; i++)
+        same += a[i] == c[i];
+    assert_true(same < 20); /* another seed too */
     uint64_t moved = 0;
     for (uint64_t i = 0; i < n; i++)
         moved += a[i] != i;
-    assert_true(moved > n / 2);
+    assert_true(moved > n * 9 / 10);
     feed__sampler_permutation(n, 42, 3, 0, c); /* no shuffle: identity */
     for (uint64_t i = 0; i < n; i++)
         assert_int_equal(c[i], i);
-    free(a), free(b), free(c), free(seen);
+    free(a), free(b), free(c);
+}
+
+/* Statistical sanity: bounds a correct shuffle fails with probability below
+ * about 1e-5 each, and a degenerate one (a fixed first element, a rotation,
+ * a handful of distinct orders, ascending runs) fails for sure. */
+static void test_statistics(void **state)
+{
+    /* The first position's sample over 20000 seeds, n = 10: chi-square, 9 d.f. */
+    enum { N10 = 10, SEEDS = 20000 };
+    uint64_t cnt[N10] = {0};
+    for (uint64_t seed = 0; seed < SEEDS; seed++) {
+        feed__order o;
+        feed__order_init(&o, N10, seed, 0, 1);
+        cnt[feed__order_at(&o, 0)]++;
+    }
+    double chi = 0, e = (double)SEEDS / N10;
+    for (int i = 0; i < N10; i++)
+        chi += (cnt[i] - e) * (cnt[i] - e) / e;
+    assert_true(chi < 40.0); /* P(chi2_9 > 40) ~ 7e-6 */
+
+    /* Position x value for n = 5 over the seeds: every cell near 1/5. */
+    enum { N5 = 5 };
+    uint64_t cell[N5][N5] = {{0}};
+    for (uint64_t seed = 0; seed < SEEDS; seed++) {
+        feed__order o;
+        feed__order_init(&o, N5, seed, 1, 1);
+        for (uint64_t p = 0; p < N5; p++)
+            cell[p][feed__order_at(&o, p)]++;
+    }
+    chi = 0, e = (double)SEEDS / N5;
+    for (int p = 0; p < N5; p++)
+        for (int v = 0; v < N5; v++)
+            chi += (cell[p][v] - e) * (cell[p][v] - e) / e;
+    assert_true(chi < 55.0); /* 16 d.f.: P(> 55) ~ 4e-6 */
+
+    /* Within one order of 100000: ascending neighbours about half (sd ~ 91)
+     * and the sum of |v - p| near n/3 per element. */
+    const uint64_t n = 100000;
+    feed__order o;
+    feed__order_init(&o, n, 77, 5, 1);
+    uint64_t up = 0, prev = feed__order_at(&o, 0);
+    double disp = 0;
+    for (uint64_t p = 1; p < n; p++) {
+        uint64_t v = feed__order_at(&o, p);
+        up += v > prev;
+        disp += v > p ? (double)(v - p) : (double)(p - v);
+        prev = v;
+    }
+    assert_true(up > (n - 1) / 2 - 500 && up < (n - 1) / 2 + 500);
+    assert_true(disp / n > n / 3.0 * 0.97 && disp / n < n / 3.0 * 1.03);
+}
+
+/* O(1) memory: a sampler and an order are small fixed structs, nothing is
+ * allocated (every allocation fails meanwhile), and a dataset of 10^12 or
+ * 2^62 samples costs what one of 10 does. */
+static void test_constant_memory(void **state)
+{
+    assert_true(sizeof(feed__sampler) <= 64 && sizeof(feed__order) <= 96);
+    feed__alloc_fail_after(0);
+    static const uint64_t huge[] = {1000000000000ull, 1ull << 62};
+    for (int h = 0; h < 2; h++) {
+        feed__sampler s;
+        char err[128];
+        assert_int_equal(feed__sampler_init(&s, huge[h], 256, 1, 0, 3, 8, 1, err, sizeof err), FEED_OK);
+        uint64_t ids[256], seen = 0;
+        for (uint64_t b = 0; b < 4; b++) {
+            assert_int_equal(feed__sampler_batch(&s, 9, b * 1000003, ids), 256);
+            for (int i = 0; i < 256; i++) {
+                assert_true(ids[i] < huge[h]);
+                seen ^= ids[i];
+            }
+        }
+        assert_true(seen != 0);
+    }
+    feed__alloc_fail_after(-1);
+}
+
+/* The order computed by another process (this program, run again) is the
+ * same: nothing but (n, seed, epoch) goes into it. */
+static void test_same_in_another_process(void **state)
+{
+    const uint64_t n = 123457, seed = 2024, epoch = 17;
+    int fd[2];
+    assert_int_equal(pipe(fd), 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        dup2(fd[1], 1);
+        close(fd[0]);
+        execl(self_exe, self_exe, "--order", "123457", "2024", "17", (char *)NULL);
+        _exit(127);
+    }
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    feed__order o;
+    feed__order_init(&o, n, seed, epoch, 1);
+    unsigned long long v;
+    uint64_t p = 0;
+    while (fscanf(f, "%llu", &v) == 1) {
+        assert_int_equal(v, feed__order_at(&o, p));
+        p++;
+    }
+    fclose(f);
+    int ws;
+    assert_int_equal(waitpid(pid, &ws, 0), pid);
+    assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    assert_int_equal(p, n);
 }
 
 static void test_batches(void **state)
@@ -49,11 +193,13 @@ static void test_batches(void **state)
     assert_int_equal(feed__sampler_init(&s, 103, 10, 1, 0, 0, 1, 7, err, sizeof err), FEED_OK);
     assert_int_equal(s.nbatches, 11);
     char *seen = calloc(103, 1);
-    uint64_t total = 0;
+    uint64_t total = 0, perm[103];
+    feed__sampler_permutation(103, 7, 5, 1, perm);
     for (uint64_t b = 0; b < s.nbatches; b++) {
         uint32_t n = feed__sampler_batch(&s, 5, b, ids);
         assert_int_equal(n, b == 10 ? 3 : 10);
         for (uint32_t i = 0; i < n; i++) {
+            assert_int_equal(ids[i], perm[b * 10 + i]); /* the order, in order */
             assert_int_equal(seen[ids[i]], 0);
             seen[ids[i]] = 1;
         }
@@ -68,12 +214,10 @@ static void test_batches(void **state)
     feed__sampler_batch(&s, 7, 0, y);
     feed__sampler_batch(&s, 5, 2, y);
     assert_memory_equal(x, y, sizeof x);
-    feed__sampler_free(&s);
     /* drop_last: 10 full batches only. */
     assert_int_equal(feed__sampler_init(&s, 103, 10, 1, 1, 0, 1, 7, err, sizeof err), FEED_OK);
     assert_int_equal(s.nbatches, 10);
     assert_int_equal(feed__sampler_batch(&s, 0, 9, ids), 10);
-    feed__sampler_free(&s);
     /* Too few samples for one batch with drop_last: an error naming the counts. */
     assert_int_equal(feed__sampler_init(&s, 5, 10, 1, 1, 0, 1, 7, err, sizeof err), FEED_E_DATASET);
     assert_non_null(strstr(err, "5 samples"));
@@ -102,7 +246,6 @@ static void test_ranks(void **state)
             for (uint32_t i = 0; i < c; i++)
                 hits[ids[i]]++;
         }
-        feed__sampler_free(&s);
     }
     uint32_t twice = 0;
     for (uint64_t i = 0; i < n; i++) {
@@ -113,12 +256,158 @@ static void test_ranks(void **state)
     free(hits);
 }
 
-int main(void)
+/*
+ * A run at world W, batch B stopped after k batches of every rank; the rest
+ * of the epoch from consumed = k*B*W at world W2, batch B2. Within the
+ * epoch: every sample is delivered, and the only repeats are the second
+ * part's padding (or, with drop_last, nothing repeats and only the cut tail
+ * is missing); the ranks of each part stay in step.
+ */
+static void check_resume(uint64_t n, uint32_t W, uint32_t B, uint64_t k, uint32_t W2, uint32_t B2,
+                         uint32_t drop_last)
 {
+    const uint64_t epoch = 3, seed = 8;
+    uint32_t *hits = calloc(n, sizeof *hits);
+    uint64_t *ids = malloc((B > B2 ? B : B2) * sizeof *ids);
+    char err[128];
+    uint64_t before = 0, after = 0, nb2 = 0;
+    for (uint32_t r = 0; r < W; r++) {
+        feed__sampler s;
+        assert_int_equal(feed__sampler_init(&s, n, B, 1, drop_last, r, W, seed, err, sizeof err), FEED_OK);
+        assert_true(k < s.nbatches);
+        for (uint64_t b = 0; b < k; b++) {
+            uint32_t c = feed__sampler_batch(&s, epoch, b, ids);
+            assert_int_equal(c, B);
+            for (uint32_t i = 0; i < c; i++)
+                hits[ids[i]]++;
+            before += c;
+        }
+        assert_int_equal(feed__sampler_consumed(&s, 0, k), k * B * W);
+    }
+    const uint64_t start = k * B * W;
+    for (uint32_t r = 0; r < W2; r++) {
+        feed__sampler s;
+        assert_int_equal(feed__sampler_init(&s, n, B2, 1, drop_last, r, W2, seed, err, sizeof err), FEED_OK);
+        uint64_t nb = feed__sampler_batches_from(&s, start);
+        if (r == 0)
+            nb2 = nb;
+        assert_int_equal(nb, nb2); /* the new ranks stay in step */
+        for (uint64_t b = 0; b < nb; b++) {
+            uint32_t c = feed__sampler_batch_from(&s, epoch, start, b, ids);
+            assert_true(c >= 1 && c <= B2);
+            for (uint32_t i = 0; i < c; i++)
+                hits[ids[i]]++;
+            after += c;
+            /* Numbered by strides: index of batch b is (start + b*B2*W2) / (B2*W2). */
+            assert_int_equal(feed__sampler_index(&s, start, b), (start + b * B2 * W2) / (B2 * W2));
+        }
+        assert_int_equal(feed__sampler_batch_from(&s, epoch, start, nb, ids), 0);
+    }
+    assert_int_equal(before, start);
+    uint64_t once = 0, more = 0, none = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        once += hits[i] == 1;
+        more += hits[i] > 1 ? hits[i] - 1 : 0;
+        none += hits[i] == 0;
+    }
+    uint64_t rest = n - start;
+    if (!drop_last) {
+        uint64_t share = (rest + W2 - 1) / W2;
+        assert_int_equal(after, share * W2);
+        assert_int_equal(none, 0);
+        assert_int_equal(more, share * W2 - rest); /* the padding, nothing else */
+    } else {
+        assert_int_equal(more, 0);
+        assert_int_equal(none, rest - after);
+        assert_true(after % (B2 * (uint64_t)W2) == 0);
+        assert_true(rest - after < B2 * (uint64_t)W2); /* less than one more batch per rank */
+    }
+    free(hits);
+    free(ids);
+}
+
+static void test_resume_other_world(void **state)
+{
+    static const uint32_t pairs[][2] = {{2, 4}, {4, 2}, {4, 3}, {1, 5}, {3, 1}, {2, 2}, {8, 7}};
+    static const uint64_t sizes[] = {1000, 1001, 997, 64};
+    for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++)
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (uint32_t dl = 0; dl < 2; dl++) {
+                uint32_t W = pairs[p][0], W2 = pairs[p][1], B = 4;
+                uint64_t nb = dl ? sizes[z] / W / B : (sizes[z] + W - 1) / W / B;
+                for (uint64_t k = 0; k + 1 < nb; k += 1 + nb / 5) /* several positions */
+                    check_resume(sizes[z], W, B, k, W2, B, dl);
+            }
+    /* Batch size changes too (and both at once). */
+    check_resume(1000, 2, 8, 7, 2, 5, 0);
+    check_resume(1000, 4, 3, 20, 3, 16, 0);
+    check_resume(1001, 4, 3, 20, 3, 16, 1);
+    check_resume(999, 3, 10, 1, 6, 7, 0);
+}
+
+/* A part from k*B*W at the same world and batch size is batches k, k+1, ...
+ * of the whole epoch, bitwise, so the old (epoch, batch) positions resume as
+ * before; locate carries runs over epochs, passing empty parts. */
+static void test_parts_and_locate(void **state)
+{
+    feed__sampler s;
+    char err[128];
+    uint64_t x[8], y[8];
+    for (uint32_t dl = 0; dl < 2; dl++) {
+        assert_int_equal(feed__sampler_init(&s, 203, 8, 1, dl, 2, 3, 4, err, sizeof err), FEED_OK);
+        for (uint64_t k = 0; k < s.nbatches; k++) {
+            uint64_t start = feed__sampler_consumed(&s, 0, k);
+            assert_int_equal(feed__sampler_batches_from(&s, start), s.nbatches - k);
+            for (uint64_t j = 0; k + j < s.nbatches; j++) {
+                uint32_t a = feed__sampler_batch(&s, 1, k + j, x);
+                assert_int_equal(feed__sampler_batch_from(&s, 1, start, j, y), a);
+                assert_memory_equal(x, y, a * sizeof *x);
+                assert_int_equal(feed__sampler_index(&s, start, j), k + j);
+            }
+        }
+    }
+    /* locate: a run from (5, start) has nb0 batches in epoch 5, then whole epochs. */
+    assert_int_equal(feed__sampler_init(&s, 100, 4, 1, 0, 0, 2, 4, err, sizeof err), FEED_OK);
+    assert_int_equal(s.nbatches, 13);
+    uint64_t e, st, k;
+    uint64_t nb0 = feed__sampler_batches_from(&s, 37); /* 63 left, 32 per rank: 8 batches */
+    assert_int_equal(nb0, 8);
+    feed__sampler_locate(&s, 5, 37, 7, &e, &st, &k);
+    assert_true(e == 5 && st == 37 && k == 7);
+    feed__sampler_locate(&s, 5, 37, 8, &e, &st, &k);
+    assert_true(e == 6 && st == 0 && k == 0);
+    feed__sampler_locate(&s, 5, 37, 8 + 13 + 2, &e, &st, &k);
+    assert_true(e == 7 && st == 0 && k == 2);
+    /* drop_last: a part too short for a batch of every rank is empty. */
+    assert_int_equal(feed__sampler_init(&s, 100, 4, 1, 1, 0, 2, 4, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__sampler_batches_from(&s, 95), 0);
+    feed__sampler_locate(&s, 5, 95, 0, &e, &st, &k);
+    assert_true(e == 6 && st == 0 && k == 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 5 && strcmp(argv[1], "--order") == 0) { /* test_same_in_another_process */
+        feed__order o;
+        uint64_t n = strtoull(argv[2], NULL, 10);
+        feed__order_init(&o, n, strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10), 1);
+        for (uint64_t p = 0; p < n; p++)
+            printf("%llu\n", (unsigned long long)feed__order_at(&o, p));
+        return 0;
+    }
+    self_exe = realpath("/proc/self/exe", NULL);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_permutation),
+        cmocka_unit_test(test_bijection_many_n),
+        cmocka_unit_test(test_keyed),
+        cmocka_unit_test(test_statistics),
+        cmocka_unit_test(test_constant_memory),
+        cmocka_unit_test(test_same_in_another_process),
         cmocka_unit_test(test_batches),
         cmocka_unit_test(test_ranks),
+        cmocka_unit_test(test_resume_other_world),
+        cmocka_unit_test(test_parts_and_locate),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    free(self_exe);
+    return rc;
 }

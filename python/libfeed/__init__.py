@@ -19,6 +19,7 @@ from ._errors import (FeedBusyError, FeedDatasetError, FeedDecodeError, FeedDevi
                       FeedError, FeedInternalError, FeedInterruptedError, FeedInvalidError,
                       FeedIOError, FeedNoMemError, FeedResourceError, FeedTimeoutError,
                       FeedTooLargeError, FeedUnsupportedError, FeedWorkerError, Status)
+from ._stats import Stats
 from .loader import BadSample, Batch, Loader
 
 __version__ = "0.1.1"
@@ -27,7 +28,7 @@ library_version = _capi.lib.feed_version_string().decode()
 library_path = _capi.library_path
 
 __all__ = [
-    "Loader", "Batch", "Array", "BadSample", "Status", "SAMPLE_REPLACED", "SAMPLE_FLIPPED",
+    "Loader", "Batch", "Array", "BadSample", "Stats", "Status", "SAMPLE_REPLACED", "SAMPLE_FLIPPED",
     "FeedError", "FeedInvalidError", "FeedNoMemError", "FeedIOError", "FeedDatasetError",
     "FeedDecodeError", "FeedTooLargeError", "FeedTimeoutError", "FeedWorkerError",
     "FeedResourceError", "FeedDeviceError", "FeedUnsupportedError", "FeedBusyError",

@@ -66,3 +66,6 @@ class Loader(_loader.Loader):
         if self._labels_dtype is not None and labels.dtype != self._labels_dtype:
             labels = labels.to(self._labels_dtype)
         return _loader.Batch(images, labels, b.epoch, b.index, b.sample_ids, b.flags, b.bad)
+
+
+from .dataloader import DataLoader  # noqa: E402  (torch.utils.data.DataLoader's keywords)

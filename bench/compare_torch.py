@@ -335,18 +335,26 @@ def main():
     if args.cpu_rounds > 0:
         print("\nCPU cost per image: one whole epoch per side, user+sys of the process and its workers")
     for mode in modes if args.cpu_rounds > 0 else []:
-        fc, tc = [], []
+        fc, tc, cc = [], [], []
         for r in range(args.cpu_rounds):
             _, n, cpu = measure("feed", mode, 0)
             fc.append(cpu * 1e3 / n)
             _, n, cpu = measure("torch", mode, 0)
             tc.append(cpu * 1e3 / n)
+            if libpath:  # the C library alone: what the binding adds per image
+                _, n, cpu = measure("feedc", mode, 0)
+                cc.append(cpu * 1e3 / n)
         f, t = statistics.median(fc), statistics.median(tc)
         res["feed_%s_cpu_ms_per_img" % mode] = round(f, 3)
         res["torch_%s_cpu_ms_per_img" % mode] = round(t, 3)
         res["cpu_ratio_%s" % mode] = round(t / f, 3)
-        print("  %-5s libfeed %.2f CPU-ms/image   torch %.2f CPU-ms/image   torch/libfeed %.2fx"
-              % (mode, f, t, t / f), flush=True)
+        line = "  %-5s libfeed %.2f CPU-ms/image   torch %.2f CPU-ms/image   torch/libfeed %.2fx" % (
+            mode, f, t, t / f)
+        if cc:
+            c = statistics.median(cc)
+            res["feedc_%s_cpu_ms_per_img" % mode] = round(c, 3)
+            line += "   | C %.2f CPU-ms/image" % c
+        print(line, flush=True)
 
     print()
     print("images/s: medians over %d rounds (best of each side in brackets)" % args.rounds)

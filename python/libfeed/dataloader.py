@@ -159,7 +159,7 @@ class DataLoader:
         opts = {"shuffle": bool(shuffle) if shuffle is not None else False,
                 "drop_last": bool(drop_last)}
         if sampler is not None:
-            if shuffle is not None:
+            if shuffle:
                 # DataLoader's own rule
                 raise ValueError("libfeed.torch.DataLoader: sampler option is mutually "
                                  "exclusive with shuffle")
@@ -203,6 +203,7 @@ class DataLoader:
         self._resume = False    # load_state_dict() set the position: the next `for` starts there
         self._set_epoch = None  # set_epoch(e): the next `for` is epoch e
         self.loader = _lt.Loader(_source_of(dataset), batch_size, **opts)
+        self._pin = self._pin and self.loader.device == "cpu"  # device batches need no pinning
 
     # -- what DataLoader has ------------------------------------------------------------
     def __len__(self):

@@ -102,3 +102,22 @@ def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
                        "site-packages" / "libfeed" / "_lib" / "libfeed.so")
     assert version == header_version() and int(n) == 45
     assert backend == "host" or backend.startswith("cuda:")
+
+
+def test_editable_install(wheel, tmp_path, dataset):
+    # pip install -e .: the Python files run from the checkout, the library
+    # and worker that CMake built are found through the package's path.
+    venv = tmp_path / "venv"
+    run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], env=CLEAN_ENV)
+    py = str(venv / "bin" / "python")
+    run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", REPO,
+         "-C", "build-dir=" + os.path.join(BUILD, "wheel-build")], env=CLEAN_ENV)
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    code = CODE.replace("assert os.path.realpath(libfeed.__file__).startswith(sys.prefix), "
+                        "libfeed.__file__", "print(libfeed.__file__)")
+    r = run([py, "-c", code, dataset], env=CLEAN_ENV, cwd=str(outside))
+    src, path, version, n, _ = r.stdout.split()
+    assert src == os.path.join(REPO, "python", "libfeed", "__init__.py")
+    assert path.startswith(str(venv)) and path.endswith("/libfeed/_lib/libfeed.so")
+    assert version == header_version() and int(n) == 45

@@ -190,3 +190,13 @@ def test_example_trains_a_torchvision_model(dataset, tmp_path):
     assert np.isfinite([out["first_loss"], out["last_loss"]]).all()
     assert out["weights_moved"] > 0 and 0 < out["busy_fraction"] <= 1
     assert out["first_loss"] == pytest.approx(np.log(NCLASS), rel=0.5)  # an untrained model
+
+
+def test_holding_every_batch_is_a_clear_error(dataset):
+    # list(loader) keeps every tensor: past the ring's slots, FeedBusyError.
+    # The tensors list() had made are freed while that error is being raised;
+    # their pins must be given back without losing it (or hanging).
+    with dl(dataset, num_workers=2) as D:
+        with pytest.raises(libfeed.FeedBusyError, match="held"):
+            list(D)
+        assert sum(len(y) for _, y in D) == NIMG  # the next epoch, whole

@@ -1,4 +1,5 @@
-"""libfeed.torch: the Loader, giving torch tensors.
+"""libfeed.torch: the Loader, giving torch tensors, and DataLoader, the same
+with torch.utils.data.DataLoader's keywords and defaults (libfeed/dataloader.py).
 
     from libfeed.torch import Loader
     loader = Loader("/data/train", batch_size=256, workers=8, augment="train",
@@ -6,8 +7,9 @@
     for images, labels in loader:   # torch.Tensor on cuda:0, no copy
         loss = model(images).float().cross_entropy(labels) ...
 
-Images are torch.from_dlpack() views of libfeed's memory (host ring slot or
-device buffer): no copy. Such a tensor keeps its batch from being reused
+Images are views of libfeed's memory (host ring slot: torch.from_numpy,
+with a holder that pins the batch; device buffer: torch.from_dlpack): no
+copy. Such a tensor keeps its batch from being reused
 until it is freed, so a tensor never changes under you; hold on to at most
 prefetch-1 of them (device: device_prefetch-1), or .clone() what you keep.
 That holds past close() too: the loader (workers, shared memory) is

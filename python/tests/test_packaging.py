@@ -24,6 +24,7 @@ import os, sys, libfeed
 assert os.path.realpath(libfeed.__file__).startswith(sys.prefix), libfeed.__file__
 with libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, epochs=1) as L:
     n = sum(len(labels) for _, labels in L)
+    assert libfeed.__version__ == libfeed.library_version, libfeed.__version__
     print(libfeed.library_path, libfeed.library_version, n, L.stats()["backend"])
 """
 

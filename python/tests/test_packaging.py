@@ -8,6 +8,7 @@ build in $LIBFEED_BUILD_DIR/wheel-build, so a second run rebuilds only what
 changed). Skipped without scikit-build-core (scripts/test-python installs it).
 """
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -26,6 +27,15 @@ with libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, epoch
     n = sum(len(labels) for _, labels in L)
     assert libfeed.__version__ == libfeed.library_version, libfeed.__version__
     print(libfeed.library_path, libfeed.library_version, n, L.stats()["backend"])
+"""
+
+CUDA_CODE = """
+import sys, libfeed
+try:
+    with libfeed.Loader(sys.argv[1], batch_size=4, size=32, device="cuda") as L:
+        print(L.device)
+except libfeed.FeedError as e:
+    print(type(e).__name__, e)
 """
 
 
@@ -103,6 +113,13 @@ def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
                        "site-packages" / "libfeed" / "_lib" / "libfeed.so")
     assert version == header_version() and int(n) == 45
     assert backend == "host" or backend.startswith("cuda:")
+    # With the CUDA toolkit at build time the backend is in the wheel: a
+    # cuda request reaches it (no driver here: it says so), rather than
+    # "built without CUDA".
+    if shutil.which("nvcc") or os.path.exists("/usr/local/cuda/bin/nvcc"):
+        r = run([py, "-c", CUDA_CODE, dataset], env=CLEAN_ENV, cwd=str(outside))
+        assert "built without CUDA" not in r.stdout, r.stdout
+        assert r.stdout.startswith(("cuda:", "FeedDeviceError")), r.stdout
 
 
 def test_editable_install(wheel, tmp_path, dataset):

@@ -45,6 +45,17 @@ def run(cmd, **kw):
     return r
 
 
+def make_venv(path):
+    """A fresh virtual environment that sees this Python's packages (numpy,
+    scikit-build-core: nothing to download); its python."""
+    r = subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(path)],
+                       env=CLEAN_ENV, capture_output=True, text=True, timeout=300)
+    if r.returncode != 0 and "ensurepip" in r.stdout + r.stderr:
+        pytest.skip(f"{sys.executable} cannot make a virtual environment (Debian: python3-venv)")
+    assert r.returncode == 0, r.stdout + r.stderr
+    return str(path / "bin" / "python")
+
+
 @pytest.fixture(scope="session")
 def wheel():
     pytest.importorskip("scikit_build_core", reason="scripts/test-python installs scikit-build-core")
@@ -100,10 +111,7 @@ def test_runpath_is_origin(wheel, tmp_path):
 
 def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
     venv = tmp_path / "venv"
-    # --system-site-packages: numpy from this Python (no download); the
-    # package itself is only in the venv.
-    run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], env=CLEAN_ENV)
-    py = str(venv / "bin" / "python")
+    py = make_venv(venv)  # numpy from this Python; the package itself only in the venv
     run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-index", wheel], env=CLEAN_ENV)
     outside = tmp_path / "elsewhere"
     outside.mkdir()
@@ -126,8 +134,7 @@ def test_editable_install(wheel, tmp_path, dataset):
     # pip install -e .: the Python files run from the checkout, the library
     # and worker that CMake built are found through the package's path.
     venv = tmp_path / "venv"
-    run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], env=CLEAN_ENV)
-    py = str(venv / "bin" / "python")
+    py = make_venv(venv)
     run([py, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation", "-e", REPO,
          "-C", "build-dir=" + os.path.join(BUILD, "wheel-build")], env=CLEAN_ENV)
     outside = tmp_path / "elsewhere"

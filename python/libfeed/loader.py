@@ -620,7 +620,7 @@ class Loader:
 
     def _busy_message(self):
         return (_lib.feed_loader_last_error(self._h).decode(errors="replace") +
-                "; tensors (libfeed.torch, or made with torch.from_dlpack) keep their batch "
+                "; tensors made with DLPack (torch.from_dlpack, libfeed.torch) keep their batch "
                 "until they are freed: drop them or .clone() what you keep, or raise prefetch")
 
     def _decode_error(self, st, cb):

@@ -6,8 +6,11 @@ Runs the same dataset, batch size, worker count and transforms through
   * torch.utils.data.DataLoader(torchvision.datasets.ImageFolder(...)), with
       train: RandomResizedCrop(224) + RandomHorizontalFlip() + ToTensor() + Normalize(ImageNet)
       val:   Resize(256) + CenterCrop(224) + ToTensor() + Normalize(ImageNet)
-  * libfeed (build/bin/feedbench --loader feed --dtype float32: the same
-    transforms, normalized float32 CHW on the host, in worker processes)
+  * libfeed.torch.DataLoader(root, the same DataLoader arguments, augment=train|val):
+    the same transforms, normalized float32 CHW torch tensors on the host, in
+    worker processes - what a PyTorch user gets after switching
+  * libfeed's C library alone (build/bin/feedbench --loader feed --dtype float32),
+    the "C" column: the binding must stay within noise of it
   * and, unless --no-sync, libfeed's pipeline in the training thread
     (feedbench --loader sync: the naive loop, for the "vs sync" ratio)
 
@@ -16,9 +19,8 @@ machine's load hits both sides alike), and prints images/s of each and the
 ratios (medians over the rounds). Both sides exclude the first --warmup
 batches (worker start-up, first reads) and then time --images images.
 
-The libfeed side is driven through feedbench as a subprocess with --json (the
-Python binding, python/libfeed, is not used here, so the numbers are those of
-the C library; see the README, "Compared with PyTorch's DataLoader").
+Without a usable Python binding (or with --no-binding) the libfeed side is
+feedbench's (see the README, "Compared with PyTorch's DataLoader").
 
 Without torch/torchvision it prints why and exits 0 (skip). Debian:
   apt-get install python3-torch python3-torchvision ; then run with /usr/bin/python3
@@ -110,21 +112,27 @@ def torch_run(data, mode, batch, workers, nbatches, warmup, seed):
 
 
 def libfeed_run(data, mode, batch, workers, nbatches, warmup, seed):
-    """In a child process: the libfeed Python binding (libfeed.torch.Loader,
-    float32 CHW torch tensors) timed exactly as torch_run times the DataLoader."""
+    """In a child process: libfeed as a PyTorch user gets it after switching,
+    libfeed.torch.DataLoader with torch_run's DataLoader arguments (float32
+    CHW torch tensors, normalised), timed exactly as torch_run times the
+    DataLoader."""
     import torch
-    from libfeed.torch import Loader
+    from libfeed.torch import DataLoader
 
     r0 = resource.getrusage(resource.RUSAGE_SELF)
     c0 = r0.ru_utime + r0.ru_stime
-    ld = Loader(data, batch_size=batch, workers=workers, augment=mode, dtype="float32", device="cpu", seed=seed)
+    g = torch.Generator()
+    g.manual_seed(seed)
+    # torch_run's DataLoader line, with the transform as augment=.
+    ld = DataLoader(data, batch_size=batch, shuffle=True, num_workers=workers, drop_last=False, generator=g,
+                    pin_memory=False, augment=mode)
     if nbatches == 0:
         nbatches = len(ld)
     t0 = None
     n = total = done = 0
     x = None
     while done < nbatches:
-        for x, _ in ld:  # one epoch per for
+        for x, _ in ld:  # one epoch per for, as DataLoader
             done += 1
             total += x.shape[0]
             if done == warmup:
@@ -155,7 +163,8 @@ def binding_env(args):
 
 
 def binding_usable(args):
-    r = subprocess.run([sys.executable, "-c", "import libfeed.torch, libfeed; print(libfeed.library_path)"],
+    r = subprocess.run([sys.executable, "-c", "from libfeed.torch import DataLoader; import libfeed; "
+                        "print(libfeed.library_path)"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=binding_env(args))
     return (r.stdout.strip(), None) if r.returncode == 0 else (None, (r.stderr.strip().splitlines() or ["?"])[-1])
 
@@ -258,7 +267,7 @@ def main():
         "measured_batches": nbatches - args.warmup, "rounds": args.rounds, "nproc": os.cpu_count(),
         "cpu": cpu_model(), "torch_version": torch.__version__, "torchvision_version": torchvision.__version__,
         "python": sys.executable, "feedbench": args.feedbench,
-        "libfeed_side": ("Python binding libfeed.torch.Loader (%s), dtype float32" % libpath if libpath else
+        "libfeed_side": ("libfeed.torch.DataLoader (%s), float32" % libpath if libpath else
                          "feedbench subprocess (--loader feed --dtype float32): the Python binding is not "
                          "usable (%s)" % why),
         "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
@@ -326,18 +335,26 @@ def main():
     if args.cpu_rounds > 0:
         print("\nCPU cost per image: one whole epoch per side, user+sys of the process and its workers")
     for mode in modes if args.cpu_rounds > 0 else []:
-        fc, tc = [], []
+        fc, tc, cc = [], [], []
         for r in range(args.cpu_rounds):
             _, n, cpu = measure("feed", mode, 0)
             fc.append(cpu * 1e3 / n)
             _, n, cpu = measure("torch", mode, 0)
             tc.append(cpu * 1e3 / n)
+            if libpath:  # the C library alone: what the binding adds per image
+                _, n, cpu = measure("feedc", mode, 0)
+                cc.append(cpu * 1e3 / n)
         f, t = statistics.median(fc), statistics.median(tc)
         res["feed_%s_cpu_ms_per_img" % mode] = round(f, 3)
         res["torch_%s_cpu_ms_per_img" % mode] = round(t, 3)
         res["cpu_ratio_%s" % mode] = round(t / f, 3)
-        print("  %-5s libfeed %.2f CPU-ms/image   torch %.2f CPU-ms/image   torch/libfeed %.2fx"
-              % (mode, f, t, t / f), flush=True)
+        line = "  %-5s libfeed %.2f CPU-ms/image   torch %.2f CPU-ms/image   torch/libfeed %.2fx" % (
+            mode, f, t, t / f)
+        if cc:
+            c = statistics.median(cc)
+            res["feedc_%s_cpu_ms_per_img" % mode] = round(c, 3)
+            line += "   | C %.2f CPU-ms/image" % c
+        print(line, flush=True)
 
     print()
     print("images/s: medians over %d rounds (best of each side in brackets)" % args.rounds)

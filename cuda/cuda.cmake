@@ -60,7 +60,7 @@ endif()
 message(STATUS "libfeed: CUDA architectures ${FEED_CUDA_ARCHITECTURES}, NVTX ${FEED_HAVE_NVTX}")
 
 # bench/h2dbench: plain pinned H2D bandwidth vs the backend's (CUDA only).
-if(EXISTS ${PROJECT_SOURCE_DIR}/bench/h2dbench.c)
+if(FEED_PROGRAMS AND EXISTS ${PROJECT_SOURCE_DIR}/bench/h2dbench.c)
   add_executable(h2dbench bench/h2dbench.c)
   target_include_directories(h2dbench PRIVATE src cuda ${CUDAToolkit_INCLUDE_DIRS})
   target_link_libraries(h2dbench PRIVATE feed_core)

@@ -14,6 +14,7 @@ import ctypes
 import ctypes.util
 import glob
 import os
+import sys
 
 # The C library version this binding was written for (FEED_VERSION_NUMBER of
 # include/feed.h). Same major (and, while major is 0, same minor) is required.
@@ -244,12 +245,21 @@ def _places():
         return out  # an explicit choice is not second-guessed
     out.append((None, "$LIBFEED_LIBRARY", "not set"))
     here = os.path.dirname(os.path.abspath(__file__))
-    bundle = sorted(glob.glob(os.path.join(here, "_lib", "libfeed.so*")))
+    # The copy `pip install .` builds into the package (libfeed/_lib). The
+    # package's search path, not only this file's folder: an editable install
+    # (pip install -e .) runs these files from the checkout while the built
+    # library is in site-packages/libfeed/_lib.
+    pkg = sys.modules.get(__package__ or "libfeed")
+    dirs = [here] + [os.path.abspath(d) for d in getattr(pkg, "__path__", ())
+                     if os.path.abspath(d) != here]
+    bundle = []
+    for d in dirs:
+        bundle += sorted(glob.glob(os.path.join(d, "_lib", "libfeed.so*")))
     for p in bundle:
         out.append((p, f"{p} (package data)", None))
     if not bundle:
         out.append((None, os.path.join(here, "_lib", "libfeed.so") +
-                    " (a copy bundled at install by LIBFEED_BUNDLE=<build dir>)", "none"))
+                    " (built into the package by `pip install .`)", "none"))
     # The build tree: python/libfeed -> python -> repository root -> build*/lib.
     d = here
     for _ in range(4):
@@ -305,10 +315,10 @@ def load():
     raise LibraryNotFound(
         "libfeed: cannot load libfeed.so, the C library this package binds. Tried, in order:\n  " +
         "\n  ".join(tried) + "\n"
-        "Fix: build libfeed from its source tree (cmake -S . -B build && cmake --build build), "
-        "then either set LIBFEED_LIBRARY=/path/to/libfeed.so (build/lib/libfeed.so; "
-        "FEED_WORKER=/path/to/build/bin/feed-worker if the worker is not found), or install "
-        "the package with both bundled: LIBFEED_BUNDLE=/path/to/build pip install ./python")
+        "Fix: install the package from libfeed's source tree with `pip install .` (it builds "
+        "libfeed.so and feed-worker into the package), or build it (cmake -S . -B build && "
+        "cmake --build build) and set LIBFEED_LIBRARY=/path/to/libfeed.so (build/lib/libfeed.so; "
+        "FEED_WORKER=/path/to/build/bin/feed-worker if the worker is not found)")
 
 
 def declare(lib):

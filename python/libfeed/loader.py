@@ -16,6 +16,7 @@ import numpy as np
 from . import _capi
 from ._array import DTYPES, INT32, Array
 from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
+from ._stats import Stats
 
 _lib = _capi.lib
 _ERRLEN = 4096
@@ -410,6 +411,7 @@ class Loader:
         self._h = None
         self._native = None
         self._lock = threading.RLock()
+        self._t_first = None  # when the first batch was asked for (stats())
         self._in_call = False
         self._current = None
         self._pending = collections.deque()
@@ -628,6 +630,8 @@ class Loader:
     # -- iteration --------------------------------------------------------------------
     def __iter__(self):
         self._handle()
+        if self._t_first is None:
+            self._t_first = time.monotonic_ns()
         return _EpochIterator(self)
 
     def _fetch(self, skip_pending_eoe):
@@ -884,7 +888,10 @@ class Loader:
 
     # -- reports ----------------------------------------------------------------------------
     def stats(self):
-        """feed_stats as a dict (counters, stage times in ns, backend, reader)."""
+        """feed_stats as a libfeed.Stats: a dict of the counters (stage times
+        in ns, backend, reader...) plus images_per_sec, busy_fraction (share
+        of the time since the first batch was asked for that the consumer
+        spent outside next()), bad_samples and elapsed_s; print() shows them."""
         with self._lock:
             s = _capi.new_struct(_capi.FeedStats)
             st = _lib.feed_loader_stats(self._handle(), ctypes.byref(s))
@@ -896,7 +903,8 @@ class Loader:
                     continue
                 v = getattr(s, name)
                 out[name] = v.decode(errors="replace") if isinstance(v, bytes) else int(v)
-            return out
+            t0 = self._t_first
+            return Stats(out, 0 if t0 is None else time.monotonic_ns() - t0)
 
     def trace_events(self, max_events=65536):
         """Per-sample worker events not read before (feed_loader_trace_read):

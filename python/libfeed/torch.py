@@ -1,4 +1,5 @@
-"""libfeed.torch: the Loader, giving torch tensors.
+"""libfeed.torch: the Loader, giving torch tensors, and DataLoader, the same
+with torch.utils.data.DataLoader's keywords and defaults (libfeed/dataloader.py).
 
     from libfeed.torch import Loader
     loader = Loader("/data/train", batch_size=256, workers=8, augment="train",
@@ -6,8 +7,9 @@
     for images, labels in loader:   # torch.Tensor on cuda:0, no copy
         loss = model(images).float().cross_entropy(labels) ...
 
-Images are torch.from_dlpack() views of libfeed's memory (host ring slot or
-device buffer): no copy. Such a tensor keeps its batch from being reused
+Images are views of libfeed's memory (host ring slot: torch.from_numpy,
+with a holder that pins the batch; device buffer: torch.from_dlpack): no
+copy. Such a tensor keeps its batch from being reused
 until it is freed, so a tensor never changes under you; hold on to at most
 prefetch-1 of them (device: device_prefetch-1), or .clone() what you keep.
 That holds past close() too: the loader (workers, shared memory) is
@@ -16,16 +18,49 @@ Labels are int64 by default (what cross_entropy wants), a small copy.
 On CUDA, torch.from_dlpack passes the current stream, and the batch's copy
 is ordered before it on the device (no host wait).
 """
+import sys as _sys
+
+import numpy as _np
 import torch as _torch
 
 from . import loader as _loader
 from ._array import Array
 
 
+class _HostPin:
+    """A host batch's memory for numpy, holding one pin on the batch until it
+    is freed. torch.from_numpy keeps the numpy array, whose base this is, for
+    as long as the tensor's storage lives; then __del__ gives the pin back.
+
+    Not DLPack on the host: torch calls a DLPack deleter from C whenever the
+    storage goes, also while an exception is being raised (list(loader)
+    failing half-way frees the tensors it held), and a deleter written in
+    Python (a ctypes callback) cannot run then without losing that exception
+    or leaving its lock taken. A __del__ runs from the interpreter's own
+    deallocation, which keeps the pending exception aside."""
+
+    __slots__ = ("__array_interface__", "_done")
+
+    def __init__(self, arr):
+        self._done = None
+        self.__array_interface__ = arr.__array_interface__
+        self._done = arr._owner.pin(None)
+
+    def __del__(self):
+        done, self._done = self._done, None
+        if done is not None and not _sys.is_finalizing():
+            done()
+
+
 def to_torch(x):
     """A libfeed.Array (or numpy array) as a torch tensor, without a copy."""
     if isinstance(x, Array):
-        return _torch.from_dlpack(x)
+        if x.is_cuda:
+            return _torch.from_dlpack(x)
+        a = _np.asarray(_HostPin(x))
+        if x.dtype_name == "bfloat16":  # the raw bits; torch takes int16, not uint16
+            return _torch.from_numpy(a.view(_np.int16)).view(_torch.bfloat16)
+        return _torch.from_numpy(a)
     return _torch.from_numpy(x)
 
 
@@ -66,3 +101,6 @@ class Loader(_loader.Loader):
         if self._labels_dtype is not None and labels.dtype != self._labels_dtype:
             labels = labels.to(self._labels_dtype)
         return _loader.Batch(images, labels, b.epoch, b.index, b.sample_ids, b.flags, b.bad)
+
+
+from .dataloader import DataLoader  # noqa: E402  (torch.utils.data.DataLoader's keywords)

@@ -112,7 +112,7 @@ def _run_python(code, env_extra=None, drop=(), cwd="/"):
 
 
 FIX = ("cmake -S . -B build && cmake --build build", "LIBFEED_LIBRARY=/path/to/libfeed.so",
-       "LIBFEED_BUNDLE=/path/to/build pip install ./python")
+       "`pip install .`")
 
 
 def test_discovery_env_override_missing_file():
@@ -128,7 +128,7 @@ def test_discovery_env_override_missing_file():
 
 
 def test_library_not_found_names_every_place_tried(tmp_path):
-    # What `pip install ./python` (no bundle) gives away from a build tree.
+    # The package's files alone (no libfeed/_lib), away from a build tree.
     site = tmp_path / "site"
     shutil.copytree(os.path.join(PYTHON_DIR, "libfeed"), site / "libfeed",
                     ignore=shutil.ignore_patterns("__pycache__", "_lib"))
@@ -141,7 +141,7 @@ def test_library_not_found_names_every_place_tried(tmp_path):
     assert "LibraryNotFound" in err and "no candidate found" not in err
     assert "$LIBFEED_LIBRARY: not set" in err
     assert os.path.join(str(site), "libfeed", "_lib", "libfeed.so") in err  # the bundle
-    assert "LIBFEED_BUNDLE" in err
+    assert "built into the package by `pip install .`" in err
     d = str(site / "libfeed")
     for _ in range(4):  # the build trees the package could sit in
         d = os.path.dirname(d)

@@ -1,0 +1,295 @@
+"""libfeed.torch.DataLoader: torch.utils.data.DataLoader's arguments, libfeed's pipeline.
+
+    # before
+    ds = torchvision.datasets.ImageFolder("/data/train", transform=T.Compose([
+        T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(), T.Normalize(mean, std)]))
+    loader = torch.utils.data.DataLoader(ds, batch_size=256, shuffle=True, num_workers=8,
+                                         pin_memory=True, prefetch_factor=2, persistent_workers=True)
+    # after
+    loader = libfeed.torch.DataLoader("/data/train", batch_size=256, shuffle=True, num_workers=8,
+                                      pin_memory=True, prefetch_factor=2, persistent_workers=True,
+                                      augment="train")
+
+The keywords DataLoader shares with libfeed mean what they mean there, with
+DataLoader's defaults; the transform is libfeed's (augment=, size=, mean=,
+std=, dtype=: float32 CHW normalised with ImageNet's mean/std by default, what
+ToTensor() + Normalize() give). Arguments that would run Python per sample or
+per batch (a transform, collate_fn, worker_init_fn, batch_sampler, a custom
+sampler) raise a TypeError that says what to use instead.
+
+Each `for` is one epoch from its start, as with DataLoader, unless
+load_state_dict() just set a position (then it resumes there, as torchdata's
+StatefulDataLoader). set_epoch(e) as DistributedSampler.set_epoch; with
+sampler=DistributedSampler(...), the sampler's set_epoch is followed.
+"""
+import os
+import warnings
+
+from . import loader as _loader
+from ._errors import FeedBusyError
+
+# DataLoader arguments that cannot apply, and what to use instead.
+_REFUSED = {
+    "collate_fn": "libfeed stacks the batch in C: each batch is (images, labels) tensors. "
+                  "Do per-batch work in your loop, on the batch",
+    "worker_init_fn": "libfeed's workers are feed-worker processes (C, sandboxed), not Python; "
+                      "there is no Python to initialise in them",
+    "batch_sampler": "use batch_size= and drop_last= (with shuffle= and seed=)",
+    "pin_memory_device": "use device='cuda:N': batches then arrive on that GPU, copied from a "
+                         "ring pinned once",
+}
+_TRANSFORM_HELP = ("libfeed cannot run a Python transform: its workers decode and augment in C. "
+                   "Use augment='train' (RandomResizedCrop + RandomHorizontalFlip) or "
+                   "augment='val' (Resize + CenterCrop), size=, mean=/std=, dtype=, and "
+                   "augment={...} for the parameters (scale, ratio, flip_p, rotate_deg, "
+                   "brightness, contrast, saturation, hue, grayscale_p); pass the folder "
+                   "(ImageFolder's root) as the dataset")
+
+
+def _source_of(dataset):
+    """The folder (or the ImageFolder's root) a dataset argument names."""
+    if isinstance(dataset, (str, bytes, os.PathLike)):
+        return os.fsdecode(dataset)
+    root = getattr(dataset, "root", None)
+    if root is not None and hasattr(dataset, "samples") and hasattr(dataset, "class_to_idx"):
+        for attr in ("transform", "target_transform"):
+            if getattr(dataset, attr, None) is not None:
+                raise TypeError(f"libfeed.torch.DataLoader: the dataset has a {attr}: "
+                                + _TRANSFORM_HELP)
+        return os.fsdecode(root)
+    raise TypeError(f"libfeed.torch.DataLoader: dataset={type(dataset).__name__}: libfeed reads "
+                    "an image folder (ImageFolder layout) itself; pass its path (or a "
+                    "torchvision ImageFolder without transform), or file_list= for a list of "
+                    "files with labels")
+
+
+def _sampler_options(sampler, torch):
+    """libfeed options for a DataLoader sampler= argument."""
+    data = torch.utils.data
+    dist_cls = getattr(getattr(data, "distributed", None), "DistributedSampler", None)
+    if dist_cls is not None and isinstance(sampler, dist_cls):
+        return {"rank": sampler.rank, "world_size": sampler.num_replicas,
+                "shuffle": bool(sampler.shuffle), "seed": int(sampler.seed),
+                "drop_last": bool(sampler.drop_last)}
+    if isinstance(sampler, data.RandomSampler):
+        if getattr(sampler, "replacement", False) or getattr(sampler, "_num_samples", None):
+            raise TypeError("libfeed.torch.DataLoader: RandomSampler with replacement or "
+                            "num_samples cannot apply: every epoch is one permutation of the "
+                            "dataset (shuffle=True)")
+        opts = {"shuffle": True}
+        if getattr(sampler, "generator", None) is not None:
+            opts["seed"] = int(sampler.generator.initial_seed())
+        return opts
+    if isinstance(sampler, data.SequentialSampler):
+        return {"shuffle": False}
+    raise TypeError(f"libfeed.torch.DataLoader: sampler={type(sampler).__name__} cannot apply: "
+                    "libfeed computes each epoch's order itself; use shuffle=, seed=, and "
+                    "rank=/world_size= (or sampler=DistributedSampler(...)) to shard it")
+
+
+class DataLoader:
+    """torch.utils.data.DataLoader's signature over libfeed.torch.Loader.
+
+    dataset            an image folder (ImageFolder layout), or a torchvision
+                       ImageFolder whose transform is None (its root is read)
+    batch_size         1 (as DataLoader)
+    shuffle            False (as DataLoader); the order is a function of seed and epoch
+    sampler            DistributedSampler(...) (its rank, num_replicas, shuffle,
+                       seed, drop_last; its set_epoch() is followed),
+                       RandomSampler or SequentialSampler; others: TypeError
+    num_workers        worker processes; 0 (DataLoader's default: load in the
+                       main process) starts one, libfeed has no in-process mode
+    pin_memory         True: host batches are copied into page-locked memory
+                       as DataLoader's pin thread does (device='cuda' is the
+                       faster way: the ring is pinned once, no copy on the host)
+    drop_last          as DataLoader (and DistributedSampler's, with world_size > 1)
+    timeout            seconds one batch may take (0: no limit): FeedTimeoutError
+    generator          a torch.Generator: its initial_seed() is the seed
+    prefetch_factor    batches in flight per worker (2): the ring holds
+                       num_workers * prefetch_factor batches (at least 2)
+    persistent_workers accepted; libfeed's workers always live as long as the loader
+    multiprocessing_context, in_order   accepted; workers are always
+                       posix_spawn'ed executables, batches always in order
+
+    libfeed keywords: seed (default: drawn from torch's default generator, as
+    DataLoader draws its base seed, so torch.manual_seed() fixes it), augment
+    ("val"), size (224), dtype (torch.float32), layout, mean, std, device
+    ("cpu"; "cuda" for batches on the GPU), labels_dtype (torch.int64), and
+    every other libfeed.Loader option. collate_fn, worker_init_fn,
+    batch_sampler, a Dataset object with a transform: TypeError naming the
+    libfeed way.
+
+    Iterating gives one epoch of (images, labels) batches (libfeed.Batch:
+    also .sample_ids, .flags, .epoch, .index); len() is the batches per epoch.
+    """
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
+                 num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
+                 worker_init_fn=None, multiprocessing_context=None, generator=None, *,
+                 prefetch_factor=None, persistent_workers=False, in_order=True, seed=None,
+                 dtype=None, **options):
+        import torch
+
+        from . import torch as _lt
+
+        for name, value in (("collate_fn", collate_fn), ("worker_init_fn", worker_init_fn),
+                            ("batch_sampler", batch_sampler),
+                            ("pin_memory_device", options.pop("pin_memory_device", None) or None)):
+            if value is not None:
+                raise TypeError(f"libfeed.torch.DataLoader: {name}= cannot apply: {_REFUSED[name]}")
+        for name in ("transform", "target_transform"):
+            if options.get(name) is not None:
+                raise TypeError(f"libfeed.torch.DataLoader: {name}= cannot apply: " + _TRANSFORM_HELP)
+            options.pop(name, None)
+        if batch_size is None:
+            raise TypeError("libfeed.torch.DataLoader: batch_size=None (no batching) cannot "
+                            "apply: libfeed always delivers stacked batches")
+        if isinstance(num_workers, bool) or not isinstance(num_workers, int) or num_workers < 0:
+            raise ValueError(f"libfeed.torch.DataLoader: num_workers={num_workers!r}: expected "
+                             "an integer >= 0")
+        if prefetch_factor is not None and (isinstance(prefetch_factor, bool) or
+                                            not isinstance(prefetch_factor, int) or
+                                            prefetch_factor < 1):
+            raise ValueError(f"libfeed.torch.DataLoader: prefetch_factor={prefetch_factor!r}: "
+                             "expected an integer >= 1")
+        if timeout is None or timeout < 0:
+            raise ValueError(f"libfeed.torch.DataLoader: timeout={timeout!r}: expected a "
+                             "number >= 0 (0: no limit)")
+
+        opts = {"shuffle": bool(shuffle) if shuffle is not None else False,
+                "drop_last": bool(drop_last)}
+        if sampler is not None:
+            if shuffle:
+                # DataLoader's own rule
+                raise ValueError("libfeed.torch.DataLoader: sampler option is mutually "
+                                 "exclusive with shuffle")
+            opts.update(_sampler_options(sampler, torch))
+        if generator is not None:
+            if seed is not None:
+                raise ValueError("libfeed.torch.DataLoader: give generator= or seed=, not both")
+            seed = int(generator.initial_seed())
+        if seed is None and "seed" not in opts:
+            # As DataLoader draws its base seed: from the default generator.
+            seed = int(torch.empty((), dtype=torch.int64).random_().item())
+        if seed is not None:
+            opts["seed"] = seed
+        workers = max(1, num_workers)
+        opts["workers"] = workers
+        opts["prefetch"] = max(2, workers * (prefetch_factor or 2))
+        if timeout:
+            opts["timeout"] = timeout
+        opts["dtype"] = torch.float32 if dtype is None else dtype
+        opts.update(options)  # explicit libfeed options win
+
+        self.dataset = dataset
+        self.batch_size = batch_size
+        self.drop_last = bool(opts["drop_last"])
+        self.num_workers = num_workers
+        self.pin_memory = bool(pin_memory)
+        self.prefetch_factor = prefetch_factor
+        self.persistent_workers = bool(persistent_workers)
+        self.sampler = sampler
+        self.generator = generator
+        self.timeout = timeout
+        self.multiprocessing_context = multiprocessing_context
+        self.in_order = in_order
+        self._pin = False
+        if self.pin_memory:
+            if torch.cuda.is_available():
+                self._pin = True
+            else:
+                warnings.warn("libfeed.torch.DataLoader: pin_memory=True but no CUDA device is "
+                              "available: not pinning (as torch's DataLoader)", stacklevel=2)
+        self._resume = False    # load_state_dict() set the position: the next `for` starts there
+        self._set_epoch = None  # set_epoch(e): the next `for` is epoch e
+        self.loader = _lt.Loader(_source_of(dataset), batch_size, **opts)
+        self._pin = self._pin and self.loader.device == "cpu"  # device batches need no pinning
+
+    # -- what DataLoader has ------------------------------------------------------------
+    def __len__(self):
+        return len(self.loader)
+
+    def __iter__(self):
+        self._start_epoch()
+        it = iter(self.loader)
+        if not self._pin:
+            return it
+        return self._pinned(it)
+
+    @staticmethod
+    def _pinned(it):
+        for b in it:
+            images, labels = b
+            # The pinned copy frees the ring slot as soon as the view goes.
+            yield _loader.Batch(images.pin_memory(), labels.pin_memory(), b.epoch, b.index,
+                                b.sample_ids, b.flags, b.bad)
+
+    def _start_epoch(self):
+        """Where this `for` starts: a resumed position, a set_epoch(), the
+        sampler's epoch, else the start of the next epoch (as a new
+        DataLoader iterator), keeping what the ring already holds when the
+        loader is already there."""
+        if self._resume:
+            self._resume = False
+            return
+        epoch, batch = self.loader.position()
+        if self._set_epoch is not None:
+            epoch, self._set_epoch = self._set_epoch, None
+        elif self.sampler is not None and getattr(self.sampler, "epoch", None) is not None:
+            epoch = int(self.sampler.epoch)
+        elif batch != 0:
+            epoch += 1  # the last `for` stopped early: a new one starts a new epoch
+        try:
+            self.loader.set_epoch(epoch)
+        except FeedBusyError as e:
+            e.message = (f"starting epoch {epoch} needs the ring back, but a tensor of an earlier "
+                         "batch is still alive (the loop's variables after a `break` keep "
+                         "theirs): `del images, labels` (or keep a .clone()) before the next "
+                         "`for`. " + e.message)
+            e.args = (e.message,)
+            raise
+
+    def set_epoch(self, epoch):
+        """The next `for` delivers epoch `epoch` (DistributedSampler.set_epoch)."""
+        self._set_epoch = int(epoch)
+        self._resume = False
+
+    # -- torchdata's StatefulDataLoader -------------------------------------------------
+    def state_dict(self):
+        """Where the next batch is (libfeed.Loader.state_dict): save it with
+        the model; load_state_dict() in a new DataLoader resumes there."""
+        return self.loader.state_dict()
+
+    def load_state_dict(self, state, strict=True):
+        """The next `for` continues at the saved position (mid-epoch: the rest
+        of that epoch), bitwise the batches the saved run would have had."""
+        self.loader.load_state_dict(state, strict=strict)
+        self._resume = True
+        self._set_epoch = None
+
+    # -- libfeed's ------------------------------------------------------------------------
+    def stats(self):
+        """libfeed.Stats: images/s, busy fraction, bad samples, counters."""
+        return self.loader.stats()
+
+    def close(self):
+        """Stops the workers and frees the ring (also at garbage collection)."""
+        self.loader.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __getattr__(self, name):
+        # classes, num_classes, samples_per_epoch, bad_samples(), position(), ...
+        if name == "loader":
+            raise AttributeError(name)
+        return getattr(self.loader, name)
+
+    def __repr__(self):
+        return f"libfeed.torch.DataLoader({self.dataset!r}, batch_size={self.batch_size}, " \
+               f"batches_per_epoch={len(self)})"
+

@@ -1,0 +1,202 @@
+"""libfeed.torch.DataLoader: torch.utils.data.DataLoader's keywords over
+libfeed (skipped when torch is not installed; scripts/test-python runs it
+with Debian's python3-torch)."""
+import io
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+import libfeed  # noqa: E402
+import libfeed.torch as lt  # noqa: E402
+
+from conftest import BATCH, NIMG, NCLASS, REPO, SEED, SIDE  # noqa: E402
+
+NB = -(-NIMG // BATCH)
+SMALL = dict(size=SIDE, resize_shorter=64)
+
+
+def dl(dataset, **kw):
+    args = dict(batch_size=BATCH, num_workers=2, **SMALL)
+    args.update(kw)
+    return lt.DataLoader(dataset, **args)
+
+
+def test_same_batches_as_the_loader(dataset):
+    g = torch.Generator()
+    g.manual_seed(SEED)
+    with dl(dataset, shuffle=True, generator=g, augment="train") as D, \
+            lt.Loader(dataset, batch_size=BATCH, shuffle=True, seed=SEED, workers=2,
+                      augment="train", dtype=torch.float32, **SMALL) as L:
+        assert len(D) == len(L) == NB
+        for epoch in range(2):
+            n = 0
+            for (di, dlab), (li, llab) in zip(D, L):
+                # ToTensor() + Normalize(): float32 CHW; cross_entropy's int64 labels
+                assert di.dtype == torch.float32 and di.shape[1:] == (3, SIDE, SIDE)
+                assert dlab.dtype == torch.int64
+                assert torch.equal(di, li) and torch.equal(dlab, llab)
+                n += 1
+            assert n == NB
+
+
+def test_dataloader_defaults(dataset, index):
+    # DataLoader's: batch_size=1, shuffle=False, num_workers=0 (here: one worker process)
+    with lt.DataLoader(dataset, **SMALL) as D:
+        assert len(D) == NIMG and D.batch_size == 1 and D.num_workers == 0
+        ids = [int(b.sample_ids[0]) for b in D]
+        assert ids == list(range(NIMG))  # unshuffled: the ImageFolder order
+        st = D.stats()
+        assert st["workers"] == 1 and st["samples_delivered"] == NIMG
+
+
+def test_workers_and_prefetch_factor(dataset):
+    with dl(dataset, num_workers=3, prefetch_factor=3, persistent_workers=True) as D:
+        st = D.stats()
+        assert st["workers"] == 3 and st["ring_slots"] == 9  # num_workers * prefetch_factor
+    with dl(dataset, num_workers=2) as D:
+        assert D.stats()["ring_slots"] == 4  # prefetch_factor defaults to 2, as DataLoader's
+
+
+def test_seed_follows_torch_manual_seed(dataset):
+    def order():
+        with dl(dataset, shuffle=True) as D:
+            return [b.sample_ids.tolist() for b in D]
+
+    torch.manual_seed(5)
+    a = order()
+    torch.manual_seed(5)
+    assert order() == a  # DataLoader draws its base seed from torch's generator
+    torch.manual_seed(6)
+    assert order() != a
+
+
+def test_distributed_sampler_and_set_epoch(dataset):
+    from torch.utils.data.distributed import DistributedSampler
+
+    s = DistributedSampler(list(range(NIMG)), num_replicas=2, rank=1, shuffle=True, seed=7)
+    with dl(dataset, sampler=s) as D, \
+            lt.Loader(dataset, batch_size=BATCH, rank=1, world_size=2, seed=7, workers=2,
+                      dtype=torch.float32, **SMALL) as L:
+        for epoch in (0, 3, 1):
+            s.set_epoch(epoch)  # followed at the next `for`, as DataLoader's sampler is
+            L.set_epoch(epoch)
+            got = [(b.epoch, b.sample_ids.tolist()) for b in D]
+            assert got == [(b.epoch, b.sample_ids.tolist()) for b in L]
+            assert {e for e, _ in got} == {epoch}
+    with pytest.raises(ValueError, match="mutually exclusive with shuffle"):
+        dl(dataset, sampler=s, shuffle=True)
+
+
+def test_each_for_is_a_new_epoch_and_set_epoch(dataset):
+    with dl(dataset, shuffle=True, seed=1) as D:
+        for images, labels in D:
+            break
+        del images, labels
+        assert [(b.epoch, b.index) for b in D][:2] == [(1, 0), (1, 1)]
+        D.set_epoch(5)
+        assert {b.epoch for b in D} == {5}
+        for images, labels in D:
+            break
+        # The loop's variables hold the batch: the next epoch cannot start.
+        with pytest.raises(libfeed.FeedBusyError, match="del images, labels"):
+            iter(D)
+
+
+def test_state_dict_resumes_mid_epoch(dataset):
+    with dl(dataset, shuffle=True, seed=3) as D:
+        it = iter(D)
+        next(it)
+        next(it)
+        state = D.state_dict()
+        rest = [(b.index, b[0].clone()) for b in it]
+    with dl(dataset, shuffle=True, seed=3) as E:
+        E.load_state_dict(state)
+        got = [(b.index, b[0].clone()) for b in E]  # StatefulDataLoader: the rest of the epoch
+        assert [i for i, _ in got] == [i for i, _ in rest] == list(range(2, NB))
+        assert all(torch.equal(a, b) for (_, a), (_, b) in zip(got, rest))
+        assert [b.epoch for b in E] == [1] * NB  # then the next epoch, whole
+
+
+def test_imagefolder_without_transform(dataset):
+    tv = pytest.importorskip("torchvision")
+    ds = tv.datasets.ImageFolder(dataset)
+    with dl(ds) as D:
+        assert D.classes == ds.classes and len(D) == NB
+    with pytest.raises(TypeError, match="augment='train'"):
+        dl(tv.datasets.ImageFolder(dataset, transform=tv.transforms.ToTensor()))
+
+
+@pytest.mark.parametrize("kw,words", [
+    ({"collate_fn": lambda b: b}, "collate_fn= cannot apply: libfeed stacks the batch in C"),
+    ({"worker_init_fn": print}, "worker_init_fn= cannot apply"),
+    ({"batch_sampler": [[0, 1]]}, "batch_sampler= cannot apply: use batch_size="),
+    ({"transform": print}, "transform= cannot apply: libfeed cannot run a Python transform"),
+    ({"pin_memory_device": "cuda"}, "use device='cuda:N'"),
+    ({"sampler": [0, 1, 2]}, "sampler=list cannot apply"),
+    ({"batch_size": None}, "batch_size=None"),
+])
+def test_what_cannot_apply_says_what_instead(dataset, kw, words):
+    with pytest.raises(TypeError) as e:
+        dl(dataset, **kw)
+    assert words in str(e.value)
+
+
+def test_dataset_object_is_refused_clearly(dataset):
+    with pytest.raises(TypeError, match="pass its path"):
+        dl(list(range(10)))
+    with pytest.raises(ValueError, match="generator= or seed="):
+        dl(dataset, generator=torch.Generator(), seed=1)
+
+
+def test_pin_memory(dataset):
+    if torch.cuda.is_available():
+        with dl(dataset, pin_memory=True) as D:
+            images, labels = next(iter(D))
+            assert images.is_pinned() and labels.is_pinned()
+    else:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            D = dl(dataset, pin_memory=True)
+        assert any("no CUDA device" in str(x.message) for x in w)
+        assert sum(1 for _ in D) == NB
+        D.close()
+
+
+def test_tqdm_bar(dataset):
+    tqdm = pytest.importorskip("tqdm").tqdm
+    with dl(dataset) as D:
+        bar = tqdm(D, file=io.StringIO())
+        assert sum(len(y) for _, y in bar) == NIMG and bar.n == bar.total == NB
+
+
+def test_example_trains_a_torchvision_model(dataset, tmp_path):
+    pytest.importorskip("torchvision")
+    env = dict(os.environ)
+    r = subprocess.run([sys.executable, os.path.join(REPO, "examples", "train_torchvision.py"),
+                        dataset, "--steps", "7", "--batch", "8", "--size", "64",
+                        "--device", "cpu"], env=env, cwd=str(tmp_path),
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    # 7 steps of 8 crosses an epoch (45 images, drop_last: 5 batches each)
+    assert out["steps"] == 7 and out["images"] == 56 and out["bad_samples"] == 0
+    assert np.isfinite([out["first_loss"], out["last_loss"]]).all()
+    assert out["weights_moved"] > 0 and 0 < out["busy_fraction"] <= 1
+    assert out["first_loss"] == pytest.approx(np.log(NCLASS), rel=0.5)  # an untrained model
+
+
+def test_holding_every_batch_is_a_clear_error(dataset):
+    # list(loader) keeps every tensor: past the ring's slots, FeedBusyError.
+    # The tensors list() had made are freed while that error is being raised;
+    # their pins must be given back without losing it (or hanging).
+    with dl(dataset, num_workers=2) as D:
+        with pytest.raises(libfeed.FeedBusyError, match="held"):
+            list(D)
+        assert sum(len(y) for _, y in D) == NIMG  # the next epoch, whole

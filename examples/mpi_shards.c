@@ -84,7 +84,7 @@ static void device_note(const char *data, const char *extra, struct device_note 
         snprintf(d->note, sizeof d->note, "%s", st.backend);
         feed_loader_destroy(L);
     } else {
-        snprintf(d->note, sizeof d->note, "%s", err);
+        snprintf(d->note, sizeof d->note, "%.*s", (int)sizeof d->note - 1, err); /* the start names the device */
     }
 }
 

@@ -53,8 +53,8 @@ extern "C" {
 /* ---- version ------------------------------------------------------------ */
 
 #define FEED_VERSION_MAJOR 0
-#define FEED_VERSION_MINOR 1
-#define FEED_VERSION_PATCH 1
+#define FEED_VERSION_MINOR 2
+#define FEED_VERSION_PATCH 0
 /* MAJOR*10000 + MINOR*100 + PATCH, as returned by feed_version(). */
 #define FEED_VERSION_NUMBER \
     (FEED_VERSION_MAJOR * 10000 + FEED_VERSION_MINOR * 100 + FEED_VERSION_PATCH)

@@ -23,8 +23,8 @@ from ._errors import (FeedBusyError, FeedDatasetError, FeedDecodeError, FeedDevi
 from ._stats import Stats
 from .loader import BadSample, Batch, Loader
 
-__version__ = "0.1.1"
-#: The version of the loaded libfeed.so ("0.1.1") and where it was found.
+__version__ = "0.2.0"
+#: The version of the loaded libfeed.so ("0.2.0") and where it was found.
 library_version = _capi.lib.feed_version_string().decode()
 library_path = _capi.library_path
 

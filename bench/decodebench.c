@@ -195,16 +195,12 @@ typedef struct runner {
 
 static uint32_t g_size = 224;
 
-static void runner_init(runner *r)
+void db_xforms(uint32_t size, feed__xform *train, feed__xform *val)
 {
-    memset(r, 0, sizeof *r);
-    r->tj = tjInitDecompress();
-    r->ctx = feed__image_ctx_create();
-    r->jpeg = feed__jpeg_create();
     feed__xform x;
     memset(&x, 0, sizeof x);
-    x.out_h = x.out_w = g_size;
-    x.resize_shorter = g_size * 8 / 7; /* 256 for 224 */
+    x.out_h = x.out_w = size;
+    x.resize_shorter = size * 8 / 7; /* 256 for 224 */
     x.scale_min = 0.08f;
     x.scale_max = 1.0f;
     x.ratio_min = 3.0f / 4.0f;
@@ -212,11 +208,20 @@ static void runner_init(runner *r)
     x.exif = 1;
     x.roi_decode = 1;
     x.max_pixels = 100000000;
-    r->train = x;
-    r->train.mode = FEED_AUGMENT_TRAIN;
-    r->train.flip_p = 0.5f;
-    r->val = x;
-    r->val.mode = FEED_AUGMENT_VAL;
+    *train = x;
+    train->mode = FEED_AUGMENT_TRAIN;
+    train->flip_p = 0.5f;
+    *val = x;
+    val->mode = FEED_AUGMENT_VAL;
+}
+
+static void runner_init(runner *r)
+{
+    memset(r, 0, sizeof *r);
+    r->tj = tjInitDecompress();
+    r->ctx = feed__image_ctx_create();
+    r->jpeg = feed__jpeg_create();
+    db_xforms(g_size, &r->train, &r->val);
     r->out = malloc((size_t)g_size * g_size * 3);
     if (!r->tj || !r->ctx || !r->jpeg || !r->out) {
         fprintf(stderr, "decodebench: out of memory\n");
@@ -233,8 +238,8 @@ static void runner_free(runner *r)
     free(r->out);
 }
 
-static int plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
-                     size_t msglen)
+int db_plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+                 size_t msglen)
 {
     (void)arg, (void)msg, (void)msglen;
     reg->scale = 8;
@@ -303,7 +308,7 @@ static int run_one(runner *r, int op, const file *f)
     }
     case OP_FULL_RGBX: {
         feed__jpeg_image img;
-        rc = feed__jpeg_decode(r->jpeg, f->data, f->len, plan_full, NULL, &img, msg, sizeof msg);
+        rc = feed__jpeg_decode(r->jpeg, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg);
         break;
     }
     case OP_TRAIN_ENTROPY:

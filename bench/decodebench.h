@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "image.h"
+#include "jpeg.h"
+
 typedef struct db_file {
     uint8_t *data;
     size_t len;
@@ -20,6 +23,15 @@ extern db_file *g_files;
 extern size_t g_nfiles;
 
 double db_now(clockid_t c);
+
+/* The train and val transforms both modes measure, for size x size output:
+ * RandomResizedCrop (0.08..1, 3/4..4/3) + flip 0.5; Resize(size*8/7) +
+ * CenterCrop(size); EXIF and region decoding on. */
+void db_xforms(uint32_t size, feed__xform *train, feed__xform *val);
+
+/* A decoder plan for the whole image at full size (the "full" rows). */
+int db_plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+                 size_t msglen);
 
 /* --format png|webp: libfeed's decoder and pipeline against PIL's decode of
  * the same files (pil: the pil_decode.py script), single core, S seconds of

@@ -42,24 +42,13 @@ typedef struct fctx {
     uint64_t decode_ns[F_COUNT], augment_ns[F_COUNT], n[F_COUNT];
 } fctx;
 
-static int plan_whole(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
-                      size_t msglen)
-{
-    (void)arg, (void)msg, (void)msglen;
-    reg->scale = 8;
-    reg->x0 = reg->y0 = 0;
-    reg->x1 = info->width;
-    reg->y1 = info->height;
-    return 0;
-}
-
 static int f_run(fctx *c, int op, const db_file *f)
 {
     char msg[256];
     if (op == F_FULL) {
         feed__jpeg_image img;
-        return c->webp ? feed__webp_decode(c->wp, f->data, f->len, plan_whole, NULL, &img, msg, sizeof msg)
-                       : feed__png_decode(c->png, f->data, f->len, plan_whole, NULL, &img, msg, sizeof msg);
+        return c->webp ? feed__webp_decode(c->wp, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg)
+                       : feed__png_decode(c->png, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg);
     }
     feed__image_info info;
     int rc = feed__image_process(c->ctx, op == F_TRAIN ? &c->train : &c->val, f->data, f->len, 1, 0,
@@ -114,21 +103,7 @@ int db_formats_main(const char *format, const char *pil, const char *json, doubl
         fprintf(stderr, "decodebench: out of memory\n");
         return 1;
     }
-    feed__xform x;
-    memset(&x, 0, sizeof x);
-    x.out_h = x.out_w = size;
-    x.resize_shorter = size * 8 / 7;
-    x.scale_min = 0.08f;
-    x.scale_max = 1.0f;
-    x.ratio_min = 3.0f / 4.0f;
-    x.ratio_max = 4.0f / 3.0f;
-    x.exif = 1;
-    x.roi_decode = 1;
-    x.max_pixels = 100000000;
-    c.train = c.val = x;
-    c.train.mode = FEED_AUGMENT_TRAIN;
-    c.train.flip_p = 0.5f;
-    c.val.mode = FEED_AUGMENT_VAL;
+    db_xforms(size, &c.train, &c.val);
 
     /* every file must decode (and the same list goes to PIL) */
     char list[] = "/tmp/decodebench-list.XXXXXX";

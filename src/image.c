@@ -210,6 +210,24 @@ static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t 
 static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *out, feed__image_info *info,
                   uint64_t t1, char *msg, size_t msglen);
 
+/* The start of both entry points: clears *info and msg, then refuses bad
+ * arguments (args_ok 0) and a transform the workers cannot apply. Returns 0
+ * or FEED_E_INVALID. */
+static int enter(int args_ok, const feed__xform *x, feed__image_info *info, char *msg, size_t msglen)
+{
+    memset(info, 0, sizeof *info);
+    if (msg && msglen)
+        msg[0] = '\0';
+    if (!args_ok) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "invalid arguments");
+        return FEED_E_INVALID;
+    }
+    if (feed__xform_check(x, msg, msglen) != 0)
+        return FEED_E_INVALID;
+    return 0;
+}
+
 int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
                         size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
                         uint8_t *out, feed__image_info *info, char *msg, size_t msglen)
@@ -217,20 +235,13 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
     feed__image_info dummy;
     if (!info)
         info = &dummy;
-    memset(info, 0, sizeof *info);
-    if (msg && msglen)
-        msg[0] = '\0';
-    if (!ctx || !out) {
-        if (msg && msglen)
-            snprintf(msg, msglen, "invalid arguments");
-        return FEED_E_INVALID;
-    }
-    if (feed__xform_check(x, msg, msglen) != 0)
-        return FEED_E_INVALID;
+    int rc = enter(ctx && out, x, info, msg, msglen);
+    if (rc)
+        return rc;
     feed__plan p = {.ctx = ctx, .x = x, .seed = seed, .epoch = epoch, .id = sample_id};
     feed__jpeg_image img;
     uint64_t t0 = feed__now_ns();
-    int rc = feed__image_decode(ctx, data, len, &p, &img, msg, msglen);
+    rc = feed__image_decode(ctx, data, len, &p, &img, msg, msglen);
     uint64_t t1 = feed__now_ns();
     info->decode_ns = t1 - t0;
     if (rc)
@@ -331,16 +342,9 @@ int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const
     feed__image_info dummy;
     if (!info)
         info = &dummy;
-    memset(info, 0, sizeof *info);
-    if (msg && msglen)
-        msg[0] = '\0';
-    if (!ctx || !out || !px || !w || !h || (c != 1 && c != 3 && c != 4)) {
-        if (msg && msglen)
-            snprintf(msg, msglen, "invalid arguments");
-        return FEED_E_INVALID;
-    }
-    if (feed__xform_check(x, msg, msglen) != 0)
-        return FEED_E_INVALID;
+    int rc = enter(ctx && out && px && w && h && (c == 1 || c == 3 || c == 4), x, info, msg, msglen);
+    if (rc)
+        return rc;
     uint64_t t1 = feed__now_ns();
     if ((uint64_t)w * h > x->max_pixels) {
         snprintf(msg, msglen, "image %ux%u = %llu pixels is over max_pixels %llu", w, h,
@@ -367,7 +371,7 @@ int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const
     feed__plan p = {.ctx = ctx, .x = &xc, .seed = seed, .epoch = epoch, .id = sample_id};
     feed__jpeg_info ji = {.width = w, .height = h, .components = c, .orientation = 1};
     feed__jpeg_region reg;
-    int rc = feed__plan_region(&p, &ji, &reg, msg, msglen);
+    rc = feed__plan_region(&p, &ji, &reg, msg, msglen);
     if (rc)
         return rc;
     /* Only the region the resize reads, as RGBX. */

@@ -59,16 +59,25 @@ static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
     return 0;
 }
 
-static int add_entry(builder *b, const char *path, size_t len, int32_t label)
+/* Room for one more entry: the next one, b->ents[b->n] (not counted yet),
+ * or NULL on out of memory. */
+static feed__index_entry *next_entry(builder *b)
 {
     if (b->n == b->cap) {
         uint64_t cap = b->cap ? b->cap * 2 : 1024;
         feed__index_entry *e = feed__realloc(b->ents, cap * sizeof *e);
         if (!e)
-            return -1;
+            return NULL;
         b->ents = e, b->cap = cap;
     }
-    feed__index_entry *e = &b->ents[b->n];
+    return &b->ents[b->n];
+}
+
+static int add_entry(builder *b, const char *path, size_t len, int32_t label)
+{
+    feed__index_entry *e = next_entry(b);
+    if (!e)
+        return -1;
     if (pool_add(b, path, len, &e->path_off))
         return -1;
     e->label = label;
@@ -482,14 +491,11 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
                       "holds; skipped");
         return 0;
     }
-    if (b->n == b->cap) {
-        uint64_t cap = b->cap ? b->cap * 2 : 1024;
-        feed__index_entry *e = feed__realloc(b->ents, cap * sizeof *e);
-        if (!e)
-            return -1;
-        b->ents = e, b->cap = cap;
-    }
-    b->ents[b->n++] = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, label, (uint32_t)len};
+    feed__index_entry *e = next_entry(b);
+    if (!e)
+        return -1;
+    *e = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, label, (uint32_t)len};
+    b->n++;
     if ((uint64_t)label + 1 > b->nclasses)
         b->nclasses = (uint32_t)label + 1;
     return 0;

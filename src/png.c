@@ -26,6 +26,7 @@
 
 #include <spng.h>
 
+#include "decode.h"
 #include "feed.h"
 
 /* Ancillary chunks (text, ICC profiles, ...) libspng may keep in memory,
@@ -34,8 +35,7 @@
 #define FEED_PNG_CACHE_LIMIT (8u << 20)
 
 struct feed__png {
-    uint8_t *buf;
-    size_t cap;
+    feed__pixbuf px;
 };
 
 feed__png *feed__png_create(void)
@@ -47,7 +47,7 @@ void feed__png_destroy(feed__png *p)
 {
     if (!p)
         return;
-    free(p->buf);
+    free(p->px.buf);
     free(p);
 }
 
@@ -101,32 +101,22 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
     info.progressive = ihdr.interlace_method == SPNG_INTERLACE_ADAM7;
 
     feed__jpeg_region r;
-    memset(&r, 0, sizeof r);
-    int rc = plan(arg, &info, &r, msg, msglen);
+    int rc = feed__decode_plan(plan, arg, &info, &r, "PNG", msg, msglen);
     if (rc)
         return rc;
-    if (r.scale != 8 || r.x0 >= r.x1 || r.y0 >= r.y1 || r.x1 > info.width || r.y1 > info.height) {
-        snprintf(msg, msglen, "internal: bad PNG decode region");
-        return FEED_E_INTERNAL;
-    }
     size_t out_len;
     e = spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &out_len);
     if (e) {
         snprintf(msg, msglen, "PNG: %s", spng_strerror(e));
         return feed__png_status(e);
     }
-    if (r.max_memory) {
-        /* the image, libspng's rows (two scanlines of the widest format, 8
-         * bytes a pixel, and one of RGBA8), the chunks it may keep, zlib */
-        uint64_t need = (uint64_t)len + out_len + (uint64_t)info.width * 24 +
-                        2ull * FEED_PNG_CACHE_LIMIT + (256u << 10);
-        if (need > r.max_memory) {
-            snprintf(msg, msglen, "needs ~%.1f MiB to decode (%ux%u PNG), over max_worker_memory %.1f MiB",
-                     (double)need / (1 << 20), info.width, info.height,
-                     (double)r.max_memory / (1 << 20));
-            return FEED_E_TOO_LARGE;
-        }
-    }
+    /* the image, libspng's rows (two scanlines of the widest format, 8
+     * bytes a pixel, and one of RGBA8), the chunks it may keep, zlib */
+    uint64_t need = (uint64_t)len + out_len + (uint64_t)info.width * 24 +
+                    2ull * FEED_PNG_CACHE_LIMIT + (256u << 10);
+    rc = feed__decode_fits(&r, need, &info, "PNG", msg, msglen);
+    if (rc)
+        return rc;
     /* Rows below the region need not be decoded (a non-interlaced PNG is
      * row after row): stop after row y1, keeping rows y0.. only, when the
      * file ends with its IEND chunk, so that a truncated file is still an
@@ -134,35 +124,25 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
     size_t stride = (size_t)info.width * 4;
     int rows_only = !info.progressive && r.y1 < info.height && feed__png_has_iend(data, len);
     size_t keep = rows_only ? stride * (r.y1 - r.y0 + 1) : out_len; /* + a row for the skipped */
-    if (keep > p->cap) {
-        free(p->buf);
-        p->cap = 0;
-        p->buf = malloc(keep);
-        if (!p->buf) {
-            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", keep);
-            return FEED_E_NOMEM;
-        }
-        p->cap = keep;
-    }
+    rc = feed__pixbuf_reserve(&p->px, keep, msg, msglen);
+    if (rc)
+        return rc;
+    uint8_t *buf = p->px.buf;
     if (rows_only) {
         e = spng_decode_image(ctx, NULL, 0, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS | SPNG_DECODE_PROGRESSIVE);
-        uint8_t *skipped = p->buf + stride * (r.y1 - r.y0);
+        uint8_t *skipped = buf + stride * (r.y1 - r.y0);
         for (uint32_t y = 0; !e && y < r.y1; y++) {
-            e = spng_decode_row(ctx, y < r.y0 ? skipped : p->buf + stride * (y - r.y0), stride);
+            e = spng_decode_row(ctx, y < r.y0 ? skipped : buf + stride * (y - r.y0), stride);
         }
     } else {
-        e = spng_decode_image(ctx, p->buf, out_len, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
+        e = spng_decode_image(ctx, buf, out_len, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
     }
     if (e) {
         snprintf(msg, msglen, "PNG: %s", spng_strerror(e));
         return feed__png_status(e);
     }
-    img->pixels = p->buf + (rows_only ? 0 : (size_t)r.y0 * stride) + (size_t)r.x0 * 4;
-    img->stride = stride;
-    img->w = r.x1 - r.x0;
-    img->h = r.y1 - r.y0;
-    img->scaled_w = info.width;
-    img->scaled_h = info.height;
+    feed__decode_result(img, buf + (rows_only ? 0 : (size_t)r.y0 * stride) + (size_t)r.x0 * 4, stride, &r,
+                        &info);
     return 0;
 }
 
@@ -170,22 +150,16 @@ int feed__png_decode(feed__png *p, const uint8_t *data, size_t len, feed__jpeg_p
                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
 {
     char scratch[1];
-    if (!msg || !msglen) {
-        msg = scratch;
-        msglen = sizeof scratch;
-    }
-    msg[0] = '\0';
-    if (!data || len == 0) {
-        snprintf(msg, msglen, "PNG: empty data");
-        return FEED_E_DECODE;
-    }
+    int rc = feed__decode_start(&msg, &msglen, scratch, data, len, "PNG");
+    if (rc)
+        return rc;
     /* A context reads one file; making one is a small allocation. */
     spng_ctx *ctx = spng_ctx_new(0);
     if (!ctx) {
         snprintf(msg, msglen, "out of memory");
         return FEED_E_NOMEM;
     }
-    int rc = feed__png_body(p, ctx, data, len, plan, arg, img, msg, msglen);
+    rc = feed__png_body(p, ctx, data, len, plan, arg, img, msg, msglen);
     spng_ctx_free(ctx);
     return rc;
 }

@@ -151,6 +151,21 @@ static int ensure_cap(uint8_t **buf, size_t *cap, uint64_t need, uint64_t limit,
     return 0;
 }
 
+/* Opens path under dirfd to read it (EINTR retried). Returns 0 with *fd, or
+ * a status as feed__reader_read. A system call on every path, never
+ * IORING_OP_OPENAT: the worker's seccomp filter sees system calls only, so
+ * the ring may not open anything (it is restricted to READ, CLOSE and NOP,
+ * see uring_probe) and the filter checks the open's flags. */
+static int open_file(int dirfd, const char *path, int *fd, int *sys_errno, char *msg, size_t msglen)
+{
+    do
+        *fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
+    while (*fd < 0 && errno == EINTR);
+    if (*fd < 0)
+        return io_error(errno, "open", sys_errno, msg, msglen);
+    return 0;
+}
+
 /* ---- the pread path ----------------------------------------------------------- */
 
 static int read_fd(int fd, uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
@@ -205,12 +220,10 @@ static int read_pread(int dirfd, const char *path, uint64_t max_bytes, uint8_t *
                       size_t *cap, size_t *len, int *sys_errno, char *msg, size_t msglen)
 {
     int fd;
-    do
-        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return io_error(errno, "open", sys_errno, msg, msglen);
-    int rc = read_fd(fd, max_bytes, buf, cap, len, sys_errno, msg, msglen);
+    int rc = open_file(dirfd, path, &fd, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    rc = read_fd(fd, max_bytes, buf, cap, len, sys_errno, msg, msglen);
     sys.close(fd); /* read-only: nothing to lose; never retried (Linux frees the fd anyway) */
     return rc;
 }
@@ -265,53 +278,40 @@ static void uring_broken(feed__reader *r)
     r->kind = FEED__READER_KIND_PREAD;
 }
 
-/* Returns 0, a status as feed__reader_read, or READ_FALLBACK. */
-static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
-                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
+/* Opens path (open_file) and fstats it for a read through the ring. fstat,
+ * not IORING_OP_STATX: statx always goes through an io-wq thread, which made
+ * the ring slower than pread when we measured it; through the syscall table,
+ * so tests can lie about the size here too. Returns 0 with *fd and *st, a
+ * status as feed__reader_read, or READ_FALLBACK (fstat failed: pread will
+ * say why). */
+static int uring_open(int dirfd, const char *path, int *fd, struct stat *st, int *sys_errno, char *msg,
                       size_t msglen)
+{
+    int rc = open_file(dirfd, path, fd, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    if (sys.fstat(*fd, st) < 0) {
+        close(*fd);
+        return READ_FALLBACK;
+    }
+    return 0;
+}
+
+/*
+ * Reads want bytes at off of fd into buf through the ring, the close of fd
+ * hard linked to it (it runs even when the read fails or comes back short):
+ * fd is closed whatever happens. Returns 0 with the bytes read in *n (maybe
+ * short), a status as feed__reader_read, or READ_FALLBACK (the read was
+ * interrupted, or the ring failed and is given up).
+ */
+static int uring_read_close(feed__reader *r, int fd, uint8_t *buf, unsigned want, uint64_t off, int *n,
+                            int *sys_errno, char *msg, size_t msglen)
 {
     struct io_uring *ring = &r->ring;
     int res[4], err;
-    struct io_uring_sqe *sqe;
-
-    /* The open is a system call, not IORING_OP_OPENAT: the worker's seccomp
-     * filter sees system calls only, so the ring may not open anything (it is
-     * restricted to READ, CLOSE and NOP, see uring_probe) and the filter
-     * checks the open's flags. */
-    int fd;
-    do
-        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return io_error(errno, "open", sys_errno, msg, msglen);
-    /* fstat, not IORING_OP_STATX: statx always goes through an io-wq thread,
-     * which made the ring slower than pread when we measured it.
-     * Through the syscall table, so tests can lie about the size here too. */
-    struct stat st;
-    if (sys.fstat(fd, &st) < 0) {
-        close(fd);
-        return READ_FALLBACK;
-    }
-    uint64_t expect = st.st_size > 0 ? (uint64_t)st.st_size : 0;
-    int rc = check_type(st.st_mode, sys_errno, msg, msglen);
-    if (!rc && expect > max_bytes)
-        rc = too_large(expect, max_bytes, sys_errno, msg, msglen);
-    if (!rc && expect >= READER_URING_MAX_READ)
-        rc = READ_FALLBACK;
-    if (!rc) {
-        uint64_t limit = max_bytes < UINT64_MAX ? max_bytes + 1 : max_bytes;
-        rc = ensure_cap(buf, cap, expect + 1, limit, sys_errno, msg, msglen);
-    }
-    if (rc) {
-        close(fd);
-        return rc;
-    }
-
-    unsigned want = *cap < READER_URING_MAX_READ ? (unsigned)*cap : READER_URING_MAX_READ;
-    sqe = io_uring_get_sqe(ring);
-    io_uring_prep_read(sqe, fd, *buf, want, 0);
+    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+    io_uring_prep_read(sqe, fd, buf, want, off);
     io_uring_sqe_set_data64(sqe, UD_READ);
-    /* Hard link: the close runs even when the read fails or comes back short. */
     sqe->flags |= IOSQE_IO_HARDLINK;
     sqe = io_uring_get_sqe(ring);
     io_uring_prep_close(sqe, fd);
@@ -328,12 +328,45 @@ static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max
     }
     if (res[UD_CLOSE] == -ECANCELED) /* never ran: the fd is still open */
         close(fd);
-    int n = res[UD_READ];
-    if (n < 0) {
-        if (n == -EINTR || n == -EAGAIN || n == -ECANCELED)
+    *n = res[UD_READ];
+    if (*n < 0) {
+        if (*n == -EINTR || *n == -EAGAIN || *n == -ECANCELED)
             return READ_FALLBACK;
-        return io_error(-n, "read", sys_errno, msg, msglen);
+        return io_error(-*n, "read", sys_errno, msg, msglen);
     }
+    return 0;
+}
+
+/* Returns 0, a status as feed__reader_read, or READ_FALLBACK. */
+static int read_uring(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,
+                      uint8_t **buf, size_t *cap, size_t *len, int *sys_errno, char *msg,
+                      size_t msglen)
+{
+    int fd;
+    struct stat st;
+    int rc = uring_open(dirfd, path, &fd, &st, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    uint64_t expect = st.st_size > 0 ? (uint64_t)st.st_size : 0;
+    rc = check_type(st.st_mode, sys_errno, msg, msglen);
+    if (!rc && expect > max_bytes)
+        rc = too_large(expect, max_bytes, sys_errno, msg, msglen);
+    if (!rc && expect >= READER_URING_MAX_READ)
+        rc = READ_FALLBACK;
+    if (!rc) {
+        uint64_t limit = max_bytes < UINT64_MAX ? max_bytes + 1 : max_bytes;
+        rc = ensure_cap(buf, cap, expect + 1, limit, sys_errno, msg, msglen);
+    }
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+
+    unsigned want = *cap < READER_URING_MAX_READ ? (unsigned)*cap : READER_URING_MAX_READ;
+    int n;
+    rc = uring_read_close(r, fd, *buf, want, 0, &n, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
     if ((uint64_t)n == expect && (unsigned)n < want) {
         *len = (size_t)n;
         return 0;
@@ -369,13 +402,11 @@ static int range_pread(int dirfd, const char *path, uint64_t off, uint64_t len, 
                        uint8_t **buf, size_t *cap, size_t *got, int *sys_errno, char *msg, size_t msglen)
 {
     int fd;
-    do
-        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return io_error(errno, "open", sys_errno, msg, msglen);
+    int rc = open_file(dirfd, path, &fd, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
     struct stat st;
-    int rc = sys.fstat(fd, &st) < 0 ? io_error(errno, "stat", sys_errno, msg, msglen) : 0;
+    rc = sys.fstat(fd, &st) < 0 ? io_error(errno, "stat", sys_errno, msg, msglen) : 0;
     if (!rc)
         rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
     if (!rc)
@@ -411,20 +442,12 @@ static int range_uring(feed__reader *r, int dirfd, const char *path, uint64_t of
                        uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *got, int *sys_errno,
                        char *msg, size_t msglen)
 {
-    struct io_uring *ring = &r->ring;
-    int res[4], err;
     int fd;
-    do
-        fd = sys.openat(dirfd, path, READER_OPEN_FLAGS, 0);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return io_error(errno, "open", sys_errno, msg, msglen);
     struct stat st;
-    if (sys.fstat(fd, &st) < 0) {
-        close(fd);
-        return READ_FALLBACK;
-    }
-    int rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
+    int rc = uring_open(dirfd, path, &fd, &st, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
     if (!rc && (len >= READER_URING_MAX_READ || len == 0))
         rc = READ_FALLBACK;
     if (!rc)
@@ -433,26 +456,11 @@ static int range_uring(feed__reader *r, int dirfd, const char *path, uint64_t of
         close(fd);
         return rc;
     }
-    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-    io_uring_prep_read(sqe, fd, *buf, (unsigned)len, off);
-    io_uring_sqe_set_data64(sqe, UD_READ);
-    sqe->flags |= IOSQE_IO_HARDLINK;
-    sqe = io_uring_get_sqe(ring);
-    io_uring_prep_close(sqe, fd);
-    io_uring_sqe_set_data64(sqe, UD_CLOSE);
-    int submitted = uring_run(ring, 2, res, &err);
-    if (err) { /* as in read_uring */
-        if (submitted == 0 || (submitted == 1 && res[UD_READ] != RES_NONE))
-            close(fd);
-        uring_broken(r);
-        return READ_FALLBACK;
-    }
-    if (res[UD_CLOSE] == -ECANCELED)
-        close(fd);
-    int n = res[UD_READ];
-    if (n < 0 && n != -EINTR && n != -EAGAIN && n != -ECANCELED)
-        return io_error(-n, "read", sys_errno, msg, msglen);
-    if (n >= 0 && (uint64_t)n == len) {
+    int n;
+    rc = uring_read_close(r, fd, *buf, (unsigned)len, off, &n, sys_errno, msg, msglen);
+    if (rc)
+        return rc;
+    if ((uint64_t)n == len) {
         *got = (size_t)len;
         return 0;
     }

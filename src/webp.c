@@ -26,6 +26,7 @@
 
 #include <webp/decode.h>
 
+#include "decode.h"
 #include "feed.h"
 
 /* Pixels decoded beyond the region on each side (inside the image). Two
@@ -33,8 +34,7 @@
 #define FEED_WEBP_MARGIN 8u
 
 struct feed__webp {
-    uint8_t *buf;
-    size_t cap;
+    feed__pixbuf px;
 };
 
 feed__webp *feed__webp_create(void)
@@ -46,7 +46,7 @@ void feed__webp_destroy(feed__webp *w)
 {
     if (!w)
         return;
-    free(w->buf);
+    free(w->px.buf);
     free(w);
 }
 
@@ -74,15 +74,9 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
                       void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
 {
     char scratch[1];
-    if (!msg || !msglen) {
-        msg = scratch;
-        msglen = sizeof scratch;
-    }
-    msg[0] = '\0';
-    if (!data || len == 0) {
-        snprintf(msg, msglen, "WebP: empty data");
-        return FEED_E_DECODE;
-    }
+    int rc = feed__decode_start(&msg, &msglen, scratch, data, len, "WebP");
+    if (rc)
+        return rc;
     WebPDecoderConfig cfg;
     if (!WebPInitDecoderConfig(&cfg)) {
         snprintf(msg, msglen, "internal: libwebp version mismatch");
@@ -107,14 +101,9 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
     info.orientation = 1;
 
     feed__jpeg_region r;
-    memset(&r, 0, sizeof r);
-    int rc = plan(arg, &info, &r, msg, msglen);
+    rc = feed__decode_plan(plan, arg, &info, &r, "WebP", msg, msglen);
     if (rc)
         return rc;
-    if (r.scale != 8 || r.x0 >= r.x1 || r.y0 >= r.y1 || r.x1 > info.width || r.y1 > info.height) {
-        snprintf(msg, msglen, "internal: bad WebP decode region");
-        return FEED_E_INTERNAL;
-    }
     /* the decoded rectangle: the region widened by the margin, origin even */
     uint32_t cx0 = (r.x0 > FEED_WEBP_MARGIN ? r.x0 - FEED_WEBP_MARGIN : 0) & ~1u;
     uint32_t cy0 = (r.y0 > FEED_WEBP_MARGIN ? r.y0 - FEED_WEBP_MARGIN : 0) & ~1u;
@@ -123,32 +112,19 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
     int crop = cx0 > 0 || cy0 > 0 || cx1 < info.width || cy1 < info.height;
     size_t stride = (size_t)(cx1 - cx0) * 4;
     size_t out_len = stride * (cy1 - cy0); /* <= 16383^2 * 4: the format's limit */
-    if (r.max_memory) {
-        /* judged on the whole image: libwebp's lossless decoder keeps whole rows */
-        uint64_t whole = (uint64_t)info.width * info.height * 4;
-        uint64_t need = (uint64_t)len + 2ull * whole + (uint64_t)info.width * 64 + (256u << 10);
-        if (need > r.max_memory) {
-            snprintf(msg, msglen, "needs ~%.1f MiB to decode (%ux%u WebP), over max_worker_memory %.1f MiB",
-                     (double)need / (1 << 20), info.width, info.height,
-                     (double)r.max_memory / (1 << 20));
-            return FEED_E_TOO_LARGE;
-        }
-    }
-    if (out_len > w->cap) {
-        free(w->buf);
-        w->cap = 0;
-        w->buf = malloc(out_len);
-        if (!w->buf) {
-            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", out_len);
-            return FEED_E_NOMEM;
-        }
-        w->cap = out_len;
-    }
+    /* judged on the whole image: libwebp's lossless decoder keeps whole rows */
+    uint64_t whole = (uint64_t)info.width * info.height * 4;
+    uint64_t need = (uint64_t)len + 2ull * whole + (uint64_t)info.width * 64 + (256u << 10);
+    rc = feed__decode_fits(&r, need, &info, "WebP", msg, msglen);
+    if (!rc)
+        rc = feed__pixbuf_reserve(&w->px, out_len, msg, msglen);
+    if (rc)
+        return rc;
     cfg.output.colorspace = MODE_RGBA;
     cfg.output.is_external_memory = 1;
     cfg.output.width = (int)(cx1 - cx0);
     cfg.output.height = (int)(cy1 - cy0);
-    cfg.output.u.RGBA.rgba = w->buf;
+    cfg.output.u.RGBA.rgba = w->px.buf;
     cfg.output.u.RGBA.stride = (int)stride;
     cfg.output.u.RGBA.size = out_len;
     cfg.options.use_threads = 0;
@@ -163,11 +139,7 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
     WebPFreeDecBuffer(&cfg.output); /* frees nothing of ours (external memory) */
     if (s != VP8_STATUS_OK)
         return feed__webp_fail(s, msg, msglen);
-    img->pixels = w->buf + (size_t)(r.y0 - cy0) * stride + (size_t)(r.x0 - cx0) * 4;
-    img->stride = stride;
-    img->w = r.x1 - r.x0;
-    img->h = r.y1 - r.y0;
-    img->scaled_w = info.width;
-    img->scaled_h = info.height;
+    feed__decode_result(img, w->px.buf + (size_t)(r.y0 - cy0) * stride + (size_t)(r.x0 - cx0) * 4, stride, &r,
+                        &info);
     return 0;
 }

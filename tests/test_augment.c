@@ -555,22 +555,9 @@ static void test_rrc_distribution(void **state)
 
 static feed__xform xform(uint32_t mode, uint32_t oh, uint32_t ow)
 {
-    feed__xform x;
-    memset(&x, 0, sizeof x);
-    x.out_h = oh;
-    x.out_w = ow;
-    x.mode = mode;
-    x.resize_shorter = 256;
-    x.scale_min = 0.08f;
-    x.scale_max = 1.0f;
-    x.ratio_min = 3.0f / 4.0f;
-    x.ratio_max = 4.0f / 3.0f;
-    x.flip_p = mode == FEED_AUGMENT_TRAIN ? 0.5f : 0;
-    x.exif = 1;
-    x.roi_decode = 1;
-    x.max_pixels = 100000000;
-    return x;
+    return ti_xform(mode, oh, ow, 256);
 }
+
 
 /*
  * The reference pipeline, written the way torchvision does it and sharing no

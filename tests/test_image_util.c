@@ -439,3 +439,36 @@ uint8_t *ti_photo(uint32_t w, uint32_t h, uint32_t seed)
         }
     return p;
 }
+
+int ti_plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+                  size_t msglen)
+{
+    ti_plan_arg *p = arg;
+    p->seen = *info;
+    p->calls++;
+    if (p->status) {
+        snprintf(msg, msglen, "plan says no");
+        return p->status;
+    }
+    *r = p->want;
+    return 0;
+}
+
+feed__xform ti_xform(uint32_t mode, uint32_t oh, uint32_t ow, uint32_t resize_shorter)
+{
+    feed__xform x;
+    memset(&x, 0, sizeof x);
+    x.out_h = oh;
+    x.out_w = ow;
+    x.mode = mode;
+    x.resize_shorter = resize_shorter;
+    x.scale_min = 0.08f;
+    x.scale_max = 1.0f;
+    x.ratio_min = 3.0f / 4.0f;
+    x.ratio_max = 4.0f / 3.0f;
+    x.flip_p = mode == FEED_AUGMENT_TRAIN ? 0.5f : 0;
+    x.exif = 1;
+    x.roi_decode = 1;
+    x.max_pixels = 100000000;
+    return x;
+}

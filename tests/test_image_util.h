@@ -1,12 +1,16 @@
 /*
- * test_image_util.h - JPEG fixtures and float64 references shared by the
- * image-pipeline tests (test_jpeg.c, test_augment.c).
+ * test_image_util.h - JPEG fixtures, float64 references, a fixed decode plan
+ * and the usual transform, shared by the image-pipeline tests (test_jpeg.c,
+ * test_augment.c, test_png.c, test_webp.c, ...).
  */
 #ifndef FEED_TEST_IMAGE_UTIL_H
 #define FEED_TEST_IMAGE_UTIL_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "image.h"
+#include "jpeg.h"
 
 /* Kinds of synthetic JPEG. */
 enum {
@@ -58,5 +62,21 @@ uint8_t *ti_orient_ref(const uint8_t *rgb, uint32_t w, uint32_t h, uint32_t o, u
 double ti_max_err(const uint8_t *a, const double *ref, size_t n);
 double ti_mean_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
 int ti_max_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
+
+/* A decoder plan (feed__jpeg_plan_fn) that records the header it was shown
+ * and asks for want, or refuses with status ("plan says no") when set. */
+typedef struct ti_plan_arg {
+    feed__jpeg_region want;
+    feed__jpeg_info seen;
+    int status; /* returned by the plan */
+    int calls;
+} ti_plan_arg;
+int ti_plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+                  size_t msglen);
+
+/* The ImageNet-style transform to oh x ow: mode, RandomResizedCrop
+ * (0.08..1, 3/4..4/3), flip 0.5 in train, resize_shorter for val, EXIF and
+ * region decoding on, max_pixels 1e8. */
+feed__xform ti_xform(uint32_t mode, uint32_t oh, uint32_t ow, uint32_t resize_shorter);
 
 #endif

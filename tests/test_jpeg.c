@@ -22,37 +22,16 @@
 
 /* ---- helpers ---------------------------------------------------------------------- */
 
-typedef struct {
-    feed__jpeg_region want;
-    feed__jpeg_info seen;
-    int status; /* returned by the plan */
-    int calls;
-} plan_arg;
-
-static int plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
-                      size_t msglen)
-{
-    plan_arg *p = arg;
-    p->seen = *info;
-    p->calls++;
-    if (p->status) {
-        snprintf(msg, msglen, "plan says no");
-        return p->status;
-    }
-    *r = p->want;
-    return 0;
-}
-
 /* Decodes region (x0,y0)-(x1,y1) at scale m and checks it equals the
  * reference full decode at that scale, cropped. */
 static void check_region(feed__jpeg *j, const uint8_t *jpg, size_t len, const uint8_t *ref,
                          uint32_t rw, int m, uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1,
                          const char *what)
 {
-    plan_arg p = {.want = {.scale = (uint32_t)m, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1}};
+    ti_plan_arg p = {.want = {.scale = (uint32_t)m, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1}};
     feed__jpeg_image img;
     char msg[200];
-    int rc = feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg);
+    int rc = feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
     if (rc) {
         fprintf(stderr, "%s: rc %d %s\n", what, rc, msg);
         fail();
@@ -172,10 +151,10 @@ static void test_info_and_grey(void **state)
     size_t len;
     uint8_t *jpg = ti_jpeg(px, w, h, TI_GRAY, 90, TJFLAG_PROGRESSIVE, &len);
     feed__jpeg *j = feed__jpeg_create();
-    plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
+    ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
     feed__jpeg_image img;
     char msg[128];
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(p.calls, 1);
     assert_int_equal(p.seen.width, w);
     assert_int_equal(p.seen.height, h);
@@ -205,10 +184,10 @@ static void test_cmyk(void **state)
     size_t len;
     uint8_t *jpg = ti_jpeg(px, w, h, TI_CMYK, 95, 0, &len);
     feed__jpeg *j = feed__jpeg_create();
-    plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
+    ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
     feed__jpeg_image img;
     char msg[128];
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(p.seen.components, 4);
     assert_int_equal(p.seen.cmyk_inverted, 1);
     uint8_t *rgb = malloc((size_t)w * h * 3);
@@ -246,7 +225,7 @@ static void test_cmyk(void **state)
     len -= seg;
     check_all_regions(jpg, len, "cmyk without Adobe marker");
     p.calls = 0;
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(p.seen.cmyk_inverted, 0);
     free(rgb);
     free(jpg);
@@ -266,22 +245,22 @@ static void test_errors(void **state)
     uint32_t rw, rh;
     uint8_t *ref = ti_decode_ref(jpg, len, 8, &rw, &rh);
     feed__jpeg *j = feed__jpeg_create();
-    plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
+    ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
     feed__jpeg_image img;
     char msg[200];
 
-    assert_int_equal(feed__jpeg_decode(j, NULL, 0, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, NULL, 0, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
     assert_string_equal(msg, "Empty input file");
-    assert_int_equal(feed__jpeg_decode(j, jpg, 0, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, jpg, 0, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
     static const uint8_t png[] = {0x89, 'P', 'N', 'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13};
-    assert_int_equal(feed__jpeg_decode(j, png, sizeof png, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, png, sizeof png, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
     assert_non_null(strstr(msg, "Not a JPEG file"));
     assert_non_null(strstr(msg, "starts with 0x89 0x50 (PNG data, not JPEG"));
     static const uint8_t soi[] = {0xFF, 0xD8};
-    assert_int_equal(feed__jpeg_decode(j, soi, sizeof soi, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, soi, sizeof soi, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
     assert_true(strlen(msg) > 0);
     assert_int_equal(p.calls, 0); /* the plan never saw a header */
@@ -290,16 +269,16 @@ static void test_errors(void **state)
     static const double cuts[] = {0.02, 0.1, 0.3, 0.5, 0.8, 0.95, 0.999};
     for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
         size_t n = (size_t)(len * cuts[k]);
-        int rc = feed__jpeg_decode(j, jpg, n, plan_fixed, &p, &img, msg, sizeof msg);
+        int rc = feed__jpeg_decode(j, jpg, n, ti_plan_fixed, &p, &img, msg, sizeof msg);
         assert_int_equal(rc, FEED_E_DECODE);
         assert_true(strlen(msg) > 0);
         p.want.y1 = 8; /* only the top rows */
-        rc = feed__jpeg_decode(j, jpg, n, plan_fixed, &p, &img, msg, sizeof msg);
+        rc = feed__jpeg_decode(j, jpg, n, ti_plan_fixed, &p, &img, msg, sizeof msg);
         assert_int_equal(rc, FEED_E_DECODE);
         p.want.y1 = h;
     }
     /* EOI missing only */
-    assert_int_equal(feed__jpeg_decode(j, jpg, len - 2, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, jpg, len - 2, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_DECODE);
 
     /* corrupted bytes in the entropy-coded data: an error or some pixels, never
@@ -313,7 +292,7 @@ static void test_errors(void **state)
             size_t at = 200 + rnd(&seed) % (len - 202);
             bad[at] = (uint8_t)rnd(&seed);
         }
-        int rc = feed__jpeg_decode(j, bad, len, plan_fixed, &p, &img, msg, sizeof msg);
+        int rc = feed__jpeg_decode(j, bad, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
         assert_true(rc == 0 || rc == FEED_E_DECODE);
         if (rc)
             errors++;
@@ -325,14 +304,14 @@ static void test_errors(void **state)
         size_t at = 2 + rnd(&seed) % 200;
         bad[at] = (uint8_t)rnd(&seed);
         p.calls = 0;
-        int rc = feed__jpeg_decode(j, bad, len, plan_fixed, &p, &img, msg, sizeof msg);
+        int rc = feed__jpeg_decode(j, bad, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
         (void)rc; /* a changed size makes the fixed region invalid: INTERNAL is fine here */
     }
     free(bad);
 
     /* the same decoder still decodes correctly */
     p.want = (feed__jpeg_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h};
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_string_equal(msg, "");
     for (uint32_t y = 0; y < h; y++)
         for (uint32_t x = 0; x < w; x++)
@@ -366,11 +345,11 @@ static void test_not_jpeg_names_format(void **state)
         {"\xff\xd9\x00\x00", 4, NULL},
     };
     feed__jpeg *j = feed__jpeg_create();
-    plan_arg p = {.want = {.scale = 8, .x1 = 1, .y1 = 1}};
+    ti_plan_arg p = {.want = {.scale = 8, .x1 = 1, .y1 = 1}};
     feed__jpeg_image img;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char msg[256] = "";
-        int rc = feed__jpeg_decode(j, (const uint8_t *)cases[i].bytes, cases[i].n, plan_fixed, &p,
+        int rc = feed__jpeg_decode(j, (const uint8_t *)cases[i].bytes, cases[i].n, ti_plan_fixed, &p,
                                    &img, msg, sizeof msg);
         assert_int_equal(rc, FEED_E_DECODE);
         if (!strstr(msg, "Not a JPEG file: starts with"))
@@ -396,19 +375,19 @@ static void test_plan_status(void **state)
     feed__jpeg *j = feed__jpeg_create();
     feed__jpeg_image img;
     char msg[200];
-    plan_arg p = {.status = FEED_E_TOO_LARGE};
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg),
+    ti_plan_arg p = {.status = FEED_E_TOO_LARGE};
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_TOO_LARGE);
     assert_string_equal(msg, "plan says no");
     p.status = 0;
     p.want = (feed__jpeg_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w + 1, .y1 = h};
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_INTERNAL);
     p.want = (feed__jpeg_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2 + 1, .y1 = h / 2};
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg),
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_INTERNAL);
     p.want = (feed__jpeg_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2, .y1 = h / 2};
-    assert_int_equal(feed__jpeg_decode(j, jpg, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+    assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(img.scaled_w, w / 2);
     free(jpg);
     free(px);
@@ -476,10 +455,10 @@ static void test_exif_parse(void **state)
                 assert_true(feed__jpeg_exif_orientation(e, cut) >= 1);
             /* the decoder reports it too, and still decodes */
             feed__jpeg *j = feed__jpeg_create();
-            plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
+            ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
             feed__jpeg_image img;
             char msg[128];
-            assert_int_equal(feed__jpeg_decode(j, e, n, plan_fixed, &p, &img, msg, sizeof msg), 0);
+            assert_int_equal(feed__jpeg_decode(j, e, n, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
             assert_int_equal(p.seen.orientation, want);
             feed__jpeg_destroy(j);
             free(e);

@@ -162,12 +162,18 @@ static void test_parse_malformed(void **state)
 
 /* ---- create's errors, each naming the file ------------------------------------------ */
 
+/* Default options reading an array source and its labels (NULL: none). */
+static void array_options(feed_options *o, const char *source, const char *labels)
+{
+    feed_options_init(o, sizeof *o);
+    snprintf(o->source, sizeof o->source, "%s", source);
+    snprintf(o->labels, sizeof o->labels, "%s", labels ? labels : "");
+}
+
 static feed_status try_create(const char *source, const char *labels, char *err, size_t errlen)
 {
     feed_options o;
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", source);
-    snprintf(o.labels, sizeof o.labels, "%s", labels ? labels : "");
+    array_options(&o, source, labels);
     o.workers = 1;
     o.height = o.width = 8;
     feed_loader *L = NULL;
@@ -403,9 +409,7 @@ static void run_exact(uint32_t c, const char *extra)
     char *lp = write_labels32("e2e_labels.npy", lab, EN);
     feed_options o;
     char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", img);
-    snprintf(o.labels, sizeof o.labels, "%s", lp);
+    array_options(&o, img, lp);
     o.batch_size = 8, o.workers = 2, o.height = EH, o.width = EW, o.augment = FEED_AUGMENT_NONE;
     o.epochs = 2;
     if (extra)
@@ -487,9 +491,7 @@ static void test_loader_train(void **state)
     char *lp = write_labels32("train_labels.npy", lab, N);
     feed_options o;
     char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", img);
-    snprintf(o.labels, sizeof o.labels, "%s", lp);
+    array_options(&o, img, lp);
     o.batch_size = 4, o.workers = 2, o.height = 24, o.width = 20, o.augment = FEED_AUGMENT_TRAIN, o.seed = 9;
     o.dtype = FEED_DTYPE_FLOAT32; /* the workers convert too */
     feed_loader *L;
@@ -538,9 +540,7 @@ static void test_loader_file_shrinks(void **state)
     char *lp = write_labels32("shrink_labels.npy", lab, N);
     feed_options o;
     char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", img);
-    snprintf(o.labels, sizeof o.labels, "%s", lp);
+    array_options(&o, img, lp);
     o.batch_size = 4, o.workers = 1, o.prefetch = 2, o.height = H, o.width = W, o.augment = FEED_AUGMENT_NONE;
     o.max_bad_fraction = 1, o.report_bad = 0, o.epochs = 2;
     feed_loader *L;

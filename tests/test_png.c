@@ -157,37 +157,9 @@ static const pngspec kinds[] = {
 };
 #define NKINDS (sizeof kinds / sizeof *kinds)
 
-typedef struct {
-    feed__jpeg_region want;
-    feed__jpeg_info seen;
-} plan_arg;
-
-static int plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
-                      size_t msglen)
-{
-    plan_arg *p = arg;
-    p->seen = *info;
-    *r = p->want;
-    return 0;
-}
-
 static feed__xform xform(uint32_t mode, uint32_t oh, uint32_t ow)
 {
-    feed__xform x;
-    memset(&x, 0, sizeof x);
-    x.out_h = oh;
-    x.out_w = ow;
-    x.mode = mode;
-    x.resize_shorter = oh > ow ? oh + 9 : ow + 9;
-    x.scale_min = 0.08f;
-    x.scale_max = 1.0f;
-    x.ratio_min = 3.0f / 4.0f;
-    x.ratio_max = 4.0f / 3.0f;
-    x.flip_p = mode == FEED_AUGMENT_TRAIN ? 0.5f : 0;
-    x.exif = 1;
-    x.roi_decode = 1;
-    x.max_pixels = 100000000;
-    return x;
+    return ti_xform(mode, oh, ow, oh > ow ? oh + 9 : ow + 9);
 }
 
 /* ---- tests ------------------------------------------------------------------------------- */
@@ -203,10 +175,10 @@ static void test_kinds(void **state)
         size_t len;
         uint8_t *rgb;
         uint8_t *png = make_png(&kinds[k], w, h, &len, &rgb);
-        plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
+        ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
         feed__jpeg_image img;
         char msg[256];
-        int rc = feed__png_decode(dec, png, len, plan_fixed, &p, &img, msg, sizeof msg);
+        int rc = feed__png_decode(dec, png, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
         if (rc)
             fprintf(stderr, "%s: %d %s\n", kinds[k].name, rc, msg);
         assert_int_equal(rc, 0);
@@ -224,7 +196,7 @@ static void test_kinds(void **state)
         assert_int_equal(bad, 0);
         /* a region is the same pixels */
         p.want = (feed__jpeg_region){.scale = 8, .x0 = 5, .y0 = 7, .x1 = 30, .y1 = 20};
-        assert_int_equal(feed__png_decode(dec, png, len, plan_fixed, &p, &img, msg, sizeof msg), 0);
+        assert_int_equal(feed__png_decode(dec, png, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(img.w, 25);
         assert_int_equal(img.h, 13);
         for (uint32_t y = 0; y < img.h; y++)

@@ -27,31 +27,11 @@
 #include "test_image_util.h"
 #include "webp.h"
 
-typedef struct {
-    feed__jpeg_region want;
-    feed__jpeg_info seen;
-} plan_arg;
 
-static int plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
-                      size_t msglen)
-{
-    plan_arg *p = arg;
-    p->seen = *info;
-    *r = p->want;
-    return 0;
-}
-
+/* The whole image resized to oh x ow (none: the crop and jitter fields unused). */
 static feed__xform xform(uint32_t oh, uint32_t ow)
 {
-    feed__xform x;
-    memset(&x, 0, sizeof x);
-    x.out_h = oh;
-    x.out_w = ow;
-    x.mode = FEED_AUGMENT_NONE;
-    x.exif = 1;
-    x.roi_decode = 1;
-    x.max_pixels = 100000000;
-    return x;
+    return ti_xform(FEED_AUGMENT_NONE, oh, ow, 0);
 }
 
 /* RGBA with alpha in 1..255 (lossless WebP may rewrite the colour under
@@ -88,16 +68,16 @@ static void test_lossless(void **state)
     feed__webp *dec = feed__webp_create();
     for (int k = 0; k < 2; k++) {
         assert_true(n[k] > 0);
-        plan_arg p = {.want = {.scale = 8, .x1 = w, .y1 = h}};
+        ti_plan_arg p = {.want = {.scale = 8, .x1 = w, .y1 = h}};
         feed__jpeg_image img;
         char msg[256];
-        assert_int_equal(feed__webp_decode(dec, f[k], n[k], plan_fixed, &p, &img, msg, sizeof msg), 0);
+        assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(p.seen.width, w);
         assert_int_equal(p.seen.height, h);
         assert_int_equal(p.seen.components, k ? 4 : 3);
         check_rgb(&img, rgb, w, 0, 0);
         p.want = (feed__jpeg_region){.scale = 8, .x0 = 3, .y0 = 9, .x1 = 50, .y1 = 40};
-        assert_int_equal(feed__webp_decode(dec, f[k], n[k], plan_fixed, &p, &img, msg, sizeof msg), 0);
+        assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(img.w, 47);
         assert_int_equal(img.h, 31);
         check_rgb(&img, rgb, w, 3, 9);
@@ -133,10 +113,10 @@ static void test_lossy(void **state)
         uint8_t *ref = WebPDecodeRGB(f[k], n[k], &rw, &rh);
         assert_non_null(ref);
         assert_true((uint32_t)rw == w && (uint32_t)rh == h);
-        plan_arg p = {.want = {.scale = 8, .x0 = 10, .y0 = 4, .x1 = w, .y1 = 60}};
+        ti_plan_arg p = {.want = {.scale = 8, .x0 = 10, .y0 = 4, .x1 = w, .y1 = 60}};
         feed__jpeg_image img;
         char msg[256];
-        assert_int_equal(feed__webp_decode(dec, f[k], n[k], plan_fixed, &p, &img, msg, sizeof msg), 0);
+        assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         check_rgb(&img, ref, w, 10, 4);
         /* and near what was encoded */
         double sum = 0;
@@ -179,10 +159,10 @@ static void test_regions(void **state)
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             uint32_t cw = 1 + (uint32_t)(x % w), ch = 1 + (uint32_t)((x >> 20) % h);
             uint32_t x0 = (uint32_t)((x >> 40) % (w - cw + 1)), y0 = (uint32_t)((x >> 50) % (h - ch + 1));
-            plan_arg p = {.want = {.scale = 8, .x0 = x0, .y0 = y0, .x1 = x0 + cw, .y1 = y0 + ch}};
+            ti_plan_arg p = {.want = {.scale = 8, .x0 = x0, .y0 = y0, .x1 = x0 + cw, .y1 = y0 + ch}};
             feed__jpeg_image img;
             char msg[256];
-            assert_int_equal(feed__webp_decode(dec, f[k], n[k], plan_fixed, &p, &img, msg, sizeof msg), 0);
+            assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
             assert_int_equal(img.w, cw);
             assert_int_equal(img.h, ch);
             for (uint32_t y = 0; y < ch; y++)
@@ -193,7 +173,7 @@ static void test_regions(void **state)
             /* cut short below the region: still an error */
             size_t cuts[2] = {n[k] - 1, n[k] * 3 / 4};
             for (int c = 0; c < 2 && t % 10 == 0; c++) {
-                int rc = feed__webp_decode(dec, f[k], cuts[c], plan_fixed, &p, &img, msg, sizeof msg);
+                int rc = feed__webp_decode(dec, f[k], cuts[c], ti_plan_fixed, &p, &img, msg, sizeof msg);
                 if (rc != FEED_E_DECODE)
                     fail_msg("file %d cut at %zu of %zu, region (%u,%u) %ux%u: rc %d", k, cuts[c], n[k],
                              x0, y0, cw, ch, rc);

@@ -30,7 +30,6 @@ or cannot run without a GPU, the script says why and exits 0 (skip), writing
 import argparse
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -40,26 +39,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MEAN = [0.485, 0.456, 0.406]
-STD = [0.229, 0.224, 0.225]
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def loadavg():
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return -1.0
+from benchcommon import MEAN, STD, cpu_model, loadavg, write_json  # noqa: E402 (bench/ is on sys.path)
 
 
 def cpu_now():
@@ -308,10 +289,7 @@ def main():
             "%.2f-%.2fx" % (min(rr), max(rr)),
             "%.2f" % res["feed_%s_cpu_ms_per_img" % mode] if c else "-",
             "%.2f" % res["dali_%s_cpu_ms_per_img" % mode] if c else "-", "%.2fx" % c if c else "-"))
-    if args.json:
-        with open(args.json, "w") as fjs:
-            json.dump(res, fjs, indent=2)
-            fjs.write("\n")
+    write_json(args.json, res)
     return 0
 
 

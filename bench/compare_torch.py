@@ -32,7 +32,6 @@ import argparse
 import gc
 import json
 import os
-import platform
 import resource
 import statistics
 import subprocess
@@ -42,26 +41,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MEAN = [0.485, 0.456, 0.406]
-STD = [0.229, 0.224, 0.225]
 
-
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
-def loadavg():
-    try:
-        return os.getloadavg()[0]
-    except OSError:
-        return -1.0
+from benchcommon import MEAN, STD, cpu_model, loadavg, write_json  # noqa: E402 (bench/ is on sys.path)
 
 
 def torch_run(data, mode, batch, workers, nbatches, warmup, seed):
@@ -370,10 +351,7 @@ def main():
             "%.1f" % fcv if fcv else "-", "%.1f" % sy if sy else "-",
             "%.2fx" % res["ratio_sync_%s" % mode] if sy else "-", "%.2fx" % c if c else "-"))
     print("libfeed: %s" % res["libfeed_side"])
-    if args.json:
-        with open(args.json, "w") as fjs:
-            json.dump(res, fjs, indent=2)
-            fjs.write("\n")
+    write_json(args.json, res)
     return 0
 
 

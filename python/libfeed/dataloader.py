@@ -87,7 +87,7 @@ def _sampler_options(sampler, torch):
                     "rank=/world_size= (or sampler=DistributedSampler(...)) to shard it")
 
 
-class DataLoader:
+class DataLoader(_loader.Front):
     """torch.utils.data.DataLoader's signature over libfeed.torch.Loader.
 
     dataset            an image folder (ImageFolder layout), or a torchvision
@@ -268,21 +268,6 @@ class DataLoader:
         self._set_epoch = None
 
     # -- libfeed's ------------------------------------------------------------------------
-    def stats(self):
-        """libfeed.Stats: images/s, busy fraction, bad samples, counters."""
-        return self.loader.stats()
-
-    def close(self):
-        """Stops the workers and frees the ring (also at garbage collection)."""
-        self.loader.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
     def __getattr__(self, name):
         # classes, num_classes, samples_per_epoch, bad_samples(), position(), ...
         if name == "loader":

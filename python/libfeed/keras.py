@@ -30,7 +30,7 @@ import keras as _keras
 from . import loader as _loader
 
 
-class Dataset(_keras.utils.PyDataset):
+class Dataset(_keras.utils.PyDataset, _loader.Front):
     """A Keras 3 PyDataset of libfeed batches.
 
     source, batch_size (32), augment ("val"), shuffle (True), seed, size
@@ -95,10 +95,6 @@ class Dataset(_keras.utils.PyDataset):
                 self._replay = self.last_batch
 
     # libfeed's
-    def stats(self):
-        """libfeed.Stats: images/s, busy fraction, bad samples, counters."""
-        return self.loader.stats()
-
     def state_dict(self):
         return self.loader.state_dict()
 
@@ -106,13 +102,3 @@ class Dataset(_keras.utils.PyDataset):
         self.loader.load_state_dict(state, strict=strict)
         self._it = None
         self._served = int(state.get("batch", 0))
-
-    def close(self):
-        self.loader.close()
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False

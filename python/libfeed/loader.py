@@ -947,3 +947,23 @@ class Loader:
                                      r.path.decode(errors="surrogateescape"),
                                      r.message.decode(errors="replace")))
             return out
+
+
+class Front:
+    """What a framework's front end over a Loader (libfeed.torch.DataLoader,
+    libfeed.keras.Dataset) does alike: self.loader is the libfeed.Loader."""
+
+    def stats(self):
+        """libfeed.Stats: images/s, busy fraction, bad samples, counters."""
+        return self.loader.stats()
+
+    def close(self):
+        """Stops the workers and frees the ring (also at garbage collection)."""
+        self.loader.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False

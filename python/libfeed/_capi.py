@@ -19,8 +19,8 @@ import sys
 # The C library version this binding was written for (FEED_VERSION_NUMBER of
 # include/feed.h). Same major (and, while major is 0, same minor) is required.
 VERSION_MAJOR = 0
-VERSION_MINOR = 1
-VERSION_PATCH = 1
+VERSION_MINOR = 2
+VERSION_PATCH = 0
 VERSION_NUMBER = VERSION_MAJOR * 10000 + VERSION_MINOR * 100 + VERSION_PATCH
 
 FEED_PATH_MAX = 4096

@@ -90,6 +90,17 @@ def run(feedbench, args, readahead, out, data=None):
             "readahead": j.get("readahead"), "readahead_files": j.get("readahead_files")}
 
 
+def summarize(rows, what, tail=""):
+    """Median, least and most ratio of the rounds, cold and warm; printed."""
+    summary = {}
+    for cache in ("cold", "warm"):
+        rs = [x["ratio"] for x in rows if x["cache"] == cache]
+        summary[cache] = {"median_ratio": statistics.median(rs), "min": min(rs), "max": max(rs)}
+        print(f"{cache}: median {what} {summary[cache]['median_ratio']:.3f} "
+              f"(rounds {min(rs):.3f}-{max(rs):.3f}){tail}")
+    return summary
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--data", required=True)
@@ -136,12 +147,7 @@ def main():
         print(f"{x['cache']:6} {x['round']:5d} {x['off']['images_per_sec']:10.0f} "
               f"{x['off']['read_us']:12.1f} {x['on']['images_per_sec']:10.0f} "
               f"{x['on']['read_us']:11.1f} {x['ratio']:7.3f}")
-    summary = {}
-    for cache in ("cold", "warm"):
-        rs = [x["ratio"] for x in rows if x["cache"] == cache]
-        summary[cache] = {"median_ratio": statistics.median(rs), "min": min(rs), "max": max(rs)}
-        print(f"{cache}: median on/off {summary[cache]['median_ratio']:.3f} "
-              f"(rounds {min(rs):.3f}-{max(rs):.3f}), mode {rows[0]['on']['readahead']}")
+    summary = summarize(rows, "on/off", f", mode {rows[0]['on']['readahead']}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"data": args.data, "files": len(files), "batch": args.batch,
@@ -186,12 +192,7 @@ def main_shards(args):
         print(f"{x['cache']:6} {x['round']:5d} {x['loose']['images_per_sec']:11.0f} "
               f"{x['loose']['read_us']:13.1f} {x['shards']['images_per_sec']:11.0f} "
               f"{x['shards']['read_us']:13.1f} {x['ratio']:11.3f}")
-    summary = {}
-    for cache in ("cold", "warm"):
-        rs = [x["ratio"] for x in rows if x["cache"] == cache]
-        summary[cache] = {"median_ratio": statistics.median(rs), "min": min(rs), "max": max(rs)}
-        print(f"{cache}: median shards/loose {summary[cache]['median_ratio']:.3f} "
-              f"(rounds {min(rs):.3f}-{max(rs):.3f})")
+    summary = summarize(rows, "shards/loose")
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"data": args.data, "shards": source, "files": len(loose),

@@ -398,6 +398,33 @@ static int range_check(const struct stat *st, uint64_t off, uint64_t len, uint64
     return 0;
 }
 
+/* Exactly len bytes of fd at off into buf, or an error naming them (a file
+ * that ends inside them changed since it was indexed). */
+static int pread_all(int fd, uint8_t *buf, uint64_t len, uint64_t off, int *sys_errno, char *msg,
+                     size_t msglen)
+{
+    uint64_t total = 0;
+    while (total < len) {
+        size_t want = len - total > READER_PREAD_MAX ? READER_PREAD_MAX : (size_t)(len - total);
+        ssize_t n = sys.pread(fd, buf + total, want, (off_t)(off + total));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return io_error(errno, "read", sys_errno, msg, msglen);
+        if (n == 0) {
+            if (sys_errno)
+                *sys_errno = 0;
+            return feed__err(FEED_E_IO, msg, msglen,
+                             "the file ended at byte %llu, inside bytes %llu..%llu: it changed since "
+                             "it was indexed",
+                             (unsigned long long)(off + total), (unsigned long long)off,
+                             (unsigned long long)(off + len));
+        }
+        total += (uint64_t)n;
+    }
+    return 0;
+}
+
 static int range_pread(int dirfd, const char *path, uint64_t off, uint64_t len, uint64_t max_bytes,
                        uint8_t **buf, size_t *cap, size_t *got, int *sys_errno, char *msg, size_t msglen)
 {
@@ -411,26 +438,8 @@ static int range_pread(int dirfd, const char *path, uint64_t off, uint64_t len, 
         rc = range_check(&st, off, len, max_bytes, sys_errno, msg, msglen);
     if (!rc)
         rc = ensure_cap(buf, cap, len ? len : 1, len ? len : 1, sys_errno, msg, msglen);
-    uint64_t total = 0;
-    while (!rc && total < len) {
-        size_t want = len - total > READER_PREAD_MAX ? READER_PREAD_MAX : (size_t)(len - total);
-        ssize_t n = sys.pread(fd, *buf + total, want, (off_t)(off + total));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = io_error(errno, "read", sys_errno, msg, msglen);
-        } else if (n == 0) {
-            if (sys_errno)
-                *sys_errno = 0;
-            rc = feed__err(FEED_E_IO, msg, msglen,
-                           "the file ended at byte %llu, inside bytes %llu..%llu: it changed since "
-                           "it was indexed",
-                           (unsigned long long)(off + total), (unsigned long long)off,
-                           (unsigned long long)(off + len));
-        } else {
-            total += (uint64_t)n;
-        }
-    }
+    if (!rc)
+        rc = pread_all(fd, *buf, len, off, sys_errno, msg, msglen);
     sys.close(fd);
     if (!rc)
         *got = (size_t)len;
@@ -616,6 +625,27 @@ static int read_any(feed__reader *r, int dirfd, const char *path, int ranged, ui
     if (rc)
         *len = 0;
     return rc;
+}
+
+int feed__reader_pread(int fd, uint8_t *buf, size_t len, uint64_t off, int *sys_errno, char *msg,
+                       size_t msglen)
+{
+    int e = 0, rc = 0;
+    if (!sys_errno)
+        sys_errno = &e;
+    for (int t = 1;; t++) {
+        *sys_errno = 0;
+        rc = pread_all(fd, buf, len, off, sys_errno, msg, msglen);
+        if (!rc || !transient(rc, *sys_errno))
+            return rc;
+        if (t == FEED_READER_TRIES) {
+            size_t n = msg ? strlen(msg) : 0;
+            if (msg && n + 1 < msglen)
+                snprintf(msg + n, msglen - n, " (%d tries)", t);
+            return rc;
+        }
+        feed__reader_backoff(t);
+    }
 }
 
 int feed__reader_read(feed__reader *r, int dirfd, const char *path, uint64_t max_bytes,

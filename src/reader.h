@@ -46,6 +46,12 @@ int feed__reader_read_range(feed__reader *r, int dirfd, const char *path, uint64
                             uint64_t max_bytes, uint8_t **buf, size_t *cap, size_t *len,
                             int *sys_errno, char *msg, size_t msglen);
 
+/* len bytes at off of an open file (a .npy source's array) into buf, with
+ * the retries and messages of feed__reader_read_range (pread: one file kept
+ * open, no open per sample). */
+int feed__reader_pread(int fd, uint8_t *buf, size_t len, uint64_t off, int *sys_errno, char *msg,
+                       size_t msglen);
+
 /* feed__reader_read tries a file this many times when the error is
  * transient (EIO, EAGAIN, ENOMEM, ENFILE, EMFILE, or out of memory for the
  * buffer), sleeping feed__reader_backoff between tries; the message of a

@@ -65,43 +65,6 @@ typedef struct wctx {
 #endif
 } wctx;
 
-/* Reads len bytes at off of fd into buf, trying a transient error again as
- * the reader does (reader.h). */
-static int read_range(int fd, uint8_t *buf, size_t len, uint64_t off, int *sys_errno, char *msg, size_t msglen)
-{
-    for (int t = 1;; t++) {
-        size_t got = 0;
-        int e = 0;
-        while (got < len) {
-            ssize_t r = pread(fd, buf + got, len - got, (off_t)(off + got));
-            if (r < 0 && errno == EINTR)
-                continue;
-            if (r <= 0) {
-                e = r < 0 ? errno : 0;
-                break;
-            }
-            got += (size_t)r;
-        }
-        if (got == len)
-            return FEED_OK;
-        int transient = e == EIO || e == EAGAIN || e == ENOMEM;
-        if (!transient || t == FEED_READER_TRIES) {
-            *sys_errno = e;
-            if (e && t > 1)
-                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s (%d tries)", len,
-                         (unsigned long long)off, strerror(e), t);
-            else if (e)
-                snprintf(msg, msglen, "read of %zu bytes at offset %llu: %s", len, (unsigned long long)off,
-                         strerror(e));
-            else
-                snprintf(msg, msglen, "short read: %zu of %zu bytes at offset %llu (the file shrank?)", got, len,
-                         (unsigned long long)off);
-            return FEED_E_IO;
-        }
-        feed__reader_backoff(t);
-    }
-}
-
 /* Sample id of a .npy source: its bytes, copied into the slot. */
 static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
                          char *msg, size_t msglen)
@@ -123,8 +86,8 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
         }
         c->buf = p, c->cap = len;
     }
-    st = read_range(c->npy_fd, exact ? out : c->buf, len, a->data_off + id * a->sample_bytes, sys_errno, msg,
-                    msglen);
+    st = feed__reader_pread(c->npy_fd, exact ? out : c->buf, len, a->data_off + id * a->sample_bytes, sys_errno,
+                            msg, msglen);
     atomic_fetch_add_explicit(&c->rec->read_ns, feed__now_ns() - t0, memory_order_relaxed);
     if (st != FEED_OK)
         return st;

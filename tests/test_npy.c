@@ -524,7 +524,8 @@ static void test_loader_train(void **state)
 }
 
 /* The array shrinks under a running loader: the samples past its end are
- * bad samples with a report naming the array ("short read"), replaced by
+ * bad samples with a report naming the array and the reader's words ("the
+ * file ended at byte ...: it changed since it was indexed"), replaced by
  * samples that can still be read; none is an image of zeros. */
 static void test_loader_file_shrinks(void **state)
 {
@@ -572,7 +573,7 @@ static void test_loader_file_shrinks(void **state)
     feed_bad_sample r = {.struct_size = sizeof r};
     assert_int_equal(feed_loader_bad_sample(L, feed_loader_bad_count(L) - 1, &r), FEED_OK);
     assert_non_null(strstr(r.path, "shrink.npy"));
-    assert_non_null(strstr(r.message, "short read"));
+    assert_non_null(strstr(r.message, "changed since it was indexed"));
     assert_int_equal(r.status, FEED_E_IO);
     feed_loader_destroy(L);
     free(img), free(lp);

@@ -29,16 +29,21 @@
 #include "resize.h"
 #include "rng.h"
 #include "webp.h"
+#include "ycc.h"
+
+int feed__image_planar = 1;
 
 struct feed__image_ctx {
     feed__jpeg *jpeg;
     feed__png *png;
     feed__webp *webp;
-    feed__axis xa, ya;
+    feed__axis xa, ya;    /* the resize, in the scaled image (RGBX, or the luma plane) */
+    feed__axis cxa, cya;  /* the chroma planes' resize */
     feed__resizer rz;
     uint8_t *buf1, *buf2; /* stored-orientation resize output; pre-rotation image */
     uint8_t *buf3;        /* raw pixels as RGBX (feed__image_process_pixels) */
-    size_t cap1, cap2, cap3;
+    uint8_t *buf4;        /* resized planes, before their conversion to RGB */
+    size_t cap1, cap2, cap3, cap4;
 };
 
 feed__image_ctx *feed__image_ctx_create(void)
@@ -65,10 +70,13 @@ void feed__image_ctx_destroy(feed__image_ctx *c)
     feed__webp_destroy(c->webp);
     feed__axis_free(&c->xa);
     feed__axis_free(&c->ya);
+    feed__axis_free(&c->cxa);
+    feed__axis_free(&c->cya);
     feed__resizer_free(&c->rz);
     free(c->buf1);
     free(c->buf2);
     free(c->buf3);
+    free(c->buf4);
     free(c);
 }
 
@@ -170,6 +178,7 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
     }
     p->scale = m;
     reg->max_memory = x->max_memory;
+    reg->planes = x->roi_decode && feed__image_planar; /* a YCbCr or grey JPEG: its planes */
     p->vx0 = svx0;
     p->vy0 = svy0;
     reg->scale = m;
@@ -207,8 +216,8 @@ static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t 
     return feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, p, img, msg, msglen);
 }
 
-static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *out, feed__image_info *info,
-                  uint64_t t1, char *msg, size_t msglen);
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__jpeg_image *pl,
+                  uint8_t *out, feed__image_info *info, uint64_t t1, char *msg, size_t msglen);
 
 /* The start of both entry points: clears *info and msg, then refuses bad
  * arguments (args_ok 0) and a transform the workers cannot apply. Returns 0
@@ -240,6 +249,7 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
         return rc;
     feed__plan p = {.ctx = ctx, .x = x, .seed = seed, .epoch = epoch, .id = sample_id};
     feed__jpeg_image img;
+    memset(&img, 0, sizeof img); /* nplanes 0 unless the JPEG decoder sets planes */
     uint64_t t0 = feed__now_ns();
     rc = feed__image_decode(ctx, data, len, &p, &img, msg, msglen);
     uint64_t t1 = feed__now_ns();
@@ -248,17 +258,97 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
         return rc;
     info->src_w = p.wd;
     info->src_h = p.hd;
+    if (img.nplanes)
+        return finish(&p, NULL, 0, &img, out, info, t1, msg, msglen);
     const uint8_t *src = img.pixels;
     if (!x->roi_decode) /* full decode: find the used region in the whole image */
         src += (size_t)(p.vy0 + ctx->ya.lo) * img.stride + (size_t)(p.vx0 + ctx->xa.lo) * 4;
-    return finish(&p, src, img.stride, out, info, t1, msg, msglen);
+    return finish(&p, src, img.stride, NULL, out, info, t1, msg, msglen);
+}
+
+/* One chroma axis: the luma axis a (valid region [v0, v0 + a->in) of the
+ * scaled image, box [v0 + a->b0, v0 + a->b1)) on a plane's grid, num / den
+ * of the scaled image's, whose samples [have0, have1) were decoded. The valid
+ * region becomes the samples it touches, within those. Sets *v0c (the plane
+ * sample that is the axis's 0). */
+static int chroma_axis(feed__axis *c, const feed__axis *a, uint32_t v0, uint32_t num, uint32_t den,
+                       uint32_t have0, uint32_t have1, uint32_t *v0c)
+{
+    double f = (double)num / den;
+    uint32_t c0 = (uint32_t)((uint64_t)v0 * num / den);
+    uint32_t c1 = (uint32_t)(((uint64_t)(v0 + a->in) * num + den - 1) / den);
+    if (c0 < have0)
+        c0 = have0;
+    if (c1 > have1)
+        c1 = have1;
+    if (c1 <= c0)
+        return FEED_E_INTERNAL;
+    double in = c1 - c0;
+    double b0 = fmin(fmax((v0 + a->b0) * f - c0, 0), in), b1 = fmin((v0 + a->b1) * f - c0, in);
+    if (!(b1 > b0))
+        return FEED_E_INTERNAL;
+    *v0c = c0;
+    return feed__axis_build(c, c1 - c0, b0, b1, a->out);
+}
+
+/* The resize of a planar decode: each plane on its own grid, then the
+ * resized planes to RGB at dst (xa.out x ya.out). */
+static int resize_planes(feed__image_ctx *ctx, const feed__plan *p, const feed__jpeg_image *img,
+                         uint8_t *dst, size_t dst_stride, int flip)
+{
+    uint32_t rw = ctx->xa.out, rh = ctx->ya.out;
+    size_t psz = (size_t)rw * rh;
+    if (feed__grow((void **)&ctx->buf4, &ctx->cap4, psz * img->nplanes))
+        return FEED_E_NOMEM;
+    for (uint32_t c = 0; c < img->nplanes; c++) {
+        const feed__jpeg_plane *pl = &img->plane[c];
+        feed__axis *xa = &ctx->xa, *ya = &ctx->ya;
+        uint32_t x0 = p->vx0, y0 = p->vy0;
+        if (c > 0) {
+            int rc = chroma_axis(&ctx->cxa, &ctx->xa, p->vx0, pl->num_x, pl->den_x, pl->x0,
+                                 pl->x0 + pl->w, &x0);
+            if (!rc)
+                rc = chroma_axis(&ctx->cya, &ctx->ya, p->vy0, pl->num_y, pl->den_y, pl->y0,
+                                 pl->y0 + pl->h, &y0);
+            if (rc)
+                return rc;
+            xa = &ctx->cxa;
+            ya = &ctx->cya;
+        } else if (pl->num_x != pl->den_x || pl->num_y != pl->den_y) {
+            return FEED_E_INTERNAL;
+        }
+        /* the decoded samples must hold what the resize reads */
+        if (x0 + xa->lo < pl->x0 || x0 + xa->hi > pl->x0 + pl->w || y0 + ya->lo < pl->y0 ||
+            y0 + ya->hi > pl->y0 + pl->h)
+            return FEED_E_INTERNAL;
+        const uint8_t *src = pl->pixels + (size_t)(y0 + ya->lo - pl->y0) * pl->stride +
+                             (x0 + xa->lo - pl->x0);
+        if (feed__resize_plane(&ctx->rz, xa, ya, src, pl->stride, ctx->buf4 + psz * c, rw, flip))
+            return FEED_E_NOMEM;
+    }
+    if (img->nplanes == 3)
+        feed__ycc_to_rgb(ctx->buf4, ctx->buf4 + psz, ctx->buf4 + 2 * psz, rw, rw, rh, dst, dst_stride);
+    else
+        feed__grey_to_rgb(ctx->buf4, rw, rw, rh, dst, dst_stride);
+    return 0;
+}
+
+/* The resize step of finish(): RGBX pixels (src), or a planar decode (pl). */
+static int resize_to(feed__image_ctx *ctx, const feed__plan *p, const uint8_t *src, size_t stride,
+                     const feed__jpeg_image *pl, uint8_t *dst, size_t dst_stride, int flip)
+{
+    if (pl)
+        return resize_planes(ctx, p, pl, dst, dst_stride, flip);
+    return feed__resize_axes(&ctx->rz, &ctx->xa, &ctx->ya, src, stride, dst, dst_stride, flip);
 }
 
 /* The steps after decoding: resize the planned region (src: pixel (xa.lo,
- * ya.lo) of the valid region, RGBX), orient, flip, rotate, jitter. */
-static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *out, feed__image_info *info,
-                  uint64_t t1, char *msg, size_t msglen)
+ * ya.lo) of the valid region, RGBX; or the planes of pl), orient, flip,
+ * rotate, jitter. */
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__jpeg_image *pl,
+                  uint8_t *out, feed__image_info *info, uint64_t t1, char *msg, size_t msglen)
 {
+    int rc;
     const feed__plan p = *pp;
     feed__image_ctx *ctx = p.ctx;
     const feed__xform *x = p.x;
@@ -291,15 +381,15 @@ static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *ou
         memset(up, 0, osize);
     uint8_t *sub = up + (size_t)p.sub_y * ostride + (size_t)p.sub_x * 3;
 
-    const feed__axis *xa = &ctx->xa, *ya = &ctx->ya;
     if (p.o == 1) {
-        if (feed__resize_axes(&ctx->rz, xa, ya, src, stride, sub, ostride, flip))
-            goto nomem;
+        if ((rc = resize_to(ctx, &p, src, stride, pl, sub, ostride, flip)) != 0)
+            goto fail;
     } else {
         size_t rstride = (size_t)p.rw * 3;
-        if (feed__grow((void **)&ctx->buf1, &ctx->cap1, rstride * p.rh) ||
-            feed__resize_axes(&ctx->rz, xa, ya, src, stride, ctx->buf1, rstride, 0))
+        if (feed__grow((void **)&ctx->buf1, &ctx->cap1, rstride * p.rh))
             goto nomem;
+        if ((rc = resize_to(ctx, &p, src, stride, pl, ctx->buf1, rstride, 0)) != 0)
+            goto fail;
         feed__orient_copy(ctx->buf1, rstride, p.rw, p.rh, p.o, flip, sub, ostride);
     }
     if (angle != 0)
@@ -320,10 +410,13 @@ static int finish(feed__plan *pp, const uint8_t *src, size_t stride, uint8_t *ou
     info->augment_ns = feed__now_ns() - t1;
     return 0;
 nomem:
+    rc = FEED_E_NOMEM;
+fail:
     if (msg && msglen)
-        snprintf(msg, msglen, "out of memory for image buffers");
+        snprintf(msg, msglen, "%s", rc == FEED_E_NOMEM ? "out of memory for image buffers"
+                                    : "internal: the decoded planes do not cover the resize");
     info->augment_ns = feed__now_ns() - t1;
-    return FEED_E_NOMEM;
+    return rc;
 }
 
 /* Pixel (i) of a C-channel row as RGB. */
@@ -390,5 +483,5 @@ int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const
             d[3] = 255;
         }
     }
-    return finish(&p, ctx->buf3, stride, out, info, t1, msg, msglen);
+    return finish(&p, ctx->buf3, stride, NULL, out, info, t1, msg, msglen);
 }

@@ -77,7 +77,8 @@ void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
  * steps after the decode are the same for every format; with roi_decode a
  * JPEG is decoded by region and DCT-scaled, a PNG only down to the region's
  * last row, a WebP the region by libwebp's cropping; the region's pixels
- * are a full decode's.
+ * are a full decode's, but for a JPEG's chroma, which is resized from its
+ * stored resolution (feed__image_planar).
  * Returns 0 (FEED_OK) or a feed_status: FEED_E_DECODE for corrupt, truncated,
  * empty or unsupported data (GIF, BMP, ...: the message names the format),
  * FEED_E_TOO_LARGE over max_pixels or max_memory, FEED_E_NOMEM.
@@ -87,6 +88,12 @@ void feed__image_ctx_destroy(feed__image_ctx *ctx); /* accepts NULL */
 int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *data,
                         size_t len, uint64_t seed, uint64_t epoch, uint64_t sample_id,
                         uint8_t *out, feed__image_info *info, char *msg, size_t msglen);
+
+/* With roi_decode, a YCbCr or greyscale JPEG is resized in its own planes
+ * (luma at full resolution, chroma at its stored one) and only the output
+ * is converted to RGB (jpeg_planes.c, ycc.c): 1 (the default) or 0 (the
+ * interleaved RGB decode, for tests and side-by-side benchmarks). */
+extern int feed__image_planar;
 
 /*
  * The same pipeline from pixels instead of a JPEG (a .npy source, npy.h):

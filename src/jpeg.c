@@ -1,5 +1,6 @@
 /*
- * jpeg.c - region + DCT-scaled JPEG decoding on libjpeg-turbo's libjpeg API.
+ * jpeg.c - region + DCT-scaled JPEG decoding on libjpeg-turbo's libjpeg API
+ * (the planar output: jpeg_planes.c).
  *
  * Why the libjpeg API and not TurboJPEG: TurboJPEG 2.x cannot decode a region
  * without a lossless-crop transform (a second full entropy pass), while
@@ -43,6 +44,7 @@
 
 #include "feed.h"
 #include "format.h"
+#include "jpeg_planes.h"
 
 /* Extra scaled pixels decoded on each side of the requested columns. Two are
  * enough for 2x chroma subsampling; 8 keeps 4x (4:1:1) exact too. */
@@ -63,6 +65,7 @@ struct feed__jpeg {
     size_t buf_cap;
     JSAMPROW *rows;
     size_t rows_cap;
+    feed__jpeg_cap cap; /* the planar capture (jpeg_planes.c) */
 };
 
 static void feed__jpeg_fail(j_common_ptr ci)
@@ -316,6 +319,48 @@ static uint64_t feed__jpeg_need(const struct jpeg_decompress_struct *ci, const f
     return need;
 }
 
+/* The planar tail of feed__jpeg_body(): after the crop, the rows of r (and
+ * a margin) into the component planes. */
+static int feed__jpeg_read_planes(feed__jpeg *j, JDIMENSION xoff, JDIMENSION cw,
+                                  const feed__jpeg_region *r, feed__jpeg_image *img)
+{
+    struct jpeg_decompress_struct *ci = &j->cinfo;
+    char *msg = j->err.msg;
+    size_t msglen = sizeof j->err.msg;
+    uint32_t y0, y1;
+    if (!j->rows_cap) {
+        j->rows = malloc(sizeof *j->rows);
+        if (!j->rows) {
+            snprintf(msg, msglen, "out of memory");
+            return FEED_E_NOMEM;
+        }
+        j->rows_cap = 1;
+    }
+    if (feed__jpeg_planes_begin(ci, &j->cap, xoff, cw, r->y0, r->y1, &j->buf, &j->buf_cap, &y0, &y1)) {
+        snprintf(msg, msglen, "out of memory for the planes");
+        return FEED_E_NOMEM;
+    }
+    if (y0 > 0 && jpeg_skip_scanlines(ci, y0) != y0) {
+        snprintf(msg, msglen, "Premature end of JPEG file");
+        return FEED_E_DECODE;
+    }
+    while (ci->output_scanline < y1) { /* the capture ignores the row pointers */
+        if (jpeg_read_scanlines(ci, j->rows, y1 - ci->output_scanline) == 0) {
+            snprintf(msg, msglen, "Premature end of JPEG file");
+            return FEED_E_DECODE;
+        }
+    }
+    if (feed__jpeg_planes_end(&j->cap, img)) {
+        snprintf(msg, msglen, "internal: planes short of rows");
+        return FEED_E_INTERNAL;
+    }
+    img->pixels = NULL;
+    img->stride = 0;
+    img->w = r->x1 - r->x0;
+    img->h = r->y1 - r->y0;
+    return 0;
+}
+
 /* The arguments of one decode, kept apart so nothing changes across setjmp. */
 typedef struct feed__jpeg_call {
     const uint8_t *data;
@@ -387,8 +432,14 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     ci->out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBX;
     ci->dct_method = JDCT_ISLOW;
     ci->do_fancy_upsampling = TRUE;
+    int planes = 0;
+    if (r.planes && !cmyk) {
+        jpeg_calc_output_dimensions(ci);
+        planes = feed__jpeg_planes_ok(ci);
+    }
     jpeg_start_decompress(ci);
-    if (ci->output_width != sw || ci->output_height != sh || ci->output_components != 4) {
+    if (ci->output_width != sw || ci->output_height != sh ||
+        ci->output_components != (planes ? ci->num_components : 4)) {
         snprintf(msg, msglen, "internal: unexpected scaled size");
         return FEED_E_INTERNAL;
     }
@@ -405,6 +456,12 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         snprintf(msg, msglen, "internal: crop does not cover the region");
         return FEED_E_INTERNAL;
     }
+
+    img->scaled_w = sw;
+    img->scaled_h = sh;
+    img->nplanes = 0;
+    if (planes)
+        return feed__jpeg_read_planes(j, xoff, cw, &r, img);
 
     uint32_t h = r.y1 - r.y0;
     size_t stride = (size_t)cw * 4;

@@ -1,9 +1,13 @@
 /*
  * jpeg.h - JPEG decoding for the image pipeline (internal).
  *
- * jpeg.c is the only file that includes libjpeg-turbo's headers. It decodes
+ * jpeg.c and jpeg_planes.c are the only files that include libjpeg-turbo's
+ * headers. It decodes
  * a rectangle of a JPEG, optionally DCT-scaled by M/8, into 4-byte RGBX
- * pixels (greyscale and CMYK/YCCK converted to RGB), and parses the EXIF
+ * pixels (greyscale and CMYK/YCCK converted to RGB), or, when the caller
+ * takes planes, a YCbCr or greyscale file into its component planes as
+ * stored (jpeg_planes.c: no chroma upsampling, no colour conversion), and
+ * parses the EXIF
  * orientation tag. libjpeg's error_exit (and its corrupt-data warnings) are
  * caught at the one setjmp in feed__jpeg_decode() and turned into a status.
  */
@@ -30,6 +34,8 @@ typedef struct feed__jpeg_region {
     uint32_t x0, y0; /* first pixel, in scaled pixels of the stored image */
     uint32_t x1, y1; /* one past the last; x1 <= scaled width, y1 <= scaled height */
     uint64_t max_memory; /* bytes the decode may need, the file's own included (0 = no cap) */
+    uint32_t planes; /* 1: the caller takes planes (a YCbCr or greyscale file then comes
+                        as feed__jpeg_image.plane[]; other files as RGBX all the same) */
 } feed__jpeg_region;
 
 /* Scans a file may have: a progressive JPEG with more is refused before
@@ -43,13 +49,31 @@ typedef struct feed__jpeg_region {
 typedef int (*feed__jpeg_plan_fn)(void *arg, const feed__jpeg_info *info,
                                   feed__jpeg_region *region, char *msg, size_t msglen);
 
-/* The decoded region: RGBX, 4 bytes a pixel, pixel (region.x0, region.y0)
- * first. Owned by the decoder, valid until its next decode. */
+/* One component plane, a byte a sample, as the file stores it (after the
+ * IDCT). Its grid is the scaled image's times num_x / den_x across and
+ * num_y / den_y down (4:2:0 chroma: 1/2 and 1/2; luma: 1/1), so sample
+ * column c covers scaled pixels [c * den_x / num_x, (c + 1) * den_x / num_x).
+ * It holds the samples [x0, x0 + w) x [y0, y0 + h) of that grid; each row
+ * can be read (zeros) up to 64 bytes past its last sample. */
+typedef struct feed__jpeg_plane {
+    const uint8_t *pixels; /* sample (x0, y0) */
+    size_t stride;
+    uint32_t x0, y0, w, h;
+    uint32_t num_x, den_x, num_y, den_y;
+} feed__jpeg_plane;
+
+/* The decoded region, owned by the decoder, valid until its next decode.
+ * nplanes 0: RGBX, 4 bytes a pixel, pixel (region.x0, region.y0) first.
+ * nplanes 1 (grey) or 3 (Y, Cb, Cr; only when region.planes asked for it):
+ * plane[], which cover at least the region (luma) and the chroma samples
+ * around it; pixels and stride are then unused. */
 typedef struct feed__jpeg_image {
     const uint8_t *pixels;
     size_t stride;               /* bytes from one row to the next */
     uint32_t w, h;               /* region size */
     uint32_t scaled_w, scaled_h; /* the whole image at this scale */
+    uint32_t nplanes;
+    feed__jpeg_plane plane[3];
 } feed__jpeg_image;
 
 /* Returns NULL on out of memory. */

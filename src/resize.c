@@ -38,6 +38,7 @@ void feed__axis_free(feed__axis *a)
     free(a->coef);
     free(a->cvec);
     free(a->wbuf);
+    free(a->c8);
     memset(a, 0, sizeof *a);
 }
 
@@ -46,13 +47,15 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
     if (a->built && a->in == in && a->out == out && a->b0 == b0 && a->b1 == b1)
         return 0;
     a->built = 0;
+    a->c8_built = 0;
+    a->cvec_built = 0;
     if (in == 0 || out == 0 || !(b0 >= 0) || !(b1 > b0) || b1 > in + 1e-6)
         return FEED_E_INVALID;
     if (b1 > in)
         b1 = in;
     double scale = (b1 - b0) / out;
     double fs = scale > 1 ? scale : 1;
-    double support = fs; /* triangle (bilinear) radius 1, stretched when shrinking */
+    double support = fs, inv_fs = 1.0 / fs; /* triangle (bilinear) radius 1, stretched when shrinking */
     double maxk_d = ceil(support) * 2 + 2;
     uint32_t maxk = maxk_d < in ? (uint32_t)maxk_d : in;
     if (feed__grow((void **)&a->first, &a->cap_first, (size_t)out * sizeof *a->first) ||
@@ -77,16 +80,18 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t n = (uint32_t)(xmax - xmin);
         double *wp = a->wbuf, sum = 0;
         for (uint32_t k = 0; k < n; k++) {
-            double t = fabs(((double)(xmin + k) - center + 0.5) / fs);
+            double t = fabs(((double)(xmin + k) - center + 0.5) * inv_fs);
             wp[k] = t < 1 ? 1 - t : 0;
             sum += wp[k];
         }
         int16_t *q = a->coef + (size_t)xx * maxk;
         int32_t qs = 0;
         uint32_t big = 0;
+        double norm = sum > 0 ? one / sum : 0;
         for (uint32_t k = 0; k < n; k++) {
-            double v = sum > 0 ? wp[k] / sum : (k == 0);
-            q[k] = (int16_t)lrint(v * one);
+            /* v >= 0: rounding half up is lrint's result but on exact halves */
+            double v = sum > 0 ? wp[k] * norm : (k == 0) * (double)one;
+            q[k] = (int16_t)(int32_t)(v + 0.5);
             qs += q[k];
             if (q[k] > q[big])
                 big = k;
@@ -129,20 +134,7 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         if ((uint32_t)f + taps > hi)
             hi = (uint32_t)f + taps;
     }
-    if (!(taps & 1)) {
-        size_t pairs = taps / 2, padded = feed__cvec_pairs(taps);
-        if (feed__grow((void **)&a->cvec, &a->cap_cvec, padded * out * 8 * sizeof *a->cvec))
-            return FEED_E_NOMEM;
-        for (uint32_t xx = 0; xx < out; xx++) {
-            int16_t *v = a->cvec + (size_t)xx * padded * 8;
-            const int16_t *c = a->coef + (size_t)xx * taps;
-            for (size_t k = 0; k < padded; k++, v += 8)
-                for (int l = 0; l < 8; l += 2) {
-                    v[l] = k < pairs ? c[2 * k] : 0;
-                    v[l + 1] = k < pairs ? c[2 * k + 1] : 0;
-                }
-        }
-    }
+    a->cvec_built = 0;
     a->in = in;
     a->out = out;
     a->taps = taps;
@@ -204,6 +196,22 @@ void feed__hpass_c(uint8_t *restrict d, int flip, const int16_t *restrict s,
         hpass_c_dir(d + (size_t)(out - 1) * 3, -3, s, xa->first, off, xa->coef, out, xa->taps);
     else
         hpass_c_dir(d, 3, s, xa->first, off, xa->coef, out, xa->taps);
+}
+
+/* Horizontal pass of one plane, portable: a Q7 row -> out samples. */
+void feed__hpass1_c(uint8_t *restrict d, int flip, const int16_t *restrict s, const feed__axis *xa,
+                    int32_t off, uint32_t from)
+{
+    uint32_t out = xa->out, T = xa->taps;
+    for (uint32_t X = from; X < out; X++) {
+        uint32_t x = flip ? out - 1 - X : X;
+        const int16_t *p = s + (xa->first[x] - off);
+        const int16_t *w = xa->coef + (size_t)x * T;
+        int32_t a = 1 << 20;
+        for (uint32_t k = 0; k < T; k++)
+            a += w[k] * p[k];
+        d[X] = feed__clamp8(a >> 21);
+    }
 }
 
 /* ---- the driver: level pick, row loop ------------------------------------------------ */
@@ -273,10 +281,34 @@ static void feed__resize_rows(int16_t *row, const feed__axis *xa, const feed__ax
     }
 }
 
-int feed__resize_axes(feed__resizer *rz, const feed__axis *xa, const feed__axis *ya,
+/* The RGBX layout of the coefficients (feed__axis.cvec), once per build. */
+static int feed__axis_cvec(feed__axis *a)
+{
+    if (a->cvec_built || (a->taps & 1))
+        return 0;
+    uint32_t taps = a->taps, out = a->out;
+    size_t pairs = taps / 2, padded = feed__cvec_pairs(taps);
+    if (feed__grow((void **)&a->cvec, &a->cap_cvec, padded * out * 8 * sizeof *a->cvec))
+        return FEED_E_NOMEM;
+    for (uint32_t xx = 0; xx < out; xx++) {
+        int16_t *v = a->cvec + (size_t)xx * padded * 8;
+        const int16_t *c = a->coef + (size_t)xx * taps;
+        for (size_t k = 0; k < padded; k++, v += 8)
+            for (int l = 0; l < 8; l += 2) {
+                v[l] = k < pairs ? c[2 * k] : 0;
+                v[l + 1] = k < pairs ? c[2 * k + 1] : 0;
+            }
+    }
+    a->cvec_built = 1;
+    return 0;
+}
+
+int feed__resize_axes(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
                       const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
                       int hflip)
 {
+    if (feed__axis_cvec(xa))
+        return FEED_E_NOMEM;
     size_t n = (size_t)(xa->hi - xa->lo) * 4;
     /* two rows (AVX2 does two at a time), each + 2 pixels: the AVX2
      * horizontal pass reads windows padded to a multiple of 4 pixels, past hi
@@ -301,4 +333,74 @@ int feed__resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, const uint8_
         return rc;
     return feed__resize_axes(rz, xa, ya, src + (size_t)ya->lo * src_stride + (size_t)xa->lo * 4,
                              src_stride, dst, dst_stride, hflip);
+}
+
+/* The single-channel coefficient layout (feed__axis.c8), once per build. */
+static int feed__axis_c8(feed__axis *a)
+{
+    if (a->c8_built)
+        return 0;
+    uint32_t t8 = a->taps <= 4 ? 4 : (a->taps + 7) & ~7u;
+    if (feed__grow((void **)&a->c8, &a->cap_c8, (size_t)a->out * t8 * sizeof *a->c8))
+        return FEED_E_NOMEM;
+    for (uint32_t x = 0; x < a->out; x++) {
+        int16_t *d = a->c8 + (size_t)x * t8;
+        memcpy(d, a->coef + (size_t)x * a->taps, a->taps * sizeof *d);
+        memset(d + a->taps, 0, (t8 - a->taps) * sizeof *d);
+    }
+    a->t8 = t8;
+    a->c8_built = 1;
+    return 0;
+}
+
+int feed__resize_plane(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
+                       const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                       int hflip)
+{
+    if (feed__axis_c8(xa))
+        return FEED_E_NOMEM;
+    uint32_t n = xa->hi - xa->lo;
+    int level = feed__simd_level();
+    /* the vertical pass in whole blocks of its width (no scalar tail) */
+    uint32_t blk = level >= 3 ? 64 : level == 2 ? 32 : level == 1 ? 16 : 1;
+    uint32_t nv = (n + blk - 1) / blk * blk;
+    /* two rows (AVX2 does two at once); the SIMD horizontal passes read t8
+     * taps from each window: up to t8 - 1 past hi */
+    size_t rs = (size_t)nv + xa->t8 + 8;
+    if (feed__grow((void **)&rz->row, &rz->cap, 2 * rs * sizeof *rz->row))
+        return FEED_E_NOMEM;
+    int16_t *row = rz->row, *row2 = rz->row + rs;
+    memset(row + nv, 0, (rs - nv) * sizeof *row);
+    memset(row2 + nv, 0, (rs - nv) * sizeof *row);
+    int32_t off = (int32_t)xa->lo;
+    for (uint32_t y = 0; y < ya->out; y++) {
+        const uint8_t *s = src + (size_t)(ya->first[y] - (int32_t)ya->lo) * src_stride;
+        const int16_t *cv = ya->coef + (size_t)y * ya->taps;
+        uint8_t *d = dst + (size_t)y * dst_stride;
+#if defined(__SSE2__)
+        if (level >= 2) {
+            void (*vpass)(int16_t *restrict, const uint8_t *restrict, size_t, const int16_t *restrict,
+                          uint32_t, uint32_t) = level >= 3 ? feed__vpass_avx512 : feed__vpass_avx2;
+            vpass(row, s, src_stride, cv, nv, ya->taps);
+            if (y + 1 < ya->out) {
+                const uint8_t *s2 = src + (size_t)(ya->first[y + 1] - (int32_t)ya->lo) * src_stride;
+                vpass(row2, s2, src_stride, cv + ya->taps, nv, ya->taps);
+                feed__hpass1_avx2(d, d + dst_stride, hflip, row, row2, xa, off);
+                y++;
+            } else {
+                feed__hpass1_avx2(d, d, hflip, row, row, xa, off);
+            }
+            continue;
+        }
+        if (level == 1) {
+            feed__vpass_sse2(row, s, src_stride, cv, nv, ya->taps);
+            feed__hpass1_sse2(d, hflip, row, xa, off);
+            continue;
+        }
+#endif
+        (void)level;
+        feed__vpass_c(row, s, src_stride, cv, n, ya->taps);
+        feed__hpass1_c(d, hflip, row, xa, off, 0);
+    }
+    return 0;
 }

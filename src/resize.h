@@ -27,11 +27,17 @@ typedef struct feed__axis {
     uint32_t lo, hi;  /* source pixels used: [lo, hi) */
     int32_t *first;   /* out entries: first source pixel of each output */
     int16_t *coef;    /* out * taps, Q14 */
-    int16_t *cvec;    /* SIMD layout when taps is even: output x's P tap pairs (P = 1,
-                         or taps / 2 rounded up to even, the extra pairs zero), pair k
-                         as 8 int16 (c[2k], c[2k+1]) x 4 at (x * P + k) * 8 */
+    int16_t *cvec;    /* RGBX SIMD layout when taps is even (feed__resize_axes builds it
+                         on first use): output x's P tap pairs (P = 1, or taps / 2
+                         rounded up to even, the extra pairs zero), pair k as 8 int16
+                         (c[2k], c[2k+1]) x 4 at (x * P + k) * 8 */
+    int cvec_built;
+    int16_t *c8;      /* single-channel layout (feed__resize_plane): output x's taps
+                         at x * t8, zero-padded to t8 (4, or taps rounded up to 8) */
+    uint32_t t8;
+    int c8_built;
     double *wbuf;     /* scratch: one output's float weights */
-    size_t cap_first, cap_coef, cap_cvec, cap_wbuf;
+    size_t cap_first, cap_coef, cap_cvec, cap_wbuf, cap_c8;
     double b0, b1;    /* the box these were built for (cache key with in, out) */
     int built;
 } feed__axis;
@@ -55,14 +61,28 @@ void feed__resizer_free(feed__resizer *rz);
 extern int feed__resize_simd;
 
 /*
- * Resamples with prebuilt axes: src is RGBX (4 bytes a pixel); its pixel
+ * Resamples with prebuilt axes (xa's RGBX coefficient layout is built on
+ * first use): src is RGBX (4 bytes a pixel); its pixel
  * (0, 0) is source pixel (xa->lo, ya->lo) of the axes, and it holds at least
  * [lo, hi) of each. Writes ya->out rows of xa->out RGB pixels to dst; with
  * hflip each row is written mirrored. Returns 0 or FEED_E_NOMEM.
  */
-int feed__resize_axes(feed__resizer *rz, const feed__axis *xa, const feed__axis *ya,
+int feed__resize_axes(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
                       const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
                       int hflip);
+
+/*
+ * One plane (a byte a sample: a JPEG component) with prebuilt axes: src is
+ * sample (xa->lo, ya->lo), and each row it reads must be readable up to 64
+ * bytes past hi (the SIMD vertical passes take whole blocks; what they read
+ * there gets weight 0); writes ya->out rows of xa->out samples to dst,
+ * mirrored with hflip. Each sample gets the arithmetic of one RGBX channel
+ * in feed__resize_axes(). Builds xa's single-channel coefficients on first
+ * use. Returns 0 or FEED_E_NOMEM.
+ */
+int feed__resize_plane(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
+                       const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                       int hflip);
 
 /* One-shot resize of the box [bx0, bx1) x [by0, by1) of an RGBX image of
  * src_w x src_h to dst_w x dst_h RGB (builds the axes in xa/ya). */

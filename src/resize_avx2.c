@@ -147,4 +147,130 @@ FEED_AVX2 void feed__hpass_avx2(uint8_t *da, uint8_t *db, int flip, const int16_
         hpass_avx2_n(da, db, flip, sa, sb, xa, off, pairs / 2);
 }
 
+/*
+ * One plane's horizontal pass, AVX2, two rows at a time: an output's window
+ * of rows a and b (t8 taps each, the c8 layout) in the two lanes of one
+ * pmaddwd with the coefficients broadcast, eight outputs reduced together by
+ * three rounds of phaddd, eight bytes a row stored at once.
+ */
+FEED_AVX2_INLINE __m256i hwin1_avx2(const int16_t *pa, const int16_t *pb, const int16_t *c,
+                                    uint32_t t8)
+{
+    if (t8 == 4) {
+        __m256i w = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadl_epi64((const __m128i *)pa)),
+            _mm_loadl_epi64((const __m128i *)pb), 1);
+        return _mm256_madd_epi16(w, _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)c)));
+    }
+    __m256i a = _mm256_setzero_si256();
+    for (uint32_t k = 0; k < t8; k += 8) {
+        __m256i w = _mm256_inserti128_si256(
+            _mm256_castsi128_si256(_mm_loadu_si128((const __m128i *)(pa + k))),
+            _mm_loadu_si128((const __m128i *)(pb + k)), 1);
+        a = _mm256_add_epi32(a, _mm256_madd_epi16(w, _mm256_broadcastsi128_si256(
+                                                         _mm_loadu_si128((const __m128i *)(c + k)))));
+    }
+    return a;
+}
+
+FEED_AVX2_INLINE void hpass1_avx2_n(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,
+                                    const int16_t *sb, const feed__axis *xa, int32_t off,
+                                    uint32_t t8)
+{
+    const int32_t *first = xa->first;
+    const int16_t *c8 = xa->c8;
+    uint32_t out = xa->out;
+    const __m256i rnd = _mm256_set1_epi32(1 << 20);
+    uint32_t X = 0;
+    for (; X + 8 <= out; X += 8) {
+        __m256i m[8];
+        for (uint32_t j = 0; j < 8; j++) {
+            uint32_t x = flip ? out - 1 - (X + j) : X + j;
+            int32_t f = first[x] - off;
+            m[j] = hwin1_avx2(sa + f, sb + f, c8 + (size_t)x * t8, t8);
+        }
+        /* each lane: the 8 outputs' sums, in order */
+        __m256i lo = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
+        __m256i hi = _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7]));
+        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, rnd), 21);
+        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, rnd), 21);
+        __m256i v = _mm256_packs_epi32(lo, hi);
+        v = _mm256_packus_epi16(v, v);
+        _mm_storel_epi64((__m128i *)(da + X), _mm256_castsi256_si128(v));
+        _mm_storel_epi64((__m128i *)(db + X), _mm256_extracti128_si256(v, 1));
+    }
+    if (X < out) {
+        feed__hpass1_c(da, flip, sa, xa, off, X);
+        if (db != da)
+            feed__hpass1_c(db, flip, sb, xa, off, X);
+    }
+}
+
+/* Windows of 4 taps (upscaling, and shrinks under about 1.5x): two outputs
+ * share a lane, (x, x+1) of row a | of row b, one pmaddwd and one phaddd
+ * round for 4 outputs. */
+FEED_AVX2_INLINE __m256i hwin4_avx2(const int16_t *sa, const int16_t *sb, int32_t f0, int32_t f1,
+                                    const int16_t *c)
+{
+    __m128i a = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(sa + f0)),
+                                   _mm_loadl_epi64((const __m128i *)(sa + f1)));
+    __m128i b = _mm_unpacklo_epi64(_mm_loadl_epi64((const __m128i *)(sb + f0)),
+                                   _mm_loadl_epi64((const __m128i *)(sb + f1)));
+    __m256i w = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+    return _mm256_madd_epi16(w, _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)c)));
+}
+
+FEED_AVX2_INLINE void hpass1_avx2_4(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,
+                                    const int16_t *sb, const feed__axis *xa, int32_t off)
+{
+    const int32_t *first = xa->first;
+    const int16_t *c8 = xa->c8;
+    uint32_t out = xa->out;
+    const __m256i rnd = _mm256_set1_epi32(1 << 20);
+    uint32_t X = 0;
+    for (; X + 8 <= out; X += 8) {
+        __m256i m[4];
+        if (!flip) {
+            const int32_t *f = first + X;
+            const int16_t *c = c8 + (size_t)X * 4; /* outputs X, X+1 are adjacent there */
+            for (int k = 0; k < 4; k++)
+                m[k] = hwin4_avx2(sa, sb, f[2 * k] - off, f[2 * k + 1] - off, c + 8 * k);
+        } else { /* outputs X, X+1 are x, x-1: load the pair as (x-1, x), swap after */
+            for (int k = 0; k < 4; k++) {
+                uint32_t x = out - 2 - X - 2 * (uint32_t)k;
+                m[k] = hwin4_avx2(sa, sb, first[x] - off, first[x + 1] - off, c8 + (size_t)x * 4);
+            }
+        }
+        __m256i lo = _mm256_hadd_epi32(m[0], m[1]), hi = _mm256_hadd_epi32(m[2], m[3]);
+        if (flip) {
+            lo = _mm256_shuffle_epi32(lo, 0xB1);
+            hi = _mm256_shuffle_epi32(hi, 0xB1);
+        }
+        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, rnd), 21);
+        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, rnd), 21);
+        __m256i v = _mm256_packs_epi32(lo, hi);
+        v = _mm256_packus_epi16(v, v);
+        _mm_storel_epi64((__m128i *)(da + X), _mm256_castsi256_si128(v));
+        _mm_storel_epi64((__m128i *)(db + X), _mm256_extracti128_si256(v, 1));
+    }
+    if (X < out) {
+        feed__hpass1_c(da, flip, sa, xa, off, X);
+        if (db != da)
+            feed__hpass1_c(db, flip, sb, xa, off, X);
+    }
+}
+
+FEED_AVX2 void feed__hpass1_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,
+                                const int16_t *sb, const feed__axis *xa, int32_t off)
+{
+    if (xa->t8 == 4)
+        hpass1_avx2_4(da, db, flip, sa, sb, xa, off);
+    else if (xa->t8 == 8)
+        hpass1_avx2_n(da, db, flip, sa, sb, xa, off, 8);
+    else if (xa->t8 == 16)
+        hpass1_avx2_n(da, db, flip, sa, sb, xa, off, 16);
+    else
+        hpass1_avx2_n(da, db, flip, sa, sb, xa, off, xa->t8);
+}
+
 #endif /* __SSE2__ */

@@ -74,6 +74,9 @@ void feed__vpass_c(int16_t *restrict d, const uint8_t *restrict s, size_t stride
                    const int16_t *restrict c, uint32_t n, uint32_t T);
 void feed__hpass_c(uint8_t *restrict d, int flip, const int16_t *restrict s,
                    const feed__axis *xa, int32_t off);
+/* One plane's horizontal pass (a sample an output), outputs [from, out). */
+void feed__hpass1_c(uint8_t *restrict d, int flip, const int16_t *restrict s, const feed__axis *xa,
+                    int32_t off, uint32_t from);
 
 #if defined(__SSE2__)
 /* SSE2 (resize_sse2.c); the horizontal pass needs even taps. */
@@ -81,6 +84,10 @@ void feed__vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t str
                       const int16_t *restrict c, uint32_t n, uint32_t T);
 void feed__hpass_sse2(uint8_t *restrict d, int flip, const int16_t *restrict s,
                       const feed__axis *xa, int32_t off);
+/* One plane's horizontal pass, four outputs a step; reads xa->t8 taps a
+ * window (the c8 layout), so up to t8 - 1 samples past hi. */
+void feed__hpass1_sse2(uint8_t *restrict d, int flip, const int16_t *restrict s,
+                       const feed__axis *xa, int32_t off);
 
 /* AVX2 (resize_avx2.c), only where the CPU has it; the horizontal pass needs
  * even taps and does rows a and b at once (da == db, sa == sb: one row). */
@@ -88,6 +95,10 @@ void feed__vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, size_t str
                       const int16_t *restrict c, uint32_t n, uint32_t T);
 void feed__hpass_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa, const int16_t *sb,
                       const feed__axis *xa, int32_t off);
+/* One plane's horizontal pass, AVX2, rows a and b at once (da == db, sa ==
+ * sb: one row); reads t8 taps a window like the SSE2 one. */
+void feed__hpass1_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa, const int16_t *sb,
+                       const feed__axis *xa, int32_t off);
 
 /* AVX-512 BW (resize_avx512.c), only where the CPU has it: the vertical pass
  * (the horizontal one is AVX2's). */

@@ -70,4 +70,44 @@ void feed__hpass_sse2(uint8_t *restrict d, int flip, const int16_t *restrict s,
     }
 }
 
+/* Output x's dot product as 4 partial int32 sums. */
+static inline __m128i dot1_sse2(const int16_t *p, const int16_t *c, uint32_t t8)
+{
+    if (t8 == 4)
+        return _mm_madd_epi16(_mm_loadl_epi64((const __m128i *)p), _mm_loadl_epi64((const __m128i *)c));
+    __m128i a = _mm_madd_epi16(_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)c));
+    for (uint32_t k = 8; k < t8; k += 8)
+        a = _mm_add_epi32(a, _mm_madd_epi16(_mm_loadu_si128((const __m128i *)(p + k)),
+                                            _mm_loadu_si128((const __m128i *)(c + k))));
+    return a;
+}
+
+void feed__hpass1_sse2(uint8_t *restrict d, int flip, const int16_t *restrict s,
+                       const feed__axis *xa, int32_t off)
+{
+    uint32_t out = xa->out, t8 = xa->t8;
+    const int32_t *first = xa->first;
+    const int16_t *c8 = xa->c8;
+    const __m128i rnd = _mm_set1_epi32(1 << 20);
+    uint32_t X = 0;
+    for (; X + 4 <= out; X += 4) {
+        __m128i a[4];
+        for (uint32_t j = 0; j < 4; j++) {
+            uint32_t x = flip ? out - 1 - (X + j) : X + j;
+            a[j] = dot1_sse2(s + (first[x] - off), c8 + (size_t)x * t8, t8);
+        }
+        /* transpose-add: lane j of the sum is output X + j's whole dot product */
+        __m128i t0 = _mm_add_epi32(_mm_unpacklo_epi32(a[0], a[1]), _mm_unpackhi_epi32(a[0], a[1]));
+        __m128i t1 = _mm_add_epi32(_mm_unpacklo_epi32(a[2], a[3]), _mm_unpackhi_epi32(a[2], a[3]));
+        __m128i v = _mm_add_epi32(_mm_unpacklo_epi64(t0, t1), _mm_unpackhi_epi64(t0, t1));
+        v = _mm_srai_epi32(_mm_add_epi32(v, rnd), 21);
+        v = _mm_packs_epi32(v, v);
+        v = _mm_packus_epi16(v, v);
+        uint32_t px = (uint32_t)_mm_cvtsi128_si32(v);
+        memcpy(d + X, &px, 4);
+    }
+    if (X < out)
+        feed__hpass1_c(d, flip, s, xa, off, X);
+}
+
 #endif /* __SSE2__ */

@@ -120,6 +120,123 @@ static void test_region_exact(void **state)
             }
 }
 
+/* TurboJPEG's decode to YUV planes (the file's own components, no
+ * upsampling) at scale m/8: plane c, *pw samples a row. */
+static uint8_t *yuv_ref(tjhandle tj, const uint8_t *jpg, size_t len, int m, int c, int *pw, int *ph)
+{
+    int w, h, ss, cs;
+    assert_int_equal(tjDecompressHeader3(tj, jpg, (unsigned long)len, &w, &h, &ss, &cs), 0);
+    int sw = (w * m + 7) / 8, sh = (h * m + 7) / 8, np = ss == TJSAMP_GRAY ? 1 : 3;
+    uint8_t *pl[3] = {NULL, NULL, NULL};
+    int ws[3] = {0, 0, 0};
+    for (int k = 0; k < np; k++) {
+        ws[k] = tjPlaneWidth(k, sw, ss);
+        pl[k] = malloc((size_t)ws[k] * tjPlaneHeight(k, sh, ss));
+        assert_non_null(pl[k]);
+    }
+    assert_int_equal(tjDecompressToYUVPlanes(tj, jpg, (unsigned long)len, pl, sw, ws, sh, 0), 0);
+    *pw = ws[c];
+    *ph = tjPlaneHeight(c, sh, ss);
+    for (int k = 0; k < np; k++)
+        if (k != c)
+            free(pl[k]);
+    return pl[c];
+}
+
+/* The planar decode of region (x0,y0)-(x1,y1) at scale m: a YCbCr or grey
+ * file comes as its planes, and every sample they hold equals TurboJPEG's
+ * YUV decode at the scale libjpeg inverse-transforms that component at (the
+ * chroma of a DCT-scaled 4:2:0 file at twice the luma's, so it needs no
+ * upsampling); the luma plane covers the region and a margin within the
+ * image; other files come as RGBX. */
+static void check_planes(feed__jpeg *j, tjhandle tj, const uint8_t *jpg, size_t len, int m,
+                         uint32_t x0, uint32_t y0, uint32_t x1, uint32_t y1, const char *what)
+{
+    int w, h, ss, cs;
+    assert_int_equal(tjDecompressHeader3(tj, jpg, (unsigned long)len, &w, &h, &ss, &cs), 0);
+    ti_plan_arg p = {.want = {.scale = (uint32_t)m, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .planes = 1}};
+    feed__jpeg_image img;
+    char msg[200];
+    int rc = feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
+    if (rc)
+        fprintf(stderr, "%s: rc %d %s\n", what, rc, msg);
+    assert_int_equal(rc, 0);
+    assert_int_equal((int)img.nplanes, cs == TJCS_CMYK || cs == TJCS_YCCK ? 0 : ss == TJSAMP_GRAY ? 1 : 3);
+    for (uint32_t c = 0; c < img.nplanes; c++) {
+        const feed__jpeg_plane *pl = &img.plane[c];
+        if (c == 0) { /* luma: the region, within a margin */
+            assert_int_equal(pl->num_x, pl->den_x);
+            assert_int_equal(pl->num_y, pl->den_y);
+            assert_true(pl->x0 <= x0 && pl->x0 + pl->w >= x1);
+            assert_true(pl->y0 <= y0 && pl->y0 + pl->h >= y1);
+            assert_true(pl->y0 + 8 >= y0 && pl->y0 + pl->h <= y1 + 8);
+        }
+        /* chroma has factor 1 in TurboJPEG's files: its IDCT size is num_x */
+        int mc = c == 0 ? m : (int)pl->num_x, pw, ph;
+        uint8_t *ref = yuv_ref(tj, jpg, len, mc, (int)c, &pw, &ph);
+        if (!(pl->x0 + pl->w <= (uint32_t)pw && pl->y0 + pl->h <= (uint32_t)ph))
+            fprintf(stderr, "%s m=%d (%u,%u)-(%u,%u) plane %u: x %u+%u of %d, y %u+%u of %d\n", what,
+                    m, x0, y0, x1, y1, c, pl->x0, pl->w, pw, pl->y0, pl->h, ph);
+        assert_true(pl->x0 + pl->w <= (uint32_t)pw && pl->y0 + pl->h <= (uint32_t)ph);
+        for (uint32_t y = 0; y < pl->h; y++)
+            for (uint32_t x = 0; x < pl->w; x++) {
+                uint8_t a = pl->pixels[(size_t)y * pl->stride + x];
+                uint8_t b = ref[(size_t)(pl->y0 + y) * pw + pl->x0 + x];
+                if (a != b) {
+                    fprintf(stderr, "%s: m=%d region (%u,%u)-(%u,%u): plane %u sample (%u,%u) %u != %u\n",
+                            what, m, x0, y0, x1, y1, c, pl->x0 + x, pl->y0 + y, a, b);
+                    fail();
+                }
+            }
+        free(ref);
+    }
+}
+
+/* Planar output: the planes of many regions (on, before and after iMCU
+ * boundaries, at each edge, random), of every sampling, baseline and
+ * progressive, equal TurboJPEG's YUV decode of the whole file. */
+static void test_region_planes(void **state)
+{
+    (void)state;
+    static const char *names[TI_KINDS] = {"444", "422", "420", "440", "411", "gray", "cmyk"};
+    tjhandle tj = tjInitDecompress();
+    feed__jpeg *j = feed__jpeg_create();
+    uint32_t seed = 3;
+    for (int kind = 0; kind < TI_KINDS; kind++)
+        for (int prog = 0; prog < 2; prog++) {
+            uint32_t w = 203 + 40 * (uint32_t)prog, h = 157;
+            uint8_t *px = ti_pixels(w, h, (uint32_t)kind);
+            size_t len;
+            uint8_t *jpg = ti_jpeg(px, w, h, kind, 88, prog ? TJFLAG_PROGRESSIVE : 0, &len);
+            char what[64];
+            snprintf(what, sizeof what, "planes %s%s", names[kind], prog ? " progressive" : "");
+            static const int scales[] = {8, 4, 2};
+            for (size_t si = 0; si < 3; si++) {
+                int m = scales[si];
+                uint32_t rw = (w * (uint32_t)m + 7) / 8, rh = (h * (uint32_t)m + 7) / 8;
+                check_planes(j, tj, jpg, len, m, 0, 0, rw, rh, what);
+                static const uint32_t starts[] = {0, 1, 7, 8, 9, 15, 16, 17, 33};
+                for (size_t k = 0; k < sizeof starts / sizeof *starts; k++) {
+                    uint32_t x0 = starts[k] < rw ? starts[k] : rw - 1;
+                    uint32_t y0 = starts[(k * 4) % 9] < rh ? starts[(k * 4) % 9] : rh - 1;
+                    check_planes(j, tj, jpg, len, m, x0, y0, x0 + 1 + (rw - x0 - 1) / 2,
+                                 y0 + 1 + (rh - y0 - 1) / 3, what);
+                    check_planes(j, tj, jpg, len, m, x0, y0, rw, rh, what);
+                    check_planes(j, tj, jpg, len, m, x0, y0, x0 + 1, y0 + 1, what);
+                }
+                for (int k = 0; k < 6; k++) {
+                    uint32_t x0 = rnd(&seed) % rw, y0 = rnd(&seed) % rh;
+                    uint32_t x1 = x0 + 1 + rnd(&seed) % (rw - x0), y1 = y0 + 1 + rnd(&seed) % (rh - y0);
+                    check_planes(j, tj, jpg, len, m, x0, y0, x1, y1, what);
+                }
+            }
+            free(jpg);
+            free(px);
+        }
+    feed__jpeg_destroy(j);
+    tjDestroy(tj);
+}
+
 /* Restart markers (every MCU, every 3 MCUs, every MCU row). */
 static void test_region_restart(void **state)
 {
@@ -496,6 +613,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_region_exact),
+        cmocka_unit_test(test_region_planes),
         cmocka_unit_test(test_region_restart),
         cmocka_unit_test(test_info_and_grey),
         cmocka_unit_test(test_cmyk),

@@ -26,9 +26,13 @@
  * Rows:
  *   ceiling      TurboJPEG tjDecompress2, full image, RGB (what a decoder costs)
  *   full-rgbx    libfeed's own full decode (libjpeg API, RGBX), for reference
- *   train        RandomResizedCrop(size) + flip, ROI + DCT-scaled decode
+ *   train        RandomResizedCrop(size) + flip, ROI + DCT-scaled decode into
+ *                the file's planes, resized each at its own resolution
+ *   train-rgb    the same through the interleaved RGB decode (feed__image_planar
+ *                = 0: libjpeg upsamples the chroma and converts every pixel)
  *   train-noroi  the same with roi_decode=0 (full decode, then crop)
  *   val          Resize(size*8/7) + CenterCrop(size), ROI + DCT-scaled decode
+ *   val-rgb      the same through the interleaved RGB decode
  *   val-noroi    the same with roi_decode=0
  *   train-entropy, val-entropy   what no ROI decode can go below with
  *                libjpeg: the same kind of crop box (train: a RandomResizedCrop
@@ -175,11 +179,12 @@ static void load(const char *dir)
 /* ---- the measured operations --------------------------------------------------------- */
 
 enum {
-    OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_NOROI, OP_VAL, OP_VAL_NOROI, OP_TRAIN_ENTROPY,
-    OP_VAL_ENTROPY, OP_COUNT
+    OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_RGB, OP_TRAIN_NOROI, OP_VAL, OP_VAL_RGB,
+    OP_VAL_NOROI, OP_TRAIN_ENTROPY, OP_VAL_ENTROPY, OP_COUNT
 };
-static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx",     "train",      "train-noroi",
-                                         "val",     "val-noroi",     "train-entropy", "val-entropy"};
+static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx", "train", "train-rgb", "train-noroi",
+                                         "val", "val-rgb", "val-noroi", "train-entropy",
+                                         "val-entropy"};
 
 typedef struct runner {
     tjhandle tj;
@@ -319,11 +324,14 @@ static int run_one(runner *r, int op, const file *f)
         break;
     }
     default: {
-        feed__xform x = op == OP_TRAIN || op == OP_TRAIN_NOROI ? r->train : r->val;
-        x.roi_decode = op == OP_TRAIN || op == OP_VAL;
+        int train = op == OP_TRAIN || op == OP_TRAIN_RGB || op == OP_TRAIN_NOROI;
+        feed__xform x = train ? r->train : r->val;
+        x.roi_decode = op != OP_TRAIN_NOROI && op != OP_VAL_NOROI;
         feed__image_info info;
+        feed__image_planar = op != OP_TRAIN_RGB && op != OP_VAL_RGB;
         rc = feed__image_process(r->ctx, &x, f->data, f->len, 1, 0, r->counter++, r->out, &info,
                                  msg, sizeof msg);
+        feed__image_planar = 1;
         r->decode_ns[op] += info.decode_ns;
         r->augment_ns[op] += info.augment_ns;
         r->n[op]++;
@@ -409,11 +417,26 @@ static double measure_all(int op, int workers, double seconds)
     return total;
 }
 
+/* 1 if name is one of the comma-separated names in list. */
+static int row_listed(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n))
+            return 1;
+        p += len + (e ? 1 : 0);
+    }
+    return 0;
+}
+
 static void usage(void)
 {
     fprintf(stderr,
             "usage: decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]\n"
-            "                   [--size N] [--format F] [--pil SCRIPT] [--resize-level L] [--quiet]\n"
+            "                   [--size N] [--format F] [--pil SCRIPT] [--resize-level L] [--rows LIST]\n"
+            "                   [--quiet]\n"
             "  --data DIR     ImageFolder tree or folder with files.txt\n"
             "  --json FILE    also write the results as JSON\n"
             "  --max N        use at most N files (default 500)\n"
@@ -423,6 +446,8 @@ static void usage(void)
             "  --size N       output N x N (default 224; val resizes to N*8/7 first)\n"
             "  --format F     jpeg (default), or png / webp: against PIL, single core\n"
             "  --pil SCRIPT   PIL's side of --format (default: bench/pil_decode.py)\n"
+            "  --rows LIST    measure only these rows (comma-separated names, as printed;\n"
+            "                 the ceiling is always measured), e.g. for a profiler\n"
             "  --resize-level L  resize kernels: 0 C, 1 SSE2, 2 AVX2, 3 AVX-512 (default:\n"
             "                 the best this CPU has; for side-by-side runs)\n");
     exit(2);
@@ -434,6 +459,7 @@ int main(int argc, char **argv)
     double seconds = 1.0;
     long workers = sysconf(_SC_NPROCESSORS_ONLN);
     int quiet = 0;
+    const char *rows = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -455,6 +481,8 @@ int main(int argc, char **argv)
             pil = v, i++;
         else if (!strcmp(a, "--resize-level") && v)
             feed__resize_simd = (int)strtol(v, NULL, 10), i++;
+        else if (!strcmp(a, "--rows") && v)
+            rows = v, i++;
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
         else
@@ -463,6 +491,9 @@ int main(int argc, char **argv)
     if (!data || seconds <= 0 || workers < 1 || g_size < 1 || g_max < 1 ||
         (strcmp(g_format, "jpeg") && strcmp(g_format, "png") && strcmp(g_format, "webp")))
         usage();
+    int want[OP_COUNT];
+    for (int op = 0; op < OP_COUNT; op++)
+        want[op] = !rows || op == OP_CEILING || row_listed(rows, op_names[op]);
     load(data);
     if (g_nfiles == 0) {
         fprintf(stderr, "decodebench: no %s files found in %s\n", g_format, data);
@@ -498,6 +529,8 @@ int main(int argc, char **argv)
     size_t cursor[OP_COUNT] = {0};
     for (int round = 0; round < rounds; round++)
         for (int op = 0; op < OP_COUNT; op++) {
+            if (!want[op])
+                continue;
             double cpu, wall;
             uint64_t n = measure(&r, op, seconds / rounds, &cursor[op], &cpu, &wall);
             if (n / cpu > best_cpu_rate[op])
@@ -518,6 +551,8 @@ int main(int argc, char **argv)
     double all_rate[OP_COUNT] = {0};
     for (int round = 0; round < rounds; round++) /* alternating, best round counts */
         for (size_t k = 0; k < sizeof all_ops / sizeof *all_ops; k++) {
+            if (!want[all_ops[k]])
+                continue;
             double rate = measure_all(all_ops[k], (int)workers, seconds / rounds);
             if (rate > all_rate[all_ops[k]])
                 all_rate[all_ops[k]] = rate;
@@ -528,6 +563,8 @@ int main(int argc, char **argv)
         printf("\n%-12s %11s %8s %15s %11s %9s | %10s %9s\n", "", "img/s/core", "us/img",
                "decode+augment", "img/s(wall)", "x ceiling", "img/s all", "x ceiling");
         for (int op = 0; op < OP_COUNT; op++) {
+            if (!want[op])
+                continue;
             char split[32] = "-";
             if (dec_us[op] > 0)
                 snprintf(split, sizeof split, "%.0f+%.0f", dec_us[op], aug_us[op]);
@@ -557,6 +594,10 @@ int main(int argc, char **argv)
         fprintf(f, "  \"ceiling_img_s\": %.1f,\n", ceil1);
         fprintf(f, "  \"full_rgbx_img_s\": %.1f,\n", best_cpu_rate[OP_FULL_RGBX]);
         fprintf(f, "  \"train_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN]);
+        fprintf(f, "  \"train_rgb_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_RGB]);
+        fprintf(f, "  \"val_rgb_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_RGB]);
+        fprintf(f, "  \"train_rgb_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_RGB] / ceil1);
+        fprintf(f, "  \"val_rgb_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_RGB] / ceil1);
         fprintf(f, "  \"train_noroi_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_NOROI]);
         fprintf(f, "  \"val_img_s\": %.1f,\n", best_cpu_rate[OP_VAL]);
         fprintf(f, "  \"val_noroi_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_NOROI]);

@@ -246,13 +246,17 @@ static uint32_t rnd(void)
     return rng_state;
 }
 
-static void check_image(uint32_t h, uint32_t w, const float mean[3], const float sd[3])
+/* The output at a 64-byte boundary (CHW float32 planes 32-byte aligned are
+ * written with streaming stores) and 4 bytes past one (plain stores). */
+static void check_image_at(uint32_t h, uint32_t w, const float mean[3], const float sd[3],
+                           size_t misalign)
 {
     const size_t n = (size_t)h * w * 3;
     uint8_t *in = malloc(n);
-    void *out = malloc(n * 4 + 64);
+    uint8_t *mem = aligned_alloc(64, (n * 4 + 64 + misalign + 63) / 64 * 64);
+    void *out = mem + misalign;
     assert_non_null(in);
-    assert_non_null(out);
+    assert_non_null(mem);
     for (size_t i = 0; i < n; i++)
         in[i] = (uint8_t)rnd();
     in[0] = 0;
@@ -303,7 +307,13 @@ static void check_image(uint32_t h, uint32_t w, const float mean[3], const float
                         }
             }
     free(in);
-    free(out);
+    free(mem);
+}
+
+static void check_image(uint32_t h, uint32_t w, const float mean[3], const float sd[3])
+{
+    check_image_at(h, w, mean, sd, 0);
+    check_image_at(h, w, mean, sd, 4);
 }
 
 /* Widths around the vector block (16) and its tail, and odd shapes. */
@@ -311,7 +321,7 @@ static void test_convert_sample(void **state)
 {
     const float mean[3] = {0.485f, 0.456f, 0.406f}, sd[3] = {0.229f, 0.224f, 0.225f};
     const uint32_t shapes[][2] = {{1, 1}, {1, 15}, {2, 16}, {3, 17}, {5, 31}, {4, 32},
-                                  {7, 33}, {16, 16}, {9, 100}, {32, 224}};
+                                  {7, 33}, {16, 16}, {9, 100}, {32, 224}, {3, 8}, {2, 24}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         check_image(shapes[i][0], shapes[i][1], mean, sd);
     /* other statistics: a mean that makes values cancel to near zero */

@@ -85,16 +85,19 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
             sum += wp[k];
         }
         int16_t *q = a->coef + (size_t)xx * maxk;
-        int32_t qs = 0;
+        int32_t qs = 0, bigv = -1;
         uint32_t big = 0;
         double norm = sum > 0 ? one / sum : 0;
         for (uint32_t k = 0; k < n; k++) {
             /* v >= 0: rounding half up is lrint's result but on exact halves */
             double v = sum > 0 ? wp[k] * norm : (k == 0) * (double)one;
-            q[k] = (int16_t)(int32_t)(v + 0.5);
-            qs += q[k];
-            if (q[k] > q[big])
+            int32_t qv = (int32_t)(v + 0.5);
+            q[k] = (int16_t)qv;
+            qs += qv;
+            if (qv > bigv) { /* the first largest */
+                bigv = qv;
                 big = k;
+            }
         }
         q[big] = (int16_t)(q[big] + (one - qs)); /* weights sum to exactly one */
         uint32_t s = 0;
@@ -102,8 +105,8 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
             s++;
         while (n > s + 1 && q[n - 1] == 0)
             n--;
-        if (s)
-            memmove(q, q + s, (n - s) * sizeof *q);
+        for (uint32_t k = 0; s && k + s < n; k++) /* a few taps: no memmove call */
+            q[k] = q[k + s];
         n -= s;
         xmin += s;
         for (uint32_t k = n; k < maxk; k++)
@@ -124,7 +127,12 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t sh = 0;
         if ((uint32_t)f + taps > in)
             sh = (uint32_t)f + taps - in;
-        memmove(dst + sh, src, (taps - sh) * sizeof *dst);
+        if (dst + sh <= src) /* the copy may overlap its source: go the safe way */
+            for (uint32_t k = 0; k < taps - sh; k++)
+                dst[sh + k] = src[k];
+        else
+            for (uint32_t k = taps - sh; k-- > 0;)
+                dst[sh + k] = src[k];
         for (uint32_t k = 0; k < sh; k++)
             dst[k] = 0;
         f -= (int32_t)sh;

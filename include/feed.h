@@ -216,7 +216,10 @@ typedef struct feed_options {
     uint32_t exif;          /* [exif] 1: apply EXIF orientation (default 1; JPEG only: a PNG
                                eXIf chunk or WebP EXIF is not read) */
     uint32_t roi_decode;    /* [roi_decode] 1: decode only the crop, DCT-scaled (default 1;
-                               a PNG: only the rows down to the crop; a WebP: the crop) */
+                               a YCbCr or grey JPEG into its planes, each resized at its own
+                               resolution, only the output converted to RGB; a PNG: only the
+                               rows down to the crop; a WebP: the crop). 0: the whole image,
+                               interleaved RGB (within 1 level of a float64 resize of it) */
 
     /* output */
     uint32_t dtype;         /* [dtype] uint8|float32|float16|bfloat16 (default uint8) */

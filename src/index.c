@@ -646,7 +646,8 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
             return sys_error(err, errlen, errno, "open", root);
         if (cached) {
             feed__index_hdr *h;
-            if (feed__scancache_load(cache, rootfd, root, feed__index_scan_rules(), &h, note, sizeof note)) {
+            if (feed__scancache_load(cache, rootfd, root, feed__index_scan_rules(), &h, &ix->skipped,
+                                     ix->skipped_names, note, sizeof note)) {
                 close(rootfd);
                 ix->hdr = h;
                 if (spec->cache_hit)
@@ -685,7 +686,8 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     }
     if (cached) {
         char saved[1024];
-        feed__scancache_save(cache, ix->hdr, &dirs, feed__index_scan_rules(), scan_start, saved, sizeof saved);
+        feed__scancache_save(cache, ix->hdr, &dirs, feed__index_scan_rules(), scan_start, ix->skipped,
+                             ix->skipped_names, saved, sizeof saved);
         feed__scan_dirs_free(&dirs);
         if (spec->note && spec->notelen)
             snprintf(spec->note, spec->notelen, "%s%s%s", note, note[0] ? "; " : "", saved);

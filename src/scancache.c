@@ -8,7 +8,12 @@
  *   32  u64 ndirs             40  u64 dirs_off (feed__scan_dir[ndirs])
  *   48  u64 dpool_off         56  u64 dpool_bytes (the directories' paths)
  *   64  u64 index_off         72  u64 index_bytes (the index, as built)
- *   80  i64 scan start (ns, CLOCK_REALTIME)         88..128 zero
+ *   80  i64 scan start (ns, CLOCK_REALTIME)
+ *   88  u64 skipped files     96  u64 skip_off      104 u64 skip_bytes
+ *       (the files of other extensions the scan left out, and the first
+ *       few names, as a fresh scan reports them; between the directories'
+ *       paths and the index)                          112..128 zero
+ * Version 2: version 1 had no skipped files (a reused scan reported none).
  */
 #include "scancache.h"
 
@@ -25,7 +30,7 @@
 #include "rng.h"
 
 #define MAGIC "FEEDSCN1"
-#define VERSION 1u
+#define VERSION 2u
 
 typedef struct file_hdr {
     char magic[8];
@@ -33,7 +38,8 @@ typedef struct file_hdr {
     uint64_t total, checksum;
     uint64_t ndirs, dirs_off, dpool_off, dpool_bytes, index_off, index_bytes;
     int64_t scanned_ns;
-    uint8_t zero[FEED_SCAN_HEADER_BYTES - 88];
+    uint64_t skipped, skip_off, skip_bytes;
+    uint8_t zero[FEED_SCAN_HEADER_BYTES - 112];
 } file_hdr;
 _Static_assert(sizeof(file_hdr) == FEED_SCAN_HEADER_BYTES, "scan cache header");
 _Static_assert(offsetof(file_hdr, checksum) == FEED_SCAN_CHECKSUM_AT, "checksum offset");
@@ -190,9 +196,12 @@ int feed__scancache_parse(const uint8_t *buf, size_t n, uint32_t rules, feed__sc
         WHY("checksum mismatch (corrupt)");
     if (f.dirs_off != sizeof f || f.ndirs > (n - sizeof f) / sizeof(feed__scan_dir) ||
         f.dpool_off < f.dirs_off + f.ndirs * sizeof(feed__scan_dir) || f.dpool_off > n ||
-        f.dpool_bytes > n - f.dpool_off || f.index_off % 64 || f.index_off < f.dpool_off + f.dpool_bytes ||
-        f.index_off > n || f.index_bytes != n - f.index_off)
+        f.dpool_bytes > n - f.dpool_off || f.skip_off != f.dpool_off + f.dpool_bytes ||
+        f.skip_bytes >= FEED_INDEX_SKIPPED_NAMES || f.skip_bytes > n - f.skip_off || f.index_off % 64 ||
+        f.index_off < f.skip_off + f.skip_bytes || f.index_off > n || f.index_bytes != n - f.index_off)
         WHY("offsets out of bounds");
+    if (memchr(buf + f.skip_off, 0, f.skip_bytes) || (f.skip_bytes && !f.skipped))
+        WHY("bad skipped-file names");
     const feed__scan_dir *d = (const feed__scan_dir *)(buf + f.dirs_off);
     const char *dp = (const char *)buf + f.dpool_off;
     for (uint64_t i = 0; i < f.ndirs; i++) {
@@ -204,7 +213,8 @@ int feed__scancache_parse(const uint8_t *buf, size_t n, uint32_t rules, feed__sc
     char iw[160];
     if (check_index(h, f.index_bytes, iw, sizeof iw) != 0)
         WHY("index: %s", iw);
-    *v = (feed__scancache_view){h, f.index_bytes, d, f.ndirs, dp, f.scanned_ns};
+    *v = (feed__scancache_view){h, f.index_bytes, d, f.ndirs, dp, f.scanned_ns, f.skipped,
+                                (const char *)buf + f.skip_off, f.skip_bytes};
     return 0;
 }
 
@@ -261,7 +271,8 @@ static int same_classes(int rootfd, const feed__index_hdr *h)
 }
 
 int feed__scancache_load(const char *path, int rootfd, const char *root, uint32_t rules, feed__index_hdr **out,
-                         char *note, size_t notelen)
+                         uint64_t *skipped, char skipped_names[FEED_INDEX_SKIPPED_NAMES], char *note,
+                         size_t notelen)
 {
     char why[256];
     uint8_t *buf = NULL;
@@ -327,6 +338,9 @@ int feed__scancache_load(const char *path, int rootfd, const char *root, uint32_
     memset(&h->npy, 0, sizeof h->npy);
     h->labels_off = 0;
     *out = h;
+    *skipped = v.skipped;
+    memcpy(skipped_names, v.skipped_names, v.skipped_names_len);
+    skipped_names[v.skipped_names_len] = 0;
     rc = 1;
 out:
     feed__free(buf);
@@ -335,7 +349,8 @@ out:
 }
 
 int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed__scan_dirs *dirs, uint32_t rules,
-                         int64_t scan_start_ns, char *note, size_t notelen)
+                         int64_t scan_start_ns, uint64_t skipped, const char *skipped_names, char *note,
+                         size_t notelen)
 {
     for (uint64_t i = 0; i < dirs->n; i++)
         if (dirs->d[i].mtime_ns > scan_start_ns - FEED_SCAN_QUIET_NS) {
@@ -353,7 +368,10 @@ int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed_
     f.dirs_off = sizeof f;
     f.dpool_off = f.dirs_off + dirs->n * sizeof(feed__scan_dir);
     f.dpool_bytes = dirs->pool_len;
-    f.index_off = FEED_ALIGN_UP(f.dpool_off + f.dpool_bytes, 64);
+    f.skipped = skipped;
+    f.skip_off = f.dpool_off + f.dpool_bytes;
+    f.skip_bytes = skipped ? strnlen(skipped_names, FEED_INDEX_SKIPPED_NAMES - 1) : 0;
+    f.index_off = FEED_ALIGN_UP(f.skip_off + f.skip_bytes, 64);
     f.index_bytes = h->total_bytes;
     f.total = f.index_off + f.index_bytes;
     f.scanned_ns = scan_start_ns;
@@ -366,6 +384,8 @@ int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed_
         memcpy(buf + f.dirs_off, dirs->d, dirs->n * sizeof(feed__scan_dir));
     if (dirs->pool_len)
         memcpy(buf + f.dpool_off, dirs->pool, dirs->pool_len);
+    if (f.skip_bytes)
+        memcpy(buf + f.skip_off, skipped_names, f.skip_bytes);
     memcpy(buf + f.index_off, h, h->total_bytes);
     f.checksum = feed__scancache_checksum(buf + sizeof f, f.total - sizeof f);
     memcpy(buf, &f, sizeof f);

@@ -66,6 +66,9 @@ typedef struct feed__scancache_view {
     uint64_t ndirs;
     const char *dir_pool;
     int64_t scanned_ns; /* when the scan began (CLOCK_REALTIME) */
+    uint64_t skipped;   /* files of other extensions the scan left out */
+    const char *skipped_names; /* the first few, skipped_names_len bytes, no NUL */
+    uint64_t skipped_names_len; /* < FEED_INDEX_SKIPPED_NAMES */
 } feed__scancache_view;
 
 /*
@@ -90,20 +93,24 @@ uint64_t feed__scancache_checksum(const uint8_t *buf, size_t n);
 /*
  * Loads the saved scan at path for the folder open at rootfd (root: its
  * absolute path, written into the index). 1: *out is a valid, current
- * index (feed__malloc'd, the caller owns it). 0: not usable (missing:
+ * index (feed__malloc'd, the caller owns it), *skipped and skipped_names
+ * what the scan left out (as feed__index's). 0: not usable (missing:
  * note is ""; stale, corrupt or unreadable: why, in note).
  */
 int feed__scancache_load(const char *path, int rootfd, const char *root, uint32_t rules,
-                         feed__index_hdr **out, char *note, size_t notelen);
+                         feed__index_hdr **out, uint64_t *skipped,
+                         char skipped_names[FEED_INDEX_SKIPPED_NAMES], char *note, size_t notelen);
 
 /*
  * Saves the index h made by a scan that began at scan_start_ns
- * (CLOCK_REALTIME) and read dirs: to a temporary file beside path, then
+ * (CLOCK_REALTIME) and read dirs, with the files it left out (skipped, and
+ * the first names, NUL-terminated): to a temporary file beside path, then
  * renamed over it, so a reader never sees half a file. 0 (note: "saved ...")
  * or -1 (note: why not: the folder is read-only, a directory changed too
  * recently to be sure of, ...). Never fails the caller.
  */
 int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed__scan_dirs *dirs, uint32_t rules,
-                         int64_t scan_start_ns, char *note, size_t notelen);
+                         int64_t scan_start_ns, uint64_t skipped, const char *skipped_names, char *note,
+                         size_t notelen);
 
 #endif /* FEED_SCANCACHE_H */

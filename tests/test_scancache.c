@@ -124,10 +124,15 @@ static void test_reload_identical(void **state)
     assert_non_null(strstr(a.note, "folder scan saved to"));
     assert_non_null(strstr(a.note, FEED_SCAN_CACHE_NAME));
     assert_int_equal(a.ix.hdr->count, 7);
+    assert_int_equal(a.ix.skipped, 1);
+    assert_string_equal(a.ix.skipped_names, "ant/notes.txt");
     build(&b, 1, NULL);
     assert_int_equal(b.hit, 1);
     assert_string_equal(b.note, "");
     assert_same_index(a.ix.hdr, b.ix.hdr);
+    /* what the scan left out is said again from the saved one */
+    assert_int_equal(b.ix.skipped, 1);
+    assert_string_equal(b.ix.skipped_names, "ant/notes.txt");
     assert_matches_fresh(b.ix.hdr);
     /* shared with the workers like a scanned one */
     char err[256];

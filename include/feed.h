@@ -446,6 +446,18 @@ FEED_API const char *feed_loader_class_name(const feed_loader *loader, uint32_t 
  */
 FEED_API uint64_t feed_loader_skipped_files(const feed_loader *loader, const char **first);
 
+/*
+ * Since 0.2.0. Tar shard members that could not be indexed and were left
+ * out (a bad header checksum, a sample without its label, a second image
+ * for a key, a label that is no integer 0..2^31-1, a member past what the
+ * index holds); create also reports each (the first 100) on stderr as
+ * "libfeed: dataset: SHARD: member 'NAME' at offset N: what". If first is
+ * not NULL, *first is set to the first such report (without the prefix; ""
+ * if none), valid as long as the loader. Returns the count (0 for other
+ * sources and for NULL).
+ */
+FEED_API uint64_t feed_loader_shard_problems(const feed_loader *loader, const char **first);
+
 /* Since 0.2.0. Samples in the dataset (all ranks together): sample ids are
  * 0 .. this - 1, in the index's order (ImageFolder: classes in name order,
  * the files of each in path order, as torchvision's ImageFolder.samples). */

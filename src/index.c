@@ -39,6 +39,7 @@ typedef struct builder {
     uint64_t *shards; /* pool offsets of the shard paths */
     uint64_t nshards, shards_cap;
     uint64_t problems;
+    char first_problem[FEED_INDEX_SKIPPED_NAMES]; /* the first one's report */
 } builder;
 
 static int pool_add(builder *b, const char *s, size_t len, uint64_t *off)
@@ -508,7 +509,10 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what)
 {
     shard_ctx *c = ctx;
-    if (++c->b->problems > SHARD_PROBLEMS_SHOWN)
+    if (++c->b->problems == 1)
+        snprintf(c->b->first_problem, sizeof c->b->first_problem, "%s: member '%s' at offset %llu: %s",
+                 shard, member, (unsigned long long)off, what);
+    if (c->b->problems > SHARD_PROBLEMS_SHOWN)
         return;
     fprintf(stderr, "libfeed: dataset: %s: member '%s' at offset %llu: %s\n", shard, member,
             (unsigned long long)off, what);
@@ -555,6 +559,7 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
         builder_free(&b);
         return st;
     }
+    memcpy(ix->first_problem, b.first_problem, sizeof ix->first_problem);
     return finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
 }
 

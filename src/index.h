@@ -85,6 +85,9 @@ typedef struct feed__index {
      * to the root, ", "-separated. Builder's side only (not shared). */
     uint64_t skipped;
     char skipped_names[FEED_INDEX_SKIPPED_NAMES];
+    /* Tar shards: the first malformed member's report (hdr->problems counts
+     * them all), as stderr had it. Builder's side only. */
+    char first_problem[FEED_INDEX_SKIPPED_NAMES];
 } feed__index;
 
 /* Builds the index: tar shards when source is a shard pattern, a .tar file or

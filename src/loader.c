@@ -575,6 +575,13 @@ uint64_t feed_loader_skipped_files(const feed_loader *L, const char **first)
     return L ? L->ix.skipped : 0;
 }
 
+uint64_t feed_loader_shard_problems(const feed_loader *L, const char **first)
+{
+    if (first)
+        *first = L ? L->ix.first_problem : "";
+    return L ? L->ix.hdr->problems : 0;
+}
+
 const char *feed_loader_class_name(const feed_loader *L, uint32_t i)
 {
     if (!L || i >= L->ix.hdr->nclasses || !L->ix.hdr->named_classes)

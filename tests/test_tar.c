@@ -443,6 +443,8 @@ static void test_malformed_shard_in_index(void **state)
     build(p, &ix, FEED_OK, NULL);
     assert_int_equal(ix.hdr->count, 3 + 2 + 3);
     assert_true(ix.hdr->problems >= 1);
+    /* the first report is kept for feed_loader_shard_problems */
+    assert_non_null(strstr(ix.first_problem, "m-1.tar: member '"));
     assert_int_equal(feed__index_label(ix.hdr, 3), 3);
     assert_int_equal(feed__index_label(ix.hdr, 4), 0);
     assert_int_equal(feed__index_label(ix.hdr, 7), 102);

@@ -598,6 +598,22 @@ class Loader:
         return text.split(", ") if text else []
 
     @property
+    def shard_problems(self):
+        """Tar shard members left out because they could not be indexed (a
+        bad header, a sample without a label, ...): their count (0 for other
+        sources). Create reports each on stderr; shard_problem_first is the
+        first report."""
+        return int(_lib.feed_loader_shard_problems(self._handle(), None))
+
+    @property
+    def shard_problem_first(self):
+        """The first left-out member's report ("SHARD: member 'NAME' at
+        offset N: what"), or "" when there was none."""
+        first = ctypes.c_char_p()
+        _lib.feed_loader_shard_problems(self._handle(), ctypes.byref(first))
+        return (first.value or b"").decode(errors="surrogateescape")
+
+    @property
     def class_to_idx(self):
         """{class name: label}, as torchvision's ImageFolder.class_to_idx; {} for a
         file list or an array, which have labels but no names."""

@@ -91,6 +91,11 @@ def test_malformed_shard_reports_and_keeps_the_rest(tmp_path, make_loader, datas
     L = make_loader(str(tmp_path / "m-{0..1}.tar"), shuffle=False, epochs=1, augment="val")
     err = capfd.readouterr().err
     assert f"m-1.tar: member 's0002" in err and f"at offset {victim.offset}: bad tar header" in err
+    # and through the API: the count, and the first report as stderr had it
+    reports = [ln for ln in err.splitlines() if ln.startswith("libfeed: dataset: ")]
+    assert L.shard_problems == len(reports) >= 1
+    assert reports[0] == "libfeed: dataset: " + L.shard_problem_first
+    assert L.shard_problem_first.startswith(str(tmp_path / "m-1.tar") + ": member 's0002")
     assert L.samples_per_epoch == NIMG - 1
     _, labels, _ = all_batches(L)
     want = [lab for i, (_, lab) in enumerate(index) if i != 21]

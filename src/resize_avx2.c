@@ -153,6 +153,30 @@ FEED_AVX2 void feed__hpass_avx2(uint8_t *da, uint8_t *db, int flip, const int16_
  * pmaddwd with the coefficients broadcast, eight outputs reduced together by
  * three rounds of phaddd, eight bytes a row stored at once.
  */
+/* Output sums of rows a and b (lanes: row a | row b), 4 in lo and 4 in hi
+ * each: rounded, shifted, saturated, 8 bytes stored to each row. */
+FEED_AVX2_INLINE void put8_avx2(uint8_t *da, uint8_t *db, __m256i lo, __m256i hi)
+{
+    const __m256i rnd = _mm256_set1_epi32(1 << 20);
+    lo = _mm256_srai_epi32(_mm256_add_epi32(lo, rnd), 21);
+    hi = _mm256_srai_epi32(_mm256_add_epi32(hi, rnd), 21);
+    __m256i v = _mm256_packs_epi32(lo, hi);
+    v = _mm256_packus_epi16(v, v);
+    _mm_storel_epi64((__m128i *)da, _mm256_castsi256_si128(v));
+    _mm_storel_epi64((__m128i *)db, _mm256_extracti128_si256(v, 1));
+}
+
+/* Outputs [X, out) of both rows (one when da == db), the portable way. */
+static void hpass1_tail(uint8_t *da, uint8_t *db, int flip, const int16_t *sa, const int16_t *sb,
+                        const feed__axis *xa, int32_t off, uint32_t X)
+{
+    if (X >= xa->out)
+        return;
+    feed__hpass1_c(da, flip, sa, xa, off, X);
+    if (db != da)
+        feed__hpass1_c(db, flip, sb, xa, off, X);
+}
+
 FEED_AVX2_INLINE __m256i hwin1_avx2(const int16_t *pa, const int16_t *pb, const int16_t *c,
                                     uint32_t t8)
 {
@@ -180,7 +204,6 @@ FEED_AVX2_INLINE void hpass1_avx2_n(uint8_t *da, uint8_t *db, int flip, const in
     const int32_t *first = xa->first;
     const int16_t *c8 = xa->c8;
     uint32_t out = xa->out;
-    const __m256i rnd = _mm256_set1_epi32(1 << 20);
     uint32_t X = 0;
     for (; X + 8 <= out; X += 8) {
         __m256i m[8];
@@ -190,20 +213,11 @@ FEED_AVX2_INLINE void hpass1_avx2_n(uint8_t *da, uint8_t *db, int flip, const in
             m[j] = hwin1_avx2(sa + f, sb + f, c8 + (size_t)x * t8, t8);
         }
         /* each lane: the 8 outputs' sums, in order */
-        __m256i lo = _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3]));
-        __m256i hi = _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7]));
-        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, rnd), 21);
-        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, rnd), 21);
-        __m256i v = _mm256_packs_epi32(lo, hi);
-        v = _mm256_packus_epi16(v, v);
-        _mm_storel_epi64((__m128i *)(da + X), _mm256_castsi256_si128(v));
-        _mm_storel_epi64((__m128i *)(db + X), _mm256_extracti128_si256(v, 1));
+        put8_avx2(da + X, db + X,
+                  _mm256_hadd_epi32(_mm256_hadd_epi32(m[0], m[1]), _mm256_hadd_epi32(m[2], m[3])),
+                  _mm256_hadd_epi32(_mm256_hadd_epi32(m[4], m[5]), _mm256_hadd_epi32(m[6], m[7])));
     }
-    if (X < out) {
-        feed__hpass1_c(da, flip, sa, xa, off, X);
-        if (db != da)
-            feed__hpass1_c(db, flip, sb, xa, off, X);
-    }
+    hpass1_tail(da, db, flip, sa, sb, xa, off, X);
 }
 
 /* Windows of 4 taps (upscaling, and shrinks under about 1.5x): two outputs
@@ -226,7 +240,6 @@ FEED_AVX2_INLINE void hpass1_avx2_4(uint8_t *da, uint8_t *db, int flip, const in
     const int32_t *first = xa->first;
     const int16_t *c8 = xa->c8;
     uint32_t out = xa->out;
-    const __m256i rnd = _mm256_set1_epi32(1 << 20);
     uint32_t X = 0;
     for (; X + 8 <= out; X += 8) {
         __m256i m[4];
@@ -246,18 +259,9 @@ FEED_AVX2_INLINE void hpass1_avx2_4(uint8_t *da, uint8_t *db, int flip, const in
             lo = _mm256_shuffle_epi32(lo, 0xB1);
             hi = _mm256_shuffle_epi32(hi, 0xB1);
         }
-        lo = _mm256_srai_epi32(_mm256_add_epi32(lo, rnd), 21);
-        hi = _mm256_srai_epi32(_mm256_add_epi32(hi, rnd), 21);
-        __m256i v = _mm256_packs_epi32(lo, hi);
-        v = _mm256_packus_epi16(v, v);
-        _mm_storel_epi64((__m128i *)(da + X), _mm256_castsi256_si128(v));
-        _mm_storel_epi64((__m128i *)(db + X), _mm256_extracti128_si256(v, 1));
+        put8_avx2(da + X, db + X, lo, hi);
     }
-    if (X < out) {
-        feed__hpass1_c(da, flip, sa, xa, off, X);
-        if (db != da)
-            feed__hpass1_c(db, flip, sb, xa, off, X);
-    }
+    hpass1_tail(da, db, flip, sa, sb, xa, off, X);
 }
 
 FEED_AVX2 void feed__hpass1_avx2(uint8_t *da, uint8_t *db, int flip, const int16_t *sa,

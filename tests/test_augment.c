@@ -27,16 +27,6 @@
 #include "rng.h"
 #include "test_image_util.h"
 
-static uint32_t rnd(uint32_t *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xFFFFFF;
-}
-
-static double rndu(uint32_t *s)
-{
-    return rnd(s) / 16777216.0;
-}
 
 /* ---- resize ------------------------------------------------------------------------ */
 
@@ -72,15 +62,6 @@ static void check_resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, cons
 
 static void resize_reference_cases(void);
 
-#if defined(__x86_64__)
-/* 1 if this CPU runs resize kernel level l (1 SSE2, 2 AVX2, 3 AVX-512 BW). */
-static int cpu_has_level(int l)
-{
-    if (l == 3)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    return l < 2 || __builtin_cpu_supports("avx2");
-}
-#endif
 
 /* Separable fixed-point resize within 1 of the float64 reference: up, down
  * (antialiased, up to 20x, which takes the wide-filter path), fractional
@@ -91,7 +72,7 @@ static void test_resize_reference(void **state)
     /* every kernel set this machine has: portable C, SSE2, AVX2, AVX-512 */
     for (int level = 0; level <= 3; level++) {
 #if defined(__x86_64__)
-        if (!cpu_has_level(level))
+        if (!ti_cpu_has_level(level))
             continue;
 #else
         if (level > 0)
@@ -120,18 +101,18 @@ static void resize_reference_cases(void)
         free(px);
     }
     for (int k = 0; k < 60; k++) {
-        uint32_t w = 1 + rnd(&seed) % 400, h = 1 + rnd(&seed) % 300;
+        uint32_t w = 1 + ti_rnd(&seed) % 400, h = 1 + ti_rnd(&seed) % 300;
         uint8_t *px = ti_pixels(w, h, (uint32_t)k + 100);
-        double bx0 = rndu(&seed) * w * 0.6, by0 = rndu(&seed) * h * 0.6;
-        double bx1 = bx0 + (w - bx0) * (0.05 + 0.95 * rndu(&seed));
-        double by1 = by0 + (h - by0) * (0.05 + 0.95 * rndu(&seed));
+        double bx0 = ti_rndu(&seed) * w * 0.6, by0 = ti_rndu(&seed) * h * 0.6;
+        double bx1 = bx0 + (w - bx0) * (0.05 + 0.95 * ti_rndu(&seed));
+        double by1 = by0 + (h - by0) * (0.05 + 0.95 * ti_rndu(&seed));
         if (k % 3 == 0) { /* integer boxes, as RandomResizedCrop makes */
             bx0 = floor(bx0);
             by0 = floor(by0);
             bx1 = fmax(ceil(bx1), bx0 + 1);
             by1 = fmax(ceil(by1), by0 + 1);
         }
-        uint32_t dw = 1 + rnd(&seed) % 260, dh = 1 + rnd(&seed) % 260;
+        uint32_t dw = 1 + ti_rnd(&seed) % 260, dh = 1 + ti_rnd(&seed) % 260;
         check_resize(&rz, &xa, &ya, px, w, h, bx0, by0, bx1, by1, dw, dh);
         free(px);
     }
@@ -155,29 +136,21 @@ static void test_resize_levels_identical(void **state)
     int levels = 0;
     for (int level = 1; level <= 3; level++) {
 #if defined(__x86_64__)
-        if (!cpu_has_level(level))
+        if (!ti_cpu_has_level(level))
             continue;
 #else
         continue;
 #endif
         levels++;
         for (int k = 0; k < 400; k++) {
-            uint32_t dw = k < 80 ? 1 + (uint32_t)k % 40 : 1 + rnd(&seed) % 300;
-            uint32_t dh = 1 + rnd(&seed) % 9 + (k % 5 == 0 ? rnd(&seed) % 60 : 0);
-            double sx = 0.3 + 5.7 * rndu(&seed) * rndu(&seed), sy = 0.3 + 3.0 * rndu(&seed);
-            uint32_t w = (uint32_t)(dw * sx) + 1 + rnd(&seed) % 4;
-            uint32_t h = (uint32_t)(dh * sy) + 1 + rnd(&seed) % 4;
+            ti_resize_case c;
+            ti_resize_case_make(&seed, k, &c);
+            uint32_t dw = c.dw, dh = c.dh, w = c.w, h = c.h;
+            double bx0 = c.b[0], by0 = c.b[1], bx1 = c.b[2], by1 = c.b[3];
+            int flip = c.flip;
             uint8_t *src = malloc((size_t)w * h * 4);
             for (size_t i = 0; i < (size_t)w * h * 4; i++)
-                src[i] = (uint8_t)rnd(&seed);
-            double bx0 = 0, by0 = 0, bx1 = w, by1 = h;
-            if (k % 2) {
-                bx0 = rndu(&seed) * w * 0.3;
-                by0 = rndu(&seed) * h * 0.3;
-                bx1 = bx0 + (w - bx0) * (0.7 + 0.3 * rndu(&seed));
-                by1 = by0 + (h - by0) * (0.7 + 0.3 * rndu(&seed));
-            }
-            int flip = (int)(rnd(&seed) & 1);
+                src[i] = (uint8_t)ti_rnd(&seed);
             size_t n = (size_t)dw * dh * 3;
             uint8_t *ref = malloc(n), *out = malloc(n);
             feed__resize_simd = 0;
@@ -584,14 +557,8 @@ static double *ref_process(const uint8_t *jpg, size_t len, const feed__xform *x,
         memcpy(out, r, sizeof(double) * oh * ow * 3);
         free(r);
     } else if (x->mode == FEED_AUGMENT_VAL) {
-        uint32_t s = x->resize_shorter, rw, rh;
-        if (W <= H) {
-            rw = s;
-            rh = (uint32_t)((uint64_t)s * H / W);
-        } else {
-            rh = s;
-            rw = (uint32_t)((uint64_t)s * W / H);
-        }
+        uint32_t rw, rh;
+        ti_resize_shorter((uint32_t)W, (uint32_t)H, x->resize_shorter, &rw, &rh);
         double *r = ti_resize_ref(img, W, H, 0, 0, W, H, rw, rh);
         /* CenterCrop: pad with zeros if needed, then crop the centre */
         long pad_t = oh > rh ? (long)(oh - rh) / 2 : 0, pad_l = ow > rw ? (long)(ow - rw) / 2 : 0;

@@ -472,3 +472,55 @@ feed__xform ti_xform(uint32_t mode, uint32_t oh, uint32_t ow, uint32_t resize_sh
     x.max_pixels = 100000000;
     return x;
 }
+
+void ti_resize_shorter(uint32_t W, uint32_t H, uint32_t s, uint32_t *rw, uint32_t *rh)
+{
+    if (W <= H) {
+        *rw = s;
+        *rh = (uint32_t)((uint64_t)s * H / W);
+    } else {
+        *rh = s;
+        *rw = (uint32_t)((uint64_t)s * W / H);
+    }
+}
+
+uint32_t ti_rnd(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xFFFFFF;
+}
+
+double ti_rndu(uint32_t *s)
+{
+    return ti_rnd(s) / 16777216.0;
+}
+
+int ti_cpu_has_level(int l)
+{
+#if defined(__x86_64__)
+    if (l == 3)
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return l < 2 || __builtin_cpu_supports("avx2");
+#else
+    return l == 0;
+#endif
+}
+
+void ti_resize_case_make(uint32_t *seed, int k, ti_resize_case *c)
+{
+    c->dw = k < 80 ? 1 + (uint32_t)k % 40 : 1 + ti_rnd(seed) % 300;
+    c->dh = 1 + ti_rnd(seed) % 9 + (k % 5 == 0 ? ti_rnd(seed) % 60 : 0);
+    double sx = 0.3 + 5.7 * ti_rndu(seed) * ti_rndu(seed), sy = 0.3 + 3.0 * ti_rndu(seed);
+    c->w = (uint32_t)(c->dw * sx) + 1 + ti_rnd(seed) % 4;
+    c->h = (uint32_t)(c->dh * sy) + 1 + ti_rnd(seed) % 4;
+    c->b[0] = c->b[1] = 0;
+    c->b[2] = c->w;
+    c->b[3] = c->h;
+    if (k % 2) {
+        c->b[0] = ti_rndu(seed) * c->w * 0.3;
+        c->b[1] = ti_rndu(seed) * c->h * 0.3;
+        c->b[2] = c->b[0] + (c->w - c->b[0]) * (0.7 + 0.3 * ti_rndu(seed));
+        c->b[3] = c->b[1] + (c->h - c->b[1]) * (0.7 + 0.3 * ti_rndu(seed));
+    }
+    c->flip = (int)(ti_rnd(seed) & 1);
+}

@@ -54,6 +54,29 @@ uint8_t *ti_rgbx(const uint8_t *rgb, uint32_t w, uint32_t h);
 double *ti_resize_ref(const uint8_t *rgb, uint32_t w, uint32_t h, double bx0, double by0,
                       double bx1, double by1, uint32_t dw, uint32_t dh);
 
+/* A small LCG for test inputs: 24 random bits, and a double in [0, 1). */
+uint32_t ti_rnd(uint32_t *s);
+double ti_rndu(uint32_t *s);
+
+/* A random resize for the kernel tests: output dw x dh (k < 80: widths
+ * 1..40 in turn; else up to 300; heights up to 9, every 5th up to 68), a
+ * source of up to 6x that across and 3.3x down, the whole source as box
+ * (even k) or a random part of it (odd k), and a flip half the time. */
+typedef struct ti_resize_case {
+    uint32_t dw, dh, w, h;
+    double b[4]; /* x0, y0, x1, y1 */
+    int flip;
+} ti_resize_case;
+void ti_resize_case_make(uint32_t *seed, int k, ti_resize_case *c);
+
+/* 1 if this CPU runs resize kernel level l (0 portable, 1 SSE2, 2 AVX2,
+ * 3 AVX-512 BW). */
+int ti_cpu_has_level(int l);
+
+/* torchvision's Resize(s) of a W x H image: the shorter side to s, the
+ * other in proportion (rounded down), into *rw x *rh. */
+void ti_resize_shorter(uint32_t W, uint32_t H, uint32_t s, uint32_t *rw, uint32_t *rh);
+
 /* Displayed image of a stored RGB image under EXIF orientation o (1..8). */
 uint8_t *ti_orient_ref(const uint8_t *rgb, uint32_t w, uint32_t h, uint32_t o, uint32_t *dw,
                        uint32_t *dh);

@@ -29,30 +29,7 @@
 #include "test_image_util.h"
 #include "ycc.h"
 
-static uint32_t rnd(uint32_t *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xFFFFFF;
-}
 
-static double rndu(uint32_t *s)
-{
-    return rnd(s) / 16777216.0;
-}
-
-#if defined(__x86_64__)
-static int cpu_has_level(int l)
-{
-    if (l == 3)
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-    return l < 2 || __builtin_cpu_supports("avx2");
-}
-#else
-static int cpu_has_level(int l)
-{
-    return l == 0;
-}
-#endif
 
 /* A plane resized at each level equals channel 0 of the RGBX resize of the
  * same samples in all four channels, at the portable level: any output
@@ -68,30 +45,22 @@ static void test_plane_resize_is_a_channel(void **state)
     feed__axis xa = {0}, ya = {0}, xb = {0}, yb = {0};
     uint32_t seed = 5;
     for (int level = 0; level <= 3; level++) {
-        if (!cpu_has_level(level))
+        if (!ti_cpu_has_level(level))
             continue;
         for (int k = 0; k < 300; k++) {
-            uint32_t dw = k < 60 ? 1 + (uint32_t)k % 30 : 1 + rnd(&seed) % 260;
-            uint32_t dh = 1 + rnd(&seed) % 9 + (k % 5 == 0 ? rnd(&seed) % 40 : 0);
-            double sx = 0.3 + 5.7 * rndu(&seed) * rndu(&seed), sy = 0.3 + 3.0 * rndu(&seed);
-            uint32_t w = (uint32_t)(dw * sx) + 1 + rnd(&seed) % 4;
-            uint32_t h = (uint32_t)(dh * sy) + 1 + rnd(&seed) % 4;
+            ti_resize_case c;
+            ti_resize_case_make(&seed, k, &c);
+            uint32_t dw = c.dw, dh = c.dh, w = c.w, h = c.h;
+            double bx0 = c.b[0], by0 = c.b[1], bx1 = c.b[2], by1 = c.b[3];
+            int flip = c.flip;
             size_t stride = w + 64;
             uint8_t *plane = calloc(stride * h + 64, 1), *rgbx = malloc((size_t)w * h * 4);
             for (uint32_t y = 0; y < h; y++)
                 for (uint32_t x = 0; x < w; x++) {
-                    uint8_t v = (uint8_t)rnd(&seed);
+                    uint8_t v = (uint8_t)ti_rnd(&seed);
                     plane[y * stride + x] = v;
                     memset(rgbx + ((size_t)y * w + x) * 4, v, 4);
                 }
-            double bx0 = 0, by0 = 0, bx1 = w, by1 = h;
-            if (k % 2) {
-                bx0 = rndu(&seed) * w * 0.3;
-                by0 = rndu(&seed) * h * 0.3;
-                bx1 = bx0 + (w - bx0) * (0.7 + 0.3 * rndu(&seed));
-                by1 = by0 + (h - by0) * (0.7 + 0.3 * rndu(&seed));
-            }
-            int flip = (int)(rnd(&seed) & 1);
             uint8_t *ref = malloc((size_t)dw * dh * 3), *out = malloc((size_t)dw * dh);
             feed__resize_simd = 0;
             assert_int_equal(feed__resize(&rz, &xb, &yb, rgbx, (size_t)w * 4, w, h, bx0, by0, bx1,
@@ -165,7 +134,7 @@ static void test_ycc(void **state)
         for (int k = 0; k < 3; k++) {
             p[k] = malloc((size_t)w * h);
             for (uint32_t i = 0; i < w * h; i++)
-                p[k][i] = (uint8_t)rnd(&seed);
+                p[k][i] = (uint8_t)ti_rnd(&seed);
         }
         for (int l = 0; l < 2; l++) {
             o[l] = malloc((size_t)w * h * 3);
@@ -266,14 +235,8 @@ static double *planar_ref(const uint8_t *jpg, size_t len, const feed__xform *x, 
         vr[3] = b[3] = i + h;
     } else if (x->mode == FEED_AUGMENT_VAL) {
         /* resize so the shorter side is s, crop out_w x out_h at the centre */
-        uint32_t s = x->resize_shorter, rw, rh;
-        if (W <= H) {
-            rw = s;
-            rh = (uint32_t)((uint64_t)s * H / W);
-        } else {
-            rh = s;
-            rw = (uint32_t)((uint64_t)s * W / H);
-        }
+        uint32_t rw, rh;
+        ti_resize_shorter((uint32_t)W, (uint32_t)H, x->resize_shorter, &rw, &rh);
         double top = (double)lrint((rh - x->out_h) / 2.0), left = (double)lrint((rw - x->out_w) / 2.0);
         b[0] = left * W / rw;
         b[1] = (left + x->out_w) * W / rw;

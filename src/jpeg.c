@@ -445,8 +445,11 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     }
 
     JDIMENSION xoff = 0, cw = sw;
-    uint32_t cx0 = r.x0 > FEED_JPEG_MARGIN ? r.x0 - FEED_JPEG_MARGIN : 0;
-    uint32_t cx1 = sw - r.x1 > FEED_JPEG_MARGIN ? r.x1 + FEED_JPEG_MARGIN : sw;
+    /* planes: no upsampler to keep exact, only the chroma sample the resize
+     * reaches past the luma's (two chroma samples' width is plenty) */
+    uint32_t mg = planes ? 2u * (uint32_t)ci->max_h_samp_factor : FEED_JPEG_MARGIN;
+    uint32_t cx0 = r.x0 > mg ? r.x0 - mg : 0;
+    uint32_t cx1 = sw - r.x1 > mg ? r.x1 + mg : sw;
     if (cx0 > 0 || cx1 < sw) {
         xoff = cx0;
         cw = cx1 - cx0;

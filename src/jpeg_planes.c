@@ -47,9 +47,10 @@
  * read a row's samples in whole 64-byte blocks (feed__resize_plane). */
 #define FEED_PLANE_PAD 64u
 
-/* Rows kept above and below the region (times Vmax), for the chroma rows
- * that the resize's taps reach past the luma ones. */
-#define FEED_PLANE_MARGIN_GROUPS 2u
+/* Rows kept above and below the region (times Vmax: one chroma row of
+ * 4:2:0), for the chroma rows that the resize's taps reach past the luma
+ * ones (less than one; the columns: jpeg.c). */
+#define FEED_PLANE_MARGIN_GROUPS 1u
 
 int feed__jpeg_planes_ok(j_decompress_ptr ci)
 {

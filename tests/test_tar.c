@@ -302,7 +302,7 @@ static void write_shard(const char *path, int n, int first_label)
     for (int i = 0; i < n; i++) {
         char name[64], lab[16], body[4400];
         snprintf(name, sizeof name, "k%03d.jpg", i);
-        snprintf(body, sizeof body, "image %d of %s", i, path);
+        snprintf(body, sizeof body, "image %d of %.4000s", i, path);
         tb_member(&t, name, body);
         snprintf(name, sizeof name, "k%03d.cls", i);
         snprintf(lab, sizeof lab, "%d", first_label + i);

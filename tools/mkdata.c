@@ -278,7 +278,7 @@ static void fill_shape(image *im, rng *r, int kind, float cx, float cy, float ra
                      id);
         return;
     }
-    float px[24], py[24];
+    float px[24] = {0}, py[24] = {0}; /* n >= 4; zeroed so -O3 sees them set */
     int n = kind == 1 ? rint_in(r, 5, 11) : kind == 2 ? 2 * rint_in(r, 4, 7) : 4;
     float rot = rrange(r, 0, 6.2831853), squash = rrange(r, 0.55, 1.0);
     for (int i = 0; i < n; i++) {

@@ -28,6 +28,7 @@
 #include "index.h"
 #include "internal.h"
 #include "loader_test.h"
+#include "memroom.h"
 #include "options.h"
 #include "pool.h"
 #include "readahead.h"
@@ -239,6 +240,32 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     return FEED_OK;
 }
 
+/* The arena's pages come when the workers first write them: if they cannot
+ * all be had, say so now. Past a memory cgroup's limit the kernel kills a
+ * process (maybe the trainer) instead of failing a call, and fallocate is
+ * no way out (it is charged the same way): what the cgroups and the system
+ * leave is checked instead. */
+static feed_status arena_fits(feed_loader *L, char *err, size_t errlen)
+{
+    feed__memroom r;
+    feed__memroom_read(&r, "/proc/self", "/proc/meminfo");
+    uint64_t need = L->arena.bytes;
+    double mib = 1.0 / 1048576.0;
+    if (r.cg_room != FEED_MEMROOM_UNKNOWN && need > r.cg_room)
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "arena: %.0f MiB of shared memory does not fit in the memory cgroup %s: it leaves "
+                         "%.0f MiB (limit %.0f MiB, %.0f MiB in use, page cache not counted); lower "
+                         "prefetch, batch_size, height or width, or raise the cgroup's memory limit",
+                         need * mib, r.cg_dir, r.cg_room * mib, r.cg_limit * mib, r.cg_usage * mib);
+    if (r.sys_avail != FEED_MEMROOM_UNKNOWN && need > r.sys_avail)
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "arena: %.0f MiB of shared memory does not fit in the %.0f MiB the system has "
+                         "available (MemAvailable + SwapFree); lower prefetch, batch_size, height or width, "
+                         "or free memory",
+                         need * mib, r.sys_avail * mib);
+    return FEED_OK;
+}
+
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -293,7 +320,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
     uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
     feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes};
-    if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK)
+    if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK ||
+        (st = arena_fits(L, err, errlen)) != FEED_OK)
         goto fail;
     feed__arena_hdr *h = L->arena.cfg; /* private: published below, and before every spawn */
     h->channels = 3;
@@ -854,7 +882,7 @@ const feed__xform *feed__loader_xform(feed_loader *L)
 
 const char *const feed__create_step_names[FEED__CREATE_STEPS] = {
     "options, device, worker path", "index (build, share)", "sampler, bad-sample log",
-    "arena (memfd, populate)", "device backend open", "read-ahead, schedule",
+    "arena (memfd, map, memory check)", "device backend open", "read-ahead, schedule",
     "worker spawn (pool start)", "device backend start"};
 
 void feed__loader_create_times(const feed_loader *L, uint64_t ns[FEED__CREATE_STEPS])

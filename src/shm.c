@@ -1,4 +1,4 @@
-/* shm.c - create, size, reserve and map the shared arena; check it on attach. */
+/* shm.c - create, size and map the shared arena; check it on attach. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -167,15 +167,6 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
         close(fd);
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot size %llu MiB of shared memory: %s%s",
                          (unsigned long long)(total >> 20), strerror(e), hint(e));
-    }
-    /* Reserve every page now: on a full tmpfs this fails with ENOSPC here,
-     * instead of a SIGBUS in a worker on first touch. */
-    e = posix_fallocate(fd, 0, (off_t)total);
-    if (e != 0 && e != EOPNOTSUPP && e != EINVAL) {
-        close(fd);
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot reserve %llu MiB of shared memory: %s%s",
-                         (unsigned long long)(total >> 20), strerror(e),
-                         e == EFBIG ? hint(e) : hint(ENOSPC));
     }
     void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {

@@ -182,9 +182,12 @@ typedef struct feed__arena_geom {
     uint64_t sample_bytes;
 } feed__arena_geom;
 
-/* Creates the memfd, sizes it, reserves every page up front (so a full
- * /dev/shm is an error now, not a SIGBUS later), maps it and allocates the
- * parent's private copies. The caller fills a->cfg, then publishes it. */
+/* Creates the memfd, sizes it, maps it (the control words populated, the
+ * pixels left to the workers' first touch) and allocates the parent's
+ * private copies. The caller fills a->cfg, then publishes it. Whether the
+ * pages will fit is the caller's question (memroom.h): nothing here can
+ * reserve them (fallocate on a memfd over a memory cgroup's limit is an OOM
+ * kill, not an error). */
 feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen);
 /* Writes the private configuration over the shared one (before every spawn:
  * a worker may have scribbled on it). */

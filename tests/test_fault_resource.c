@@ -10,6 +10,8 @@
  *   processes (as the unprivileged "nobody", when run as root), file size (the
  *   memfds are files: SIGXFSZ must not kill the host) and address space. Each
  *   failure is a status with a message naming the ulimit to raise.
+ * - A memory cgroup limit below the arena: an error from create naming the
+ *   cgroup (as root, where a memory cgroup can be made).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@
 
 #include "faultutil.h"
 #include "internal.h"
+#include "memroom.h"
 
 #define NIMG 16
 
@@ -237,6 +240,60 @@ static void test_rlimit_as(void **state)
         fail_msg("RLIMIT_AS: %s: %s", feed_status_name(st), msg);
 }
 
+/* A memory cgroup of its own whose limit is below the arena: create says so,
+ * naming the cgroup, where the first touch of the pages (or a fallocate of
+ * them) got the cgroup's OOM kill; with room, the same loader delivers.
+ * Needs root and a memory cgroup it can make children in, else skipped. */
+static char cg_new[1200];
+
+static void join_cgroup(long unused)
+{
+    char p[1300], v[32];
+    snprintf(p, sizeof p, "%s/cgroup.procs", cg_new);
+    snprintf(v, sizeof v, "%d\n", (int)getpid());
+    FILE *f = fopen(p, "w");
+    if (!f || fputs(v, f) < 0 || fclose(f) != 0)
+        _exit(7);
+}
+
+static int set_limit(int ver, unsigned long long bytes)
+{
+    char p[1300];
+    snprintf(p, sizeof p, "%s/%s", cg_new, ver == 2 ? "memory.max" : "memory.limit_in_bytes");
+    FILE *f = fopen(p, "w");
+    return f && fprintf(f, "%llu\n", bytes) > 0 && fclose(f) == 0 ? 0 : -1;
+}
+
+static void test_memory_cgroup_limit(void **state)
+{
+    char dir[1040], mnt[512];
+    int ver = feed__memroom_dir("/proc/self", dir, sizeof dir, mnt, sizeof mnt);
+    if (geteuid() != 0 || !ver)
+        skip();
+    snprintf(cg_new, sizeof cg_new, "%s/feedtest-%d", dir, (int)getpid());
+    if (mkdir(cg_new, 0755) != 0)
+        skip();
+    if (set_limit(ver, 24ull << 20) != 0) { /* cgroup2 without the memory controller delegated */
+        rmdir(cg_new);
+        skip();
+    }
+    /* 4 slots of 64 224x224 uint8 images: 37 MiB of arena */
+    const char *opts = "workers=1,batch_size=64,height=224,width=224,prefetch=4";
+    char msg[1024];
+    feed_status st = create_in_child(join_cgroup, 24l << 20, opts, msg, sizeof msg);
+    int ok1 = st == FEED_E_RESOURCE && strstr(msg, "memory cgroup") && strstr(msg, cg_new) &&
+              strstr(msg, "limit 24 MiB") && strstr(msg, "prefetch");
+    char msg1[1100];
+    snprintf(msg1, sizeof msg1, "%s: %s", feed_status_name(st), msg);
+    int ok2 = set_limit(ver, 512ull << 20) == 0;
+    st = ok2 ? create_in_child(join_cgroup, 512l << 20, opts, msg, sizeof msg) : FEED_E_INTERNAL;
+    rmdir(cg_new);
+    if (!ok1)
+        fail_msg("24 MiB cgroup: %s", msg1);
+    if (st != FEED_OK)
+        fail_msg("512 MiB cgroup: %s: %s", feed_status_name(st), msg);
+}
+
 /* With the fd table full, a respawned worker gets no pidfd: the supervisor
  * must still notice when it dies (it polls such workers). */
 static void test_respawn_with_fd_table_full(void **state)
@@ -347,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_rlimit_fsize),
         cmocka_unit_test(test_rlimit_nproc),
         cmocka_unit_test(test_rlimit_as),
+        cmocka_unit_test(test_memory_cgroup_limit),
         cmocka_unit_test(test_respawn_with_fd_table_full),
         cmocka_unit_test(test_host_fds_not_inherited),
     };

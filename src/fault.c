@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,7 +58,18 @@ static void try_escape(const char *what, const char *path)
 #include <sys/mman.h>
 #include <sys/stat.h>
 
-void feed__fault_maybe(const char *faults, const char *path, int phase)
+/* "poke": 1 in every 32-bit word of the header between the configuration
+ * page and the worker records (the futex words and whatever else lies
+ * there), as code run by a codec bug could store. */
+static void poke_control(const feed__arena *a)
+{
+    _Atomic uint32_t *w = (_Atomic uint32_t *)((char *)a->hdr + FEED_ARENA_CFG_BYTES);
+    size_t n = (offsetof(feed__arena_hdr, workers) - FEED_ARENA_CFG_BYTES) / sizeof *w;
+    for (size_t k = 0; k < n; k++)
+        atomic_store(&w[k], 1);
+}
+
+void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase)
 {
     if (!faults)
         return;
@@ -124,6 +136,10 @@ void feed__fault_maybe(const char *faults, const char *path, int phase)
                 ;
             return;
         }
+        if (!strcmp(it, "poke")) {
+            poke_control(a);
+            return;
+        }
         if (!strcmp(it, "eio") || !strcmp(it, "ioerr")) {
             feed__reader_syscalls s = {.pread = it[1] == 'i' ? pread_eio_once : pread_eio};
             feed__reader_test_syscalls(&s);
@@ -145,6 +161,8 @@ void feed__scribble_init(feed__scribbler *s, uint32_t w)
         return;
     s->on = 1;
     s->permille = permille;
+    const char *area = getenv("FEED_TEST_SCRIBBLE_AREA");
+    s->control = area && !strcmp(area, "control");
     feed__rng_init(&s->rng, seed, w, (uint64_t)getpid(), 0);
     /* Counted in a shared mapping of the file, not with write(): the
      * sandbox lets a worker write only its report pipe. */
@@ -173,6 +191,20 @@ void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, 
 {
     if (!s->on || feed__rng_below(&s->rng, 1000) >= s->permille)
         return;
+    if (s->control) {
+        /* 1 to 64 bytes anywhere from the first control word to the end of
+         * the last worker's record: any worker's, not only its own. */
+        size_t lo = FEED_ARENA_CFG_BYTES;
+        size_t hi = offsetof(feed__arena_hdr, workers) + (size_t)a->lay.nworkers * sizeof(feed__worker_rec);
+        size_t at = lo + (size_t)feed__rng_below(&s->rng, hi - lo);
+        size_t len = 1 + (size_t)feed__rng_below(&s->rng, 64);
+        noise(s, (char *)a->hdr + at, len < hi - at ? len : hi - at);
+        if (s->counts) {
+            atomic_fetch_add(&s->counts[0], 1);
+            atomic_fetch_add(&s->counts[1], 1);
+        }
+        return;
+    }
     const uint32_t i = c->slot, t = c->t;
     feed__slot_hdr *sh = feed__slot(a, i);
     feed__sample_rec *r = &feed__slot_recs(a, i)[t];

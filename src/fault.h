@@ -17,6 +17,9 @@
  * with EIO (then the real calls are back); "ioerr" makes every pread of
  * this file fail with EIO. Both act through feed__reader_test_syscalls, so
  * with reader=pread only; they are undone when the next file is read.
+ * "poke" stores 1 in every 32-bit word of the arena header between the
+ * configuration page and the worker records (the futex words and whatever
+ * else lies there) and goes on: nothing there may stop a healthy worker.
  * "socket:SUB", "write:SUB:PATH" and "exec:SUB" try what the sandbox
  * (sandbox.h) refuses: open a TCP socket, create PATH for writing, exec
  * /bin/sh. The worker then exits FEED_FAULT_ESCAPED if that worked,
@@ -34,7 +37,12 @@
  * touches another sample, nor the record's filler (the parent's way to
  * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH the file's
  * first two uint64 count the scribbles and the fields scribbled (a shared
- * mapping: the sandbox allows no write() there).
+ * mapping: the sandbox allows no write() there). With
+ * FEED_TEST_SCRIBBLE_AREA=control it scribbles the arena header's control
+ * words instead, and nothing else: each time 1 to 64 random bytes anywhere
+ * from the first word after the configuration page to the end of the last
+ * worker's record (the futex words and every worker's record, not only its
+ * own), counted as one field.
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
@@ -52,6 +60,7 @@ enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
 #define FEED_FAULT_REFUSED 43
 typedef struct feed__scribbler {
     int on;
+    int control; /* FEED_TEST_SCRIBBLE_AREA=control */
     uint32_t permille;
     feed__rng rng;
     _Atomic uint64_t *counts; /* FEED_TEST_SCRIBBLE_COUNT mapped: scribbles, fields */
@@ -63,7 +72,7 @@ void feed__scribble_init(feed__scribbler *s, uint32_t w);
 void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c);
 
 /* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
- * that matches path at phase. */
-void feed__fault_maybe(const char *faults, const char *path, int phase);
+ * that matches path at phase; a is the worker's arena ("poke"). */
+void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase);
 
 #endif

@@ -41,7 +41,7 @@
 #include "image.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 2u
+#define FEED_ARENA_VERSION 3u
 #define FEED_ARENA_MAX_WORKERS 250u
 
 /* owner byte of a sample state word */
@@ -118,11 +118,12 @@ typedef struct feed__arena_hdr {
     uint64_t max_file_bytes;
     uint64_t dataset_size;
     /* control words, one cache line each; the page before them is the
-     * configuration (read-only in workers) */
+     * configuration (read-only in workers). Any worker can write them, so
+     * nothing here stops a worker: the pool ends workers with SIGKILL, the
+     * kernel (PR_SET_PDEATHSIG) when the parent dies. */
     _Alignas(4096) _Atomic uint32_t work_seq; /* bumped when there is new work */
     _Alignas(64) _Atomic uint32_t done_seq;   /* bumped when a sample completes */
     _Atomic uint32_t consumer_waiting;
-    _Alignas(64) _Atomic uint32_t shutdown;
     _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
 } feed__arena_hdr;
 

@@ -27,7 +27,7 @@
 
 #if FEED_TEST_HOOKS
 #include "fault.h"
-#define maybe_fault(c, path, phase) feed__fault_maybe((c)->fault, path, phase)
+#define maybe_fault(c, path, phase) feed__fault_maybe((c)->fault, (c)->a, path, phase)
 #define maybe_scribble(c, cl) feed__scribble_maybe(&(c)->scribble, (c)->a, (c)->w, cl)
 #else
 #define maybe_fault(c, path, phase) ((void)0)
@@ -277,13 +277,14 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
     feed__futex_bump(&h->done_seq); /* the parent may wait for workers to start */
 
     uint64_t idle_since = feed__now_ns();
-    while (!atomic_load_explicit(&h->shutdown, memory_order_acquire)) {
+    for (;;) {
         uint32_t seen = atomic_load(&h->work_seq);
         feed__claim cl;
         if (!feed__ring_claim(a, w, &cl)) {
-            /* Nothing to do: sleep until the parent posts work. The timeout is
-             * only a backstop for a parent that vanished without SIGKILL
-             * reaching us (PR_SET_PDEATHSIG covers the normal case). */
+            /* Nothing to do: sleep until the parent posts work. The word is
+             * shared, so another worker could put back the value seen here
+             * after the parent's bump and hold back its wake-up: look again
+             * at least every second. */
             feed__futex_wait(&h->work_seq, seen, 1000000000ll);
             continue;
         }
@@ -323,12 +324,4 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
         feed__ring_complete(a, w, &cl);
         idle_since = feed__now_ns();
     }
-    free(c.scratch);
-    free(c.buf);
-    feed__image_ctx_destroy(c.img);
-    feed__reader_destroy(c.reader);
-    if (c.npy_fd >= 0)
-        close(c.npy_fd);
-    close(c.rootfd);
-    return 0;
 }

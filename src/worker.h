@@ -28,8 +28,11 @@ void feed__worker_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)
  * (sandbox.h). Returns 0, or nonzero with the reason in err. */
 typedef int (*feed__worker_ready_fn)(const feed__arena_hdr *h, char *err, size_t errlen);
 
-/* Runs until the arena's shutdown word is set. Returns the exit code. ready
- * may be NULL. */
+/* Sets up, then serves samples until the process is killed: by the pool
+ * (SIGKILL: stop, a hang, an invalid value) or by the kernel when the parent
+ * dies (PR_SET_PDEATHSIG). No word of the arena stops it: every worker can
+ * write them all. Returns only if setup fails, with the exit code. ready may
+ * be NULL. */
 int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w, feed__worker_ready_fn ready);
 
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a

@@ -3,11 +3,12 @@
  * (FEED_TEST_SCRIBBLE, fault.h) scribble random bytes, at random moments,
  * over everything they can write: their samples' state words, ids, labels,
  * flags, records and pixels, the slot headers, their trace rings and worker
- * records, the read-only configuration page. The trainer never crashes or
- * hangs (ASan also checks it writes nothing outside its memory), and every
- * epoch still delivers each sample exactly once, with the pixels and labels
- * of a run without hostility: every scribbled sample is caught, its worker
- * killed and replaced, and the sample done again.
+ * records, the read-only configuration page, and (another run) the arena
+ * header's control words: the futex words and every worker's record. The
+ * trainer never crashes or hangs (ASan also checks it writes nothing outside
+ * its memory), and every epoch still delivers each sample exactly once, with
+ * the pixels and labels of a run without hostility: every scribbled sample
+ * is caught, its worker killed and replaced, and the sample done again.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -64,7 +65,10 @@ static void count_scribbles(const char *path, uint64_t *events, uint64_t *fields
     *events = c[0], *fields = c[1];
 }
 
-static void run_hostile(const char *opts, uint32_t workers, const char *scribble, uint64_t min_events)
+/* area: FEED_TEST_SCRIBBLE_AREA (NULL: the samples and the rest, fault.h);
+ * fault: FEED_TEST_FAULT of the hostile run (NULL: none). */
+static void run_hostile(const char *opts, uint32_t workers, const char *scribble, const char *area,
+                        const char *fault, uint64_t min_events)
 {
     static fu_run ref, got;
     feed_loader *L = fu_make(opts, NULL);
@@ -76,7 +80,9 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
     snprintf(count, sizeof count, "%s/count", dir);
     setenv("FEED_TEST_SCRIBBLE", scribble, 1);
     setenv("FEED_TEST_SCRIBBLE_COUNT", count, 1);
-    L = fu_make(opts, NULL);
+    if (area)
+        setenv("FEED_TEST_SCRIBBLE_AREA", area, 1);
+    L = fu_make(opts, fault);
     tracer tr = {.workers = workers};
     fu_collect(L, EPOCHS, &got, read_trace, &tr);
     fu_assert_exactly_once(&got);
@@ -91,15 +97,16 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
     fu_destroy(L);
     unsetenv("FEED_TEST_SCRIBBLE");
     unsetenv("FEED_TEST_SCRIBBLE_COUNT");
+    unsetenv("FEED_TEST_SCRIBBLE_AREA");
     fu_assert_no_children();
     uint64_t events, fields;
     count_scribbles(count, &events, &fields);
     tu_rmtree(dir);
     free(dir);
-    print_message("%s: %llu scribbles (%llu fields), %llu workers killed for invalid values, %llu restarts, "
+    print_message("%s%s%s: %llu scribbles (%llu fields), %llu workers killed for invalid values, %llu restarts, "
                   "%llu samples redone, %llu trace events read; 0 lost, 0 duplicated\n",
-                  scribble, (unsigned long long)events, (unsigned long long)fields,
-                  (unsigned long long)misbehaved, (unsigned long long)s.worker_restarts,
+                  scribble, area ? " " : "", area ? area : "", (unsigned long long)events,
+                  (unsigned long long)fields, (unsigned long long)misbehaved, (unsigned long long)s.worker_restarts,
                   (unsigned long long)s.samples_redone, (unsigned long long)tr.events);
     if (events < min_events)
         fail_msg("only %llu scribbles", (unsigned long long)events);
@@ -112,13 +119,61 @@ static void run_hostile(const char *opts, uint32_t workers, const char *scribble
  * below the 438-2408 seen on a 2-core VM with other builds running. */
 static void test_one_hostile_worker(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", FU_SANITIZED ? 20 : 200);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "11:1000:0", NULL, NULL, FU_SANITIZED ? 20 : 200);
 }
 
 /* Every worker hostile now and then: retries succeed. */
 static void test_all_workers_sometimes(void **state)
 {
-    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", FU_SANITIZED ? 200 : 600);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "12:300", NULL, NULL, FU_SANITIZED ? 200 : 600);
+}
+
+/* Every worker hostile now and then, over the header's control words only:
+ * the futex words, which may cost a wake-up (the sleepers look again
+ * anyway), and the worker records, where a state out of range has the
+ * record's worker killed and a busy_since_ns in the past has it killed as
+ * hung (the parent cannot tell who wrote either). Nothing there stops a
+ * worker or the loader (a shutdown word there once did: the workers obeyed
+ * it, and only a worker ever wrote it). */
+static void test_control_words_scribbled(void **state)
+{
+    /* 10 ms a sample: the run lasts a few of the supervisor's 250 ms
+     * rounds, so it sees records made invalid (else it is over first). */
+    setenv("FEED_TEST_SLOW_MS", "10", 1);
+    run_hostile("workers=3,prefetch=3,max_retries=100", 3, "13:300", "control", "slow:img_",
+                FU_SANITIZED ? 20 : 200);
+    unsetenv("FEED_TEST_SLOW_MS");
+}
+
+/* Code run by a codec bug stores 1 in every word of the header between the
+ * configuration page and the worker records ("poke", fault.h) whenever its
+ * worker decodes one of two samples. Nothing may follow from it: every epoch
+ * is the clean run's, no worker dies. (It once set a shutdown word that
+ * every worker and every replacement obeyed: next() failed for good with
+ * "workers keep dying without finishing a sample".) */
+static void test_control_words_poked(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=3,prefetch=3";
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, EPOCHS, &ref, NULL, NULL);
+    fu_assert_exactly_once(&ref);
+    fu_destroy(L);
+
+    char fault[256];
+    snprintf(fault, sizeof fault, "poke@publish:%s;poke@read:%s", fu_name(5), fu_name(NIMG / 2));
+    L = fu_make(opts, fault);
+    fu_collect(L, EPOCHS, &got, NULL, NULL);
+    fu_assert_exactly_once(&got);
+    fu_assert_same(&ref, &got, NULL);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_restarts, 0);
+    assert_int_equal(s.samples_delivered, EPOCHS * NIMG);
+    /* It did poke: the last word before the records is padding no one else writes. */
+    const char *h = (const char *)feed__loader_pool(L)->h;
+    assert_int_equal(atomic_load((const _Atomic uint32_t *)(h + offsetof(feed__arena_hdr, workers) - 4)), 1);
+    fu_destroy(L);
+    fu_assert_no_children();
 }
 
 int main(void)
@@ -126,6 +181,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_hostile_worker),
         cmocka_unit_test(test_all_workers_sometimes),
+        cmocka_unit_test(test_control_words_poked),
+        cmocka_unit_test(test_control_words_scribbled),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

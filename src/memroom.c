@@ -151,8 +151,10 @@ static int find_path(const char *proc_dir, int ver, char *out, size_t n)
     return found;
 }
 
-/* What one cgroup directory leaves: limit - (usage - file cache). */
-static int level_room(const char *dir, int ver, uint64_t *room, uint64_t *limit, uint64_t *usage)
+/* What one cgroup directory leaves: limit - (usage - file cache), plus the
+ * swap the cgroup may still use (shmem pages can go there), at most swap_free. */
+static int level_room(const char *dir, int ver, uint64_t swap_free, uint64_t *room, uint64_t *limit,
+                      uint64_t *usage)
 {
     uint64_t lim, use;
     if (knob(dir, ver == 2 ? "memory.max" : "memory.limit_in_bytes", &lim) != 0 ||
@@ -175,8 +177,24 @@ static int level_room(const char *dir, int ver, uint64_t *room, uint64_t *limit,
             stat_value(st, "inactive_file", 1, &inact);
         }
     }
-    uint64_t held = use > act + inact ? use - act - inact : 0;
-    *room = lim > held ? lim - held : 0;
+    uint64_t file = act + inact;
+    uint64_t held = use > file ? use - file : 0;
+    uint64_t mem_room = lim > held ? lim - held : 0;
+    /* Swap: v2 limits it alone (memory.swap.max), v1 memory and swap
+     * together (memsw); a knob that is not there (no swap accounting) is no
+     * limit. */
+    uint64_t swap_room = swap_free, total = FEED_MEMROOM_UNKNOWN;
+    uint64_t smax, scur;
+    if (ver == 2 && knob(dir, "memory.swap.max", &smax) == 0 && smax != FEED_MEMROOM_UNKNOWN &&
+        knob(dir, "memory.swap.current", &scur) == 0)
+        swap_room = smax > scur ? smax - scur : 0;
+    if (ver == 1 && knob(dir, "memory.memsw.limit_in_bytes", &smax) == 0 && smax < (1ull << 60) &&
+        knob(dir, "memory.memsw.usage_in_bytes", &scur) == 0) {
+        uint64_t sheld = scur > file ? scur - file : 0;
+        total = smax > sheld ? smax - sheld : 0;
+    }
+    uint64_t r = mem_room + (swap_room < swap_free ? swap_room : swap_free);
+    *room = r < total ? r : total;
     *limit = lim;
     *usage = use;
     return 0;
@@ -216,7 +234,7 @@ void feed__memroom_read(feed__memroom *r, const char *proc_dir, const char *memi
     size_t ml = strlen(mnt);
     for (;;) {
         uint64_t room, lim, use;
-        if (level_room(dir, ver, &room, &lim, &use) == 0 && room < r->cg_room) {
+        if (level_room(dir, ver, swap, &room, &lim, &use) == 0 && room < r->cg_room) {
             r->cg_room = room;
             r->cg_limit = lim;
             r->cg_usage = use;
@@ -227,9 +245,6 @@ void feed__memroom_read(feed__memroom *r, const char *proc_dir, const char *memi
             break;
         *slash = 0;
     }
-    /* Swap may take shmem pages out of the cgroup: never refuse what swap could hold. */
-    if (r->cg_room != FEED_MEMROOM_UNKNOWN)
-        r->cg_room += swap;
 }
 
 uint64_t feed__memroom_avail(const feed__memroom *r)

@@ -15,7 +15,8 @@
 
 typedef struct feed__memroom {
     uint64_t sys_avail;  /* MemAvailable + SwapFree, or UNKNOWN */
-    uint64_t cg_room;    /* the tightest cgroup: limit - (usage - its file cache), or UNKNOWN */
+    uint64_t cg_room;    /* the tightest cgroup: limit - (usage - its file cache) + the swap
+                          * it may still use (at most SwapFree), or UNKNOWN */
     uint64_t cg_limit;   /* that cgroup's limit and usage */
     uint64_t cg_usage;
     char cg_dir[1040];   /* and its directory */

@@ -2,8 +2,9 @@
  * test_memroom.c - what the memory cgroups and the system leave, read from a
  * made-up /proc/self and cgroup tree: cgroup v1 (the tightest level counts,
  * page cache is not counted as used, v1's "no limit" number), cgroup2 ("max",
- * a limit higher up), a container's namespace (the mount's root is our own
- * cgroup), escaped mount points, v1 over cgroup2 on hybrid machines, swap, and
+ * a limit higher up), swap (SwapFree, capped by each cgroup's swap room), a
+ * container's namespace (the mount's root is our own
+ * cgroup), escaped mount points, v1 over cgroup2 on hybrid machines, and
  * files that cannot be read. The live case (a real cgroup limit makes create
  * fail with a message instead of an OOM kill) is in test_fault_resource.
  */
@@ -29,6 +30,13 @@ static void put(const char *rel, const char *text)
     tu_mkdirs(path);
     *slash = '/';
     tu_write(path, text, strlen(text));
+}
+
+static void unlink_rel(const char *rel)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tmp, rel);
+    unlink(path);
 }
 
 static void putf(const char *rel, const char *fmt, unsigned long long v)
@@ -127,6 +135,15 @@ static void test_v1_wins_over_cgroup2_and_swap_counts(void **state)
     rd(&r, "MemAvailable: 8192000 kB\nSwapFree: 10240 kB\n");
     assert_int_equal(r.cg_room, 48 * MiB + 10 * MiB); /* swap could take the arena out of the cgroup */
     assert_non_null(strstr(r.cg_dir, "/cg/memory/a"));
+    /* memory+swap limited to the memory limit: no swap for this cgroup */
+    putf("cg/memory/a/memory.memsw.limit_in_bytes", "%llu\n", 64 * MiB);
+    putf("cg/memory/a/memory.memsw.usage_in_bytes", "%llu\n", 16 * MiB);
+    rd(&r, "MemAvailable: 8192000 kB\nSwapFree: 10240 kB\n");
+    assert_int_equal(r.cg_room, 48 * MiB);
+    /* 4 MiB of swap left to it: that much more */
+    putf("cg/memory/a/memory.memsw.limit_in_bytes", "%llu\n", 70 * MiB);
+    rd(&r, "MemAvailable: 8192000 kB\nSwapFree: 10240 kB\n");
+    assert_int_equal(r.cg_room, 54 * MiB);
     tu_rmtree(tmp);
     mkdir(tmp, 0700);
 }
@@ -151,6 +168,20 @@ static void test_v2_max_and_parent_limit(void **state)
     assert_int_equal(r.cg_room, 60 * MiB); /* 100 - (90 - 50) */
     assert_int_equal(r.cg_limit, 100 * MiB);
     assert_true(strstr(r.cg_dir, "/cg/user.slice") && !strstr(r.cg_dir, "job.scope"));
+
+    /* swap: the system's SwapFree, but no more than memory.swap.max leaves */
+    put("cg/user.slice/memory.swap.max", "0\n");
+    put("cg/user.slice/memory.swap.current", "0\n");
+    rd(&r, "MemAvailable: 4096000 kB\nSwapFree: 102400 kB\n");
+    assert_int_equal(r.cg_room, 60 * MiB); /* swap.max 0: none of the 100 MiB free */
+    putf("cg/user.slice/memory.swap.max", "%llu\n", 4 * MiB);
+    putf("cg/user.slice/memory.swap.current", "%llu\n", 1 * MiB);
+    rd(&r, "MemAvailable: 4096000 kB\nSwapFree: 102400 kB\n");
+    assert_int_equal(r.cg_room, 63 * MiB);
+    put("cg/user.slice/memory.swap.max", "max\n");
+    rd(&r, "MemAvailable: 4096000 kB\nSwapFree: 2048 kB\n");
+    assert_int_equal(r.cg_room, 62 * MiB); /* no swap limit: SwapFree */
+    unlink_rel("cg/user.slice/memory.swap.max");
 
     /* used beyond the limit (page cache over it): nothing left, not a wrap */
     putf("cg/user.slice/memory.current", "%llu\n", 150 * MiB);

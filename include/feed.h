@@ -638,6 +638,48 @@ typedef struct feed_trace_event {
 FEED_API uint64_t feed_loader_trace_read(feed_loader *loader, feed_trace_event *out, uint64_t max,
                                          uint64_t *lost);
 
+/* ---- DLPack deleters for bindings (since 0.2.0) ---------------------------------- */
+
+/*
+ * For a binding that exports batch memory with DLPack (the Python package
+ * does) and cannot run its own code whenever a consumer frees a tensor: a
+ * consumer (torch, cupy, jax) calls the deleter from C, on any thread, and in
+ * Python also while an exception is being raised, when a deleter written in
+ * Python loses that exception. These deleters run none of the binding's code:
+ *
+ *   ctx = feed_dlpack_ctx_new(key);          // key: the binding's, e.g. an address
+ *   managed->manager_ctx = ctx;
+ *   managed->deleter = feed_dlpack_deleter;  // DLManagedTensor; or
+ *                                            // feed_dlpack_deleter_versioned
+ *   capsule destructor: feed_dlpack_capsule_destructor (after feed_dlpack_set_capsule_api)
+ *
+ * A deleter queues ctx's key and, once until the next collect, calls
+ * schedule(collect, NULL) as registered with feed_dlpack_set_notify (Python:
+ * Py_AddPendingCall, callable from any thread without the GIL). The binding's
+ * collect, and its own calls, take the keys with feed_dlpack_collect and let
+ * go of what they guarded. ctx is freed by feed_dlpack_collect (or by
+ * feed_dlpack_ctx_free for one never handed to a consumer). Lock-free, no
+ * allocation in a deleter; the key of a deleter called twice is queued once.
+ */
+typedef struct feed_dlpack_ctx feed_dlpack_ctx;
+typedef int (*feed_dlpack_collect_fn)(void *arg);
+typedef int (*feed_dlpack_schedule_fn)(feed_dlpack_collect_fn collect, void *arg); /* 0: scheduled */
+typedef int (*feed_capsule_valid_fn)(void *capsule, const char *name);    /* PyCapsule_IsValid */
+typedef void *(*feed_capsule_pointer_fn)(void *capsule, const char *name); /* PyCapsule_GetPointer */
+
+FEED_API feed_dlpack_ctx *feed_dlpack_ctx_new(uint64_t key); /* NULL: out of memory */
+FEED_API void feed_dlpack_ctx_free(feed_dlpack_ctx *ctx);
+FEED_API void feed_dlpack_deleter(void *managed);           /* DLManagedTensor * */
+FEED_API void feed_dlpack_deleter_versioned(void *managed); /* DLManagedTensorVersioned * */
+/* Up to max queued keys into keys; returns how many (call again while == max). */
+FEED_API size_t feed_dlpack_collect(uint64_t *keys, size_t max);
+/* schedule NULL: deleters only queue (also what to set before the binding's runtime ends). */
+FEED_API void feed_dlpack_set_notify(feed_dlpack_schedule_fn schedule, feed_dlpack_collect_fn collect);
+/* A capsule still named "dltensor" or "dltensor_versioned" when it is destroyed
+ * was never consumed: its tensor's deleter is called. Needs the two functions. */
+FEED_API void feed_dlpack_set_capsule_api(feed_capsule_valid_fn is_valid, feed_capsule_pointer_fn get_pointer);
+FEED_API void feed_dlpack_capsule_destructor(void *capsule);
+
 #ifdef __cplusplus
 }
 #endif

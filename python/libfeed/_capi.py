@@ -361,6 +361,11 @@ def declare(lib):
     fn("feed_loader_bad_sample", ctypes.c_int, vp, u64, vp)
     fn("feed_loader_stats", ctypes.c_int, vp, vp)
     fn("feed_loader_trace_read", u64, vp, vp, u64, ctypes.POINTER(u64))
+    fn("feed_dlpack_ctx_new", vp, u64)
+    fn("feed_dlpack_ctx_free", None, vp)
+    fn("feed_dlpack_collect", sz, ctypes.POINTER(u64), sz)
+    fn("feed_dlpack_set_notify", None, vp, vp)
+    fn("feed_dlpack_set_capsule_api", None, vp, vp)
     return lib
 
 

@@ -4,14 +4,25 @@ make_capsule() wraps a pointer, shape and dtype in a DLManagedTensor (legacy,
 capsule name "dltensor") or DLManagedTensorVersioned (DLPack 1.0, capsule name
 "dltensor_versioned"). The consumer (torch.from_dlpack, numpy.from_dlpack,
 cupy, jax) calls the deleter when it no longer needs the memory; an unconsumed
-capsule calls it when it is garbage-collected. The deleter calls on_free(),
+capsule calls it when it is garbage-collected. Then on_free() is called,
 which libfeed uses to give the batch back.
+
+The deleter and the capsule destructor are libfeed.so's (feed_dlpack_*), not
+Python: a consumer calls them from C on any thread, and also while an
+exception is being raised (torch, when list() fails half-way through tensors
+it collected), when a ctypes callback would lose that exception. They only
+queue the tensor's key and ask, through Py_AddPendingCall, for collect() to
+run at the main thread's next bytecode boundary; every loader call collects
+too (a main thread blocked in C collects once it returns).
 
 The structs follow dlpack.h (https://github.com/dmlc/dlpack), ABI v1.0.
 """
+import atexit
 import ctypes
 import sys
 import threading
+
+from . import _capi
 
 KDL_CPU, KDL_CUDA, KDL_CUDA_HOST = 1, 2, 3
 KDL_INT, KDL_UINT, KDL_FLOAT, KDL_BFLOAT = 0, 1, 2, 4
@@ -69,59 +80,82 @@ _NAME_V = ctypes.create_string_buffer(b"dltensor_versioned")
 _api = ctypes.PyDLL(None)
 _api.PyCapsule_New.restype = ctypes.py_object
 _api.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-# Called from the capsule destructor with a capsule being freed: raw
-# pointers only, never a py_object (that would touch its reference count).
+# Raw pointers only (libfeed.so's capsule destructor calls these with a
+# capsule being freed; tests read capsules with them).
 _api.PyCapsule_IsValid.restype = ctypes.c_int
 _api.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 _api.PyCapsule_GetPointer.restype = ctypes.c_void_p
 _api.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 
-# Live managed tensors: address -> (struct, shape array, on_free). Holding the
-# struct here keeps its memory valid until the deleter runs.
+_lib = _capi.lib
+_addr = ctypes.c_void_p
+
+
+def _fn_addr(f):
+    return ctypes.cast(f, _addr).value
+
+
+_DELETER = _Deleter(_fn_addr(_lib.feed_dlpack_deleter))
+_DELETER_V = _Deleter(_fn_addr(_lib.feed_dlpack_deleter_versioned))
+_DESTRUCTOR_ADDR = _fn_addr(_lib.feed_dlpack_capsule_destructor)
+
+# Live managed tensors: key (the struct's address) -> (struct, shape array,
+# on_free, ctx). Holding the struct here keeps its memory valid until the
+# deleter has run and collect() has seen it. Reentrant: collect() may run as
+# a pending call while the main thread is inside a `with _live_lock`.
 _live = {}
-_live_lock = threading.Lock()
+_live_lock = threading.RLock()
 
 
-def _delete(addr):
-    with _live_lock:
-        entry = _live.pop(addr, None)
-    if entry is not None and entry[2] is not None and not sys.is_finalizing():
-        entry[2]()
+def collect():
+    """Calls on_free() of every tensor whose deleter ran since the last
+    collect (on the calling thread). Safe to call at any time."""
+    keys = (ctypes.c_uint64 * 64)()
+    while True:
+        n = _lib.feed_dlpack_collect(keys, 64)
+        for i in range(n):
+            with _live_lock:
+                entry = _live.pop(keys[i], None)
+            if entry is not None and entry[2] is not None and not sys.is_finalizing():
+                try:
+                    entry[2]()
+                except Exception:  # a pending call must not raise into unrelated code
+                    pass
+        if n < 64:
+            return
 
 
-@_Deleter
-def _deleter(addr):
+_Pending = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p)
+
+
+@_Pending
+def _collect_pending(arg):
+    # Py_AddPendingCall runs this on the main thread at a bytecode boundary,
+    # with no exception pending: a ctypes callback may run here.
     try:
-        _delete(addr)
-    except Exception:  # never let an exception cross into C
-        pass
-
-
-_CapsuleDestructor = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-
-
-@_CapsuleDestructor
-def _capsule_destructor(cap):
-    # Still named "dltensor[_versioned]": nobody consumed it, so we own it.
-    try:
-        for name in (_NAME, _NAME_V):
-            if _api.PyCapsule_IsValid(cap, ctypes.addressof(name)):
-                _delete(_api.PyCapsule_GetPointer(cap, ctypes.addressof(name)))
-                return
+        collect()
     except Exception:
         pass
+    return 0
 
 
-# The callbacks must exist for as long as any capsule or tensor might call
-# them, including during interpreter shutdown: never free them.
+def _no_notify():
+    # At exit: after this, deleters only queue (no pending call into an
+    # interpreter that is going away).
+    _lib.feed_dlpack_set_notify(None, None)
+
+
+# The callback must exist for as long as a deleter may schedule it: never freed.
 _api.Py_IncRef.argtypes = [ctypes.py_object]
-_api.Py_IncRef(_deleter)
-_api.Py_IncRef(_capsule_destructor)
-_DESTRUCTOR_ADDR = ctypes.cast(_capsule_destructor, ctypes.c_void_p).value
+_api.Py_IncRef(_collect_pending)
+_lib.feed_dlpack_set_capsule_api(_fn_addr(_api.PyCapsule_IsValid), _fn_addr(_api.PyCapsule_GetPointer))
+_lib.feed_dlpack_set_notify(_fn_addr(_api.Py_AddPendingCall), _fn_addr(_collect_pending))
+atexit.register(_no_notify)
 
 
 def live_count():
     """Managed tensors not yet deleted (for tests)."""
+    collect()
     with _live_lock:
         return len(_live)
 
@@ -148,15 +182,19 @@ def make_capsule(ptr, shape, type_code, bits, device_type, device_id, on_free, v
     t.shape = shape_arr
     t.strides = None  # compact row-major
     t.byte_offset = 0
-    m.manager_ctx = None
-    m.deleter = _deleter
     addr = ctypes.addressof(m)
+    ctx = _lib.feed_dlpack_ctx_new(addr)
+    if not ctx:
+        raise MemoryError("libfeed: out of memory for a DLPack export")
+    m.manager_ctx = ctx
+    m.deleter = _DELETER_V if versioned else _DELETER
     with _live_lock:
-        _live[addr] = (m, shape_arr, on_free)
+        _live[addr] = (m, shape_arr, on_free, ctx)
     try:
         return _api.PyCapsule_New(addr, ctypes.addressof(_NAME_V if versioned else _NAME),
                                   _DESTRUCTOR_ADDR)
     except BaseException:
         with _live_lock:
             _live.pop(addr, None)
+        _lib.feed_dlpack_ctx_free(ctx)
         raise

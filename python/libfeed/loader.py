@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import _capi
+from . import _capi, _dlpack
 from ._array import DTYPES, INT32, Array
 from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
 from ._stats import Stats
@@ -660,6 +660,7 @@ class Loader:
             raise
 
     def _fetch_inner(self, skip_pending_eoe):
+        _dlpack.collect()  # tensors freed since (their deleters only queue)
         with self._lock:
             self._handle()
             self._owner_thread = threading.get_ident()
@@ -693,11 +694,13 @@ class Loader:
                     # at the next bytecode); otherwise wait on.
                     continue
                 if st == Status.E_TIMEOUT:
+                    _dlpack.collect()  # to _pending: this thread holds the lock
                     self._drain_pending()
                     if deadline is not None and time.monotonic() >= deadline:
                         raise FeedTimeoutError(st, None, f"no batch within {self._timeout} s")
                     continue
                 if st == Status.E_BUSY:
+                    _dlpack.collect()
                     if self._drain_pending():
                         continue
                     raise FeedBusyError(st, None, self._busy_message())
@@ -778,9 +781,12 @@ class Loader:
     def _export_done(self, held):
         # The C API is single-threaded: release here only on the loader's own
         # thread when it is not inside a call; otherwise the next call does it.
+        # Nor inside one of this loader's own methods (collect() runs as a
+        # pending call at any bytecode boundary, maybe half-way through _unpin).
         if self._h is None:
             return
-        if (threading.get_ident() == self._owner_thread and self._lock.acquire(blocking=False)):
+        if (threading.get_ident() == self._owner_thread and not self._lock._is_owned() and
+                self._lock.acquire(blocking=False)):
             try:
                 if not self._in_call and self._h is not None:
                     self._drain_pending()

@@ -32,12 +32,11 @@ class _HostPin:
     is freed. torch.from_numpy keeps the numpy array, whose base this is, for
     as long as the tensor's storage lives; then __del__ gives the pin back.
 
-    Not DLPack on the host: torch calls a DLPack deleter from C whenever the
-    storage goes, also while an exception is being raised (list(loader)
-    failing half-way frees the tensors it held), and a deleter written in
-    Python (a ctypes callback) cannot run then without losing that exception
-    or leaving its lock taken. A __del__ runs from the interpreter's own
-    deallocation, which keeps the pending exception aside."""
+    Not DLPack on the host: a numpy view with this holder as its base gives
+    the tensor, numpy.asarray of it and the batch one lifetime, and __del__
+    runs from the interpreter's own deallocation, which keeps a pending
+    exception aside. (CUDA tensors use DLPack, whose deleters are C: see
+    _dlpack.py.)"""
 
     __slots__ = ("__array_interface__", "_done")
 

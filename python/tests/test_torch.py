@@ -1,4 +1,8 @@
 """libfeed.torch: tensors without a copy (skipped when torch is not installed)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -7,7 +11,7 @@ torch = pytest.importorskip("torch")
 import libfeed  # noqa: E402
 import libfeed.torch as lt  # noqa: E402
 
-from conftest import BATCH, SEED, SIDE, check_after_close, run_after_close  # noqa: E402
+from conftest import BATCH, PYTHON_DIR, SEED, SIDE, check_after_close, run_after_close  # noqa: E402
 
 
 def loader(dataset, **kw):
@@ -56,3 +60,33 @@ def test_last_tensor_outlives_close(dataset):
     # with lt.Loader(...) as ld: for images, labels in ld: ... then images.mean():
     # the tensor pins its batch, past close() too.
     check_after_close("torch", *run_after_close(dataset, "torch"))
+
+
+def test_dlpack_tensors_freed_while_an_exception_is_raised(dataset):
+    # list() failing half-way frees the tensors it collected from C while the
+    # exception is pending, and torch calls their DLPack deleters then. A
+    # deleter written in Python lost the exception (SystemError: "returned
+    # NULL without setting an exception", torch 2.x) or hung (torch 1.13);
+    # libfeed's are C and only queue. In a child, so that a hang is a failure.
+    code = r"""
+import sys, torch, libfeed
+from libfeed import _dlpack
+L = libfeed.Loader(sys.argv[1], batch_size=4, workers=1, prefetch=3, size=32, resize_shorter=40,
+                   epochs=1, shuffle=False, output="array")
+it = iter(L)
+def gen():
+    for _ in range(2):
+        yield torch.from_dlpack(next(it).images)
+    raise KeyError("mine")
+try:
+    list(gen())
+except KeyError as e:
+    print("caught", e.args[0])
+print("live", _dlpack.live_count())
+print("rest", sum(1 for _ in it) + 2 == len(L))
+"""
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    r = subprocess.run([sys.executable, "-c", code, dataset], env=env, capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["caught", "mine", "live", "0", "rest", "True"], r.stdout + r.stderr

@@ -25,7 +25,9 @@ sampler=DistributedSampler(...), the sampler's set_epoch is followed.
 import os
 import warnings
 
+from . import _capi
 from . import loader as _loader
+from ._capi import SAMPLE_REPLACED
 from ._errors import FeedBusyError
 
 # DataLoader arguments that cannot apply, and what to use instead.
@@ -68,9 +70,9 @@ def _sampler_options(sampler, torch):
     data = torch.utils.data
     dist_cls = getattr(getattr(data, "distributed", None), "DistributedSampler", None)
     if dist_cls is not None and isinstance(sampler, dist_cls):
+        # Its drop_last is not the DataLoader's: see _drop_last_for().
         return {"rank": sampler.rank, "world_size": sampler.num_replicas,
-                "shuffle": bool(sampler.shuffle), "seed": int(sampler.seed),
-                "drop_last": bool(sampler.drop_last)}
+                "shuffle": bool(sampler.shuffle), "seed": int(sampler.seed)}
     if isinstance(sampler, data.RandomSampler):
         if getattr(sampler, "replacement", False) or getattr(sampler, "_num_samples", None):
             raise TypeError("libfeed.torch.DataLoader: RandomSampler with replacement or "
@@ -85,6 +87,37 @@ def _sampler_options(sampler, torch):
     raise TypeError(f"libfeed.torch.DataLoader: sampler={type(sampler).__name__} cannot apply: "
                     "libfeed computes each epoch's order itself; use shuffle=, seed=, and "
                     "rank=/world_size= (or sampler=DistributedSampler(...)) to shard it")
+
+
+def _drop_last_for(n, world, batch, sampler_drop, loader_drop):
+    """libfeed's drop_last for torch's DistributedSampler(drop_last=sampler_drop)
+    and DataLoader(drop_last=loader_drop), and whether each epoch's last batch
+    then has one sample more than torch's, to leave out.
+
+    In torch the two are independent: the sampler's cuts the ranks' shares
+    of n samples to n // world each (else ceil(n / world), padded by wrapping
+    around), the DataLoader's drops a short last batch. libfeed's one
+    drop_last does both. Both take each rank's samples from the same padded
+    order, so equal batch and sample counts are the same batches. Only the
+    sampler's cut without the DataLoader's, for shares uneven and a short
+    last batch, has no libfeed equivalent: uncut, the share is one sample
+    longer, the same number of batches, that sample last in the last one."""
+    def run(cut_share, cut_batch):
+        share = n // world if cut_share else -(-n // world)
+        batches = share // batch if cut_batch else -(-share // batch)
+        return batches, min(batches * batch, share)
+
+    want = run(sampler_drop, loader_drop)
+    for c in (loader_drop, not loader_drop):
+        if run(c, c) == want:
+            return c, False
+    got = run(False, False)
+    if sampler_drop and not loader_drop and got == (want[0], want[1] + 1):
+        return False, True
+    raise ValueError(  # not reached (every case of n, world, batch is one of the above)
+        f"libfeed.torch.DataLoader: DistributedSampler(drop_last={sampler_drop}) with "
+        f"DataLoader(drop_last={loader_drop}) over {n} samples, {world} ranks, batches of "
+        f"{batch}: libfeed cannot give these batches; set both drop_last alike")
 
 
 class DataLoader(_loader.Front):
@@ -102,7 +135,10 @@ class DataLoader(_loader.Front):
     pin_memory         True: host batches are copied into page-locked memory
                        as DataLoader's pin thread does (device='cuda' is the
                        faster way: the ring is pinned once, no copy on the host)
-    drop_last          as DataLoader (and DistributedSampler's, with world_size > 1)
+    drop_last          as DataLoader: drops a short last batch. A DistributedSampler's
+                       own drop_last (cut the ranks' shares to even, or pad them) is
+                       independent of it, as in torch. Without a sampler, with
+                       rank=/world_size=, it is libfeed's, which does both
     timeout            seconds one batch may take (0: no limit): FeedTimeoutError
     generator          a torch.Generator: its initial_seed() is the seed
     prefetch_factor    batches in flight per worker (2): the ring holds
@@ -158,12 +194,15 @@ class DataLoader(_loader.Front):
 
         opts = {"shuffle": bool(shuffle) if shuffle is not None else False,
                 "drop_last": bool(drop_last)}
+        sampler_drop = None  # a DistributedSampler's drop_last
         if sampler is not None:
             if shuffle:
                 # DataLoader's own rule
                 raise ValueError("libfeed.torch.DataLoader: sampler option is mutually "
                                  "exclusive with shuffle")
             opts.update(_sampler_options(sampler, torch))
+            if "world_size" in opts:
+                sampler_drop = bool(sampler.drop_last)
         if generator is not None:
             if seed is not None:
                 raise ValueError("libfeed.torch.DataLoader: give generator= or seed=, not both")
@@ -183,7 +222,7 @@ class DataLoader(_loader.Front):
 
         self.dataset = dataset
         self.batch_size = batch_size
-        self.drop_last = bool(opts["drop_last"])
+        self.drop_last = bool(drop_last)
         self.num_workers = num_workers
         self.pin_memory = bool(pin_memory)
         self.prefetch_factor = prefetch_factor
@@ -202,8 +241,46 @@ class DataLoader(_loader.Front):
                               "available: not pinning (as torch's DataLoader)", stacklevel=2)
         self._resume = False    # load_state_dict() set the position: the next `for` starts there
         self._set_epoch = None  # set_epoch(e): the next `for` is epoch e
-        self.loader = _lt.Loader(_source_of(dataset), batch_size, **opts)
+        self._trim = None       # (index, count) of a last batch one sample too long
+        source = _source_of(dataset)
+        if sampler_drop is None:
+            self.loader = _lt.Loader(source, batch_size, **opts)
+        else:
+            self.loader = self._loader_for_sampler(_lt, source, batch_size, opts, sampler,
+                                                   sampler_drop)
         self._pin = self._pin and self.loader.device == "cpu"  # device batches need no pinning
+
+    def _loader_for_sampler(self, _lt, source, batch_size, opts, sampler, sampler_drop):
+        """The Loader for DistributedSampler(drop_last=sampler_drop) and our
+        drop_last, as torch gives them (_drop_last_for). libfeed's drop_last
+        for them depends on the dataset size: guessed from the sampler's
+        dataset, checked against the index (the loader is made again if the
+        guess was wrong)."""
+        def choose(n, world, batch):
+            return _drop_last_for(n, world, batch, sampler_drop, self.drop_last)
+
+        try:
+            n = len(sampler.dataset)
+            if n > 0 and int(batch_size) > 0:
+                opts["drop_last"] = choose(n, int(sampler.num_replicas), int(batch_size))[0]
+        except (AttributeError, TypeError, ValueError):
+            pass  # no guess; the Loader says what is wrong with batch_size
+        L = _lt.Loader(source, batch_size, **opts)
+        try:
+            n, world = L.dataset_size, L.stats()["world_size"]
+            batch = L.batch_size if _capi.options_mirror_ok else int(batch_size)
+            drop, trim = choose(n, world, batch)
+            if drop != opts["drop_last"]:
+                L.close()
+                opts["drop_last"] = drop
+                L = _lt.Loader(source, batch_size, **opts)
+            if trim:
+                last = len(L) - 1
+                self._trim = (last, -(-n // world) - last * batch)
+        except BaseException:
+            L.close()
+            raise
+        return L
 
     # -- what DataLoader has ------------------------------------------------------------
     def __len__(self):
@@ -212,9 +289,24 @@ class DataLoader(_loader.Front):
     def __iter__(self):
         self._start_epoch()
         it = iter(self.loader)
+        if self._trim is not None:
+            it = self._trimmed(it)
         if not self._pin:
             return it
         return self._pinned(it)
+
+    def _trimmed(self, it):
+        """Leaves out the last sample of the epoch's last batch, the one
+        libfeed's uncut share has more than DistributedSampler(drop_last=True)'s
+        (see _drop_last_for)."""
+        index, count = self._trim
+        for b in it:
+            if b.index == index and len(b.sample_ids) == count:
+                images, labels = b
+                bad = b.bad - int(bool(b.flags[-1] & SAMPLE_REPLACED))
+                b = _loader.Batch(images[:-1], labels[:-1], b.epoch, b.index,
+                                  b.sample_ids[:-1], b.flags[:-1], bad)
+            yield b
 
     @staticmethod
     def _pinned(it):

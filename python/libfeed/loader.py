@@ -55,6 +55,7 @@ _INTEGERS = dict.fromkeys(
     _U32_MAX)
 _INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
 _INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
+_INTEGERS["max_worker_memory"] = _U64_MAX - 1  # or "auto" (stored as 2^64 - 1); 0 = no cap
 _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
            "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"}
 _FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad", "scan_cache"}
@@ -689,6 +690,13 @@ class Loader:
                     return _EOE
                 if st == Status.END_OF_DATA:
                     return _EOD
+                if cb.bad and not cb.handle:
+                    # bad_policy=fail: the batch has bad samples and st is its
+                    # first one's status (FEED_E_DECODE, _IO for a file gone,
+                    # _WORKER for a quarantined sample, whatever a worker
+                    # said); the next call delivers it with them replaced.
+                    # Checked before the statuses waited on below.
+                    raise self._decode_error(st, cb)
                 if st == Status.E_INTERRUPTED:
                     # A signal handler ran (Python's raise here, e.g. Ctrl-C,
                     # at the next bytecode); otherwise wait on.
@@ -714,13 +722,18 @@ class Loader:
                 "until they are freed: drop them or .clone() what you keep, or raise prefetch")
 
     def _decode_error(self, st, cb):
+        """The error of a batch with bad samples (bad_policy=fail), whatever
+        its status: .path, .sample_id (the first bad sample's), .epoch,
+        .batch and .bad_samples (every report of the batch); an OSError's
+        (FeedIOError's) .errno is the sample's."""
         msg = _lib.feed_loader_last_error(self._h).decode(errors="replace")
         reports = [r for r in self.bad_samples() if r.epoch == cb.epoch and r.batch == cb.index]
         e = make_error(st, msg, path=reports[0].path if reports else None)
         e.bad_samples = tuple(reports)
         e.epoch, e.batch = int(cb.epoch), int(cb.index)
-        if reports:
-            e.sample_id = reports[0].sample_id
+        e.sample_id = reports[0].sample_id if reports else None
+        if reports and reports[0].errno and isinstance(e, OSError) and e.errno is None:
+            e.errno = reports[0].errno
         return e
 
     def _make_batch(self, held):

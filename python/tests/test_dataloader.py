@@ -94,6 +94,83 @@ def test_distributed_sampler_and_set_epoch(dataset):
         dl(dataset, sampler=s, shuffle=True)
 
 
+# (world size, batch size) over the 45 images: 2, 8: the uneven share is 22
+# or 23, neither a multiple of 8; 4, 4: 11 or 12, the uncut one a multiple;
+# 3, 4: an even share (15) with a short last batch.
+@pytest.mark.parametrize("world,batch", [(2, 8), (4, 4), (3, 4)])
+@pytest.mark.parametrize("sampler_drop", [False, True])
+@pytest.mark.parametrize("loader_drop", [False, True])
+def test_distributed_sampler_drop_last_and_drop_last(dataset, world, batch, sampler_drop,
+                                                      loader_drop):
+    # As torch: the sampler's drop_last cuts the ranks' shares to even (or
+    # pads them by wrapping around), the DataLoader's drops a short last batch.
+    from torch.utils.data.distributed import DistributedSampler
+
+    for rank in sorted({0, world - 1}):
+        def sampler():
+            return DistributedSampler(list(range(NIMG)), num_replicas=world, rank=rank,
+                                      shuffle=False, drop_last=sampler_drop)
+
+        want = [b.tolist() for b in torch.utils.data.DataLoader(
+            list(range(NIMG)), batch_size=batch, sampler=sampler(), drop_last=loader_drop)]
+        with lt.DataLoader(dataset, batch_size=batch, sampler=sampler(), drop_last=loader_drop,
+                           num_workers=1, **SMALL) as D:
+            assert D.drop_last == loader_drop and D.sampler.drop_last == sampler_drop
+            assert len(D) == len(want), (rank, len(D), [len(w) for w in want])
+            for epoch in range(2):  # each `for` an epoch, the same batches unshuffled
+                got = [(b.sample_ids.tolist(), len(b[0]), len(b[1])) for b in D]
+                assert [g for g, _, _ in got] == want, (rank, epoch)
+                assert all(len(g) == ni == nl for g, ni, nl in got)
+
+
+def test_drop_last_choice_against_torch_over_many_sizes():
+    # _drop_last_for over many dataset sizes, world and batch sizes: libfeed's
+    # batches with the drop_last it picks (src/sampler.c: rank r's i-th sample
+    # at position i * world + r of the order, wrapping around; one drop_last
+    # cutting the shares and the short batch), less the sample it says to
+    # leave out, are torch's BatchSampler over DistributedSampler, unshuffled.
+    from torch.utils.data import BatchSampler
+    from torch.utils.data.distributed import DistributedSampler
+
+    from libfeed.dataloader import _drop_last_for
+
+    for n in range(1, 40):
+        for world in range(1, 6):
+            for batch in range(1, 8):
+                for sdrop in (False, True):
+                    for ldrop in (False, True):
+                        for rank in sorted({0, world - 1}):
+                            want = list(BatchSampler(DistributedSampler(
+                                range(n), world, rank, shuffle=False, drop_last=sdrop),
+                                batch, ldrop))
+                            if not want:
+                                continue  # libfeed refuses an epoch without a batch
+                            c, trim = _drop_last_for(n, world, batch, sdrop, ldrop)
+                            share = n // world if c else -(-n // world)
+                            ids = [(i * world + rank) % n for i in range(share)]
+                            got = [ids[i:i + batch] for i in range(0, share, batch)]
+                            if c and got and len(got[-1]) < batch:
+                                got.pop()
+                            if trim:
+                                got[-1].pop()
+                            assert got == want, (n, world, batch, sdrop, ldrop, rank)
+
+
+def test_distributed_sampler_drop_last_follows_the_index(dataset):
+    # libfeed's drop_last for the two is chosen from the sampler's dataset
+    # size, then checked against what libfeed indexed: here the sampler's
+    # list is one short, so the first choice was wrong (44 over 4 ranks: 11,
+    # no full batch of 4 in the last place; 45: 12 padded, 3 full batches).
+    from torch.utils.data.distributed import DistributedSampler
+
+    want = [b.tolist() for b in torch.utils.data.DataLoader(
+        list(range(NIMG)), batch_size=4, drop_last=True,
+        sampler=DistributedSampler(list(range(NIMG)), num_replicas=4, rank=3, shuffle=False))]
+    s = DistributedSampler(list(range(NIMG - 1)), num_replicas=4, rank=3, shuffle=False)
+    with lt.DataLoader(dataset, batch_size=4, sampler=s, drop_last=True, **SMALL) as D:
+        assert [b.sample_ids.tolist() for b in D] == want and len(want) == 3
+
+
 def test_each_for_is_a_new_epoch_and_set_epoch(dataset):
     with dl(dataset, shuffle=True, seed=1) as D:
         for images, labels in D:

@@ -1,5 +1,6 @@
 """libfeed statuses as Python exceptions: options, create, bad samples, timeouts."""
 import ctypes
+import errno
 import os
 import shutil
 import signal
@@ -90,6 +91,66 @@ def test_bad_sample_fail_policy_raises_with_path(make_loader, bad_dataset):
     assert len(replaced) == 1 and replaced[0] == BAD_ID - BATCH and pos is None
     rest = [x.index for x in it]
     assert rest == list(range(2, (NIMG + BATCH - 1) // BATCH))
+
+
+@pytest.mark.parametrize("how", ["deleted", "directory"])
+def test_bad_sample_fail_policy_unreadable_file_names_it(make_loader, dataset, tmp_path, how):
+    # A file gone (or made a directory) after create is FEED_E_IO, not a
+    # decode error: under bad_policy="fail" it says which sample all the same.
+    root = tmp_path / "ds"
+    shutil.copytree(dataset, root)
+    L = make_loader(source=str(root), bad_policy="fail", shuffle=False, epochs=1, prefetch=2,
+                    report_bad=False)
+    last = len(L) - 1
+    sid = NIMG - 3  # in the last batch: not read before the loop reaches it (prefetch=2)
+    path, _ = L.samples[sid]
+    os.remove(path)
+    if how == "directory":
+        os.mkdir(path)
+    it = iter(L)
+    assert [next(it).index for _ in range(last)] == list(range(last))
+    with pytest.raises(libfeed.FeedIOError) as e:
+        next(it)
+    err = e.value
+    assert err.status == libfeed.Status.E_IO and isinstance(err, OSError)
+    assert err.path == path and path in str(err)
+    assert (err.sample_id, err.epoch, err.batch) == (sid, 0, last)
+    assert [(r.sample_id, r.path, r.name) for r in err.bad_samples] == [(sid, path, "FEED_E_IO")]
+    assert err.errno == (errno.ENOENT if how == "deleted" else errno.EISDIR)
+    # As for a decode error: asking again delivers the batch, the sample replaced.
+    b = next(it)
+    assert (b.index, b.bad) == (last, 1) and sid not in b.sample_ids.tolist()
+    assert list(it) == []
+
+
+@pytest.mark.parametrize("status", ["E_WORKER", "E_TIMEOUT", "E_INTERRUPTED", "E_BUSY"])
+def test_bad_sample_error_whatever_the_status(make_loader, bad_dataset, monkeypatch, status):
+    # feed_loader_next returns the status of the batch's first bad sample:
+    # FEED_E_WORKER for a quarantined one, or any a worker reported. Whatever
+    # it is, the error carries the details, and a status the loop otherwise
+    # waits on (timeout, interrupted, busy) is raised, the batch not delivered
+    # as if replaced. feed_loader_next's decode status is swapped for it here.
+    status = libfeed.Status[status]
+    root, bad_path = bad_dataset
+    L = make_loader(source=root, bad_policy="fail", shuffle=False, epochs=1, report_bad=False)
+    real_next = _capi.lib.feed_loader_next
+
+    def fake_next(h, cb, ms):
+        st = real_next(h, cb, ms)
+        return status if st == libfeed.Status.E_DECODE else st
+
+    monkeypatch.setattr(_capi.lib, "feed_loader_next", fake_next)
+    it = iter(L)
+    assert next(it).index == 0
+    with pytest.raises(libfeed.FeedError) as e:
+        next(it)
+    err = e.value
+    assert type(err) is libfeed._errors.error_class(status) and err.status == status
+    assert err.path == bad_path and bad_path in str(err)
+    assert (err.sample_id, err.epoch, err.batch) == (BAD_ID, 0, 1)
+    assert [r.sample_id for r in err.bad_samples] == [BAD_ID]
+    b = next(it)
+    assert (b.index, b.bad) == (1, 1)
 
 
 def test_bad_sample_replace_policy_reports(make_loader, bad_dataset):
@@ -202,7 +263,7 @@ def test_closed_loader(make_loader):
 # Every numeric keyword the Loader passes to feed_options_set(), by kind.
 U32 = ["batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
        "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"]
-U64 = ["seed", "max_pixels", "max_file_bytes"]
+U64 = ["seed", "max_pixels", "max_file_bytes", "max_worker_memory"]
 F32 = ["scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
        "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"]
 FLAGS = ["shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad"]
@@ -227,14 +288,19 @@ def test_integer_options_refuse_bools_fractions_negatives(dataset, key):
     refused(dataset, ValueError, key, **{key: 1 << 64})
     if key not in U64:
         refused(dataset, ValueError, key, **{key: 1 << 32})
+    if key == "max_worker_memory":  # 2^64 - 1 is what "auto" is stored as
+        refused(dataset, ValueError, key, **{key: (1 << 64) - 1})
 
 
 def test_integer_options_accept_integers(dataset):
     L = libfeed.Loader(dataset, batch_size=np.int64(5), size=(np.int32(40), 36.0), seed=2**63,
-                       workers=1, epochs=1, rank=np.uint8(0), world_size=1.0, max_pixels=1 << 40)
+                       workers=1, epochs=1, rank=np.uint8(0), world_size=1.0, max_pixels=1 << 40,
+                       max_worker_memory=20e6)
     try:
         images, labels = next(iter(L))
         assert images.shape == (5, 40, 36, 3) and L.batch_size == 5
+        if _capi.options_mirror_ok:
+            assert L._option("max_worker_memory") == 20_000_000
     finally:
         L.close()
 

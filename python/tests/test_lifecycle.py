@@ -151,9 +151,11 @@ def blocked_in_futex(pid):
         return False
 
 
-def test_ctrl_c_while_waiting_stops_cleanly(dataset, tmp_path):
+def interrupt_while_waiting(code, dataset, tmp_path):
+    """Runs code (a child printing "READY <its workers>" before it waits in
+    next() with them stopped), Ctrl-C's it there: (stdout, stderr, workers, returncode)."""
     script = tmp_path / "child.py"
-    script.write_text(CHILD)
+    script.write_text(code)
     env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
     p = subprocess.Popen([sys.executable, str(script), dataset], stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True, env=env)
@@ -174,12 +176,49 @@ def test_ctrl_c_while_waiting_stops_cleanly(dataset, tmp_path):
         if p.poll() is None:
             p.kill()
             p.wait()
+    return out, err, workers, p.returncode
+
+
+def test_ctrl_c_while_waiting_stops_cleanly(dataset, tmp_path):
+    out, err, workers, rc = interrupt_while_waiting(CHILD, dataset, tmp_path)
     # The loader was closed (workers killed and reaped) before the exception
     # left the loop, not by process exit.
     assert "INTERRUPTED closed=True children=[]" in out, (out, err)
     assert "KeyboardInterrupt" in err
     assert "_fetch_inner" in err  # it was waiting inside Loader's next()
-    assert p.returncode == -signal.SIGINT  # Python's exit for an uncaught Ctrl-C
+    assert rc == -signal.SIGINT  # Python's exit for an uncaught Ctrl-C
+    for w in workers:
+        with pytest.raises(ProcessLookupError):
+            os.kill(w, 0)
+
+
+# The README's Ctrl-C in a plain loop: the loop's variables still view the
+# last batch, so the workers and memory go when they do, not before.
+PLAIN_LOOP = CHILD[:CHILD.index("it = iter(L)")] + textwrap.dedent("""
+    images, labels = next(iter(L))
+    pids = children()
+    for p in pids:  # workers make no progress: next() will block
+        os.kill(p, signal.SIGSTOP)
+    try:
+        print("READY", *pids, flush=True)
+        while True:
+            for images, labels in L:
+                pass
+    except KeyboardInterrupt:
+        alive = sorted(children()) == sorted(pids)
+        print("INTERRUPTED closed=%s children=%s" % (L.closed, alive))
+        print("VIEWS", int(images.sum()) > 0, len(labels))  # still readable
+        del images, labels
+        print("DROPPED children=%s" % children(), flush=True)
+        raise
+""")
+
+
+def test_ctrl_c_in_a_plain_loop_waits_for_the_loop_variables(dataset, tmp_path):
+    out, err, workers, rc = interrupt_while_waiting(PLAIN_LOOP, dataset, tmp_path)
+    assert "INTERRUPTED closed=True children=True" in out, (out, err)  # workers still there
+    assert "VIEWS True 4" in out and "DROPPED children=[]" in out, (out, err)
+    assert "_fetch_inner" in err and rc == -signal.SIGINT
     for w in workers:
         with pytest.raises(ProcessLookupError):
             os.kill(w, 0)

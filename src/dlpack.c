@@ -18,7 +18,6 @@
 #include <stdlib.h>
 
 #include "feed.h"
-#include "internal.h"
 
 /* dlpack.h v1.0 (https://github.com/dmlc/dlpack), as far as the deleters
  * read: where manager_ctx is in the legacy and the versioned struct. */

@@ -177,3 +177,38 @@ def test_photo_sized_png_webp_in_the_sandbox(tmp_path):
         n = sum(len(b.sample_ids) for b in L)
         st = L.stats()
     assert n == 8 and st["samples_bad"] == 0 and st["worker_restarts"] == 0
+
+
+def test_grey16_high_byte_not_pils_clip(tmp_path):
+    # 16-bit greyscale: libfeed gives every value's high byte (v >> 8), as it
+    # does for every 16-bit PNG; PIL opens it as mode I;16, and its
+    # convert("RGB") (torchvision ImageFolder's loader) clips at 255 instead.
+    root = tmp_path / "ds"
+    (root / "c0").mkdir(parents=True)
+    v = (np.arange(H * W, dtype=np.uint32) * 65535 // (H * W - 1)).astype(np.uint16).reshape(H, W)
+    path = str(root / "c0" / "g16.png")
+    Image.fromarray(v).save(path)
+    got, n, _, _, bad = _deliver(str(root), batch_size=1, workers=1)
+    assert n == 1 and not bad
+    want = np.repeat((v >> 8).astype(np.uint8)[..., None], 3, axis=2)
+    assert (got[0] == want).all()
+    im = Image.open(path)
+    assert im.mode == "I;16"
+    pil = np.asarray(im.convert("RGB"))
+    assert (pil[..., 0] == np.minimum(v, 255)).all()  # PIL's clip
+    assert (got[0] != pil).any()
+
+
+def test_dangling_links_and_dot_files_left_out_uncounted(tmp_path):
+    # Not samples and not counted among the skipped files: a symlink named
+    # *.jpg whose target is gone, a FIFO named *.png, a dot file. (Only
+    # regular files not named as images are counted.)
+    root = tmp_path / "ds"
+    (root / "c0").mkdir(parents=True)
+    Image.fromarray(_rgb(5)).save(str(root / "c0" / "real.png"))
+    os.symlink(str(tmp_path / "gone.jpg"), str(root / "c0" / "dangling.jpg"))
+    os.mkfifo(str(root / "c0" / "fifo.png"))
+    Image.fromarray(_rgb(6)).save(str(root / "c0" / ".hidden.png"))
+    (root / "c0" / "notes.txt").write_text("counted\n")
+    _, n, skipped, examples, bad = _deliver(str(root), batch_size=1, workers=1)
+    assert (n, skipped, examples, bad) == (1, 1, ["c0/notes.txt"], [])

@@ -255,3 +255,16 @@ def test_trace_events(make_loader):
             assert e["worker"] in (0, 1) and e["decode_ns"] > 0
             assert t0 < e["start_ns"] < t1
         assert ld.trace_events() == []
+
+
+def test_reader_uring_falls_back_to_pread(make_loader, monkeypatch):
+    # reader="uring" is a wish, as auto is: where io_uring cannot be used (here
+    # FEED_FORCE_PREAD=1, which the workers inherit) the workers read with
+    # pread, without an error; stats()["reader"] says which one ran.
+    U = make_loader(reader="uring", epochs=1)
+    assert next(iter(U)).index == 0
+    assert U.stats()["reader"] in ("io_uring", "pread")  # which one, this machine decides
+    monkeypatch.setenv("FEED_FORCE_PREAD", "1")
+    L = make_loader(reader="uring", epochs=1)
+    assert next(iter(L)).index == 0
+    assert L.stats()["reader"] == "pread"

@@ -129,3 +129,61 @@ def test_samples_name_each_member_by_its_bytes(tmp_path, make_loader, dataset, i
             assert f.read(end - start) == data
         assert label == want_label
     assert L.class_to_idx == {}
+
+
+def test_shard_problems_first_100_printed_then_a_count(tmp_path, make_loader, dataset, index,
+                                                        capfd):
+    # 130 image members without a label: each is a problem and counted, the
+    # first 100 printed one a line, then one line with the rest's count.
+    items = samples(dataset, index)[:3]
+    with tarfile.open(tmp_path / "p-0.tar", "w", format=tarfile.PAX_FORMAT) as t:
+        for i in range(130):
+            info = tarfile.TarInfo(f"nolabel{i:03d}.jpg")
+            info.size = 3
+            t.addfile(info, io.BytesIO(b"abc"))
+        for key, data, label in items:
+            for ext, payload in (("jpg", data), ("cls", str(label).encode())):
+                info = tarfile.TarInfo(f"{key}.{ext}")
+                info.size = len(payload)
+                t.addfile(info, io.BytesIO(payload))
+    L = make_loader(str(tmp_path / "p-0.tar"))
+    err = capfd.readouterr().err.splitlines()
+    assert L.shard_problems == 130 and L.samples_per_epoch == 3
+    shown = [ln for ln in err if ln.startswith("libfeed: dataset: ") and "member 'nolabel" in ln]
+    assert len(shown) == 100 and "member 'nolabel000.jpg'" in shown[0]
+    assert "libfeed: dataset: 30 more malformed shard members skipped (130 in all)" in err
+
+
+def test_shard_index_limits(tmp_path, make_loader, dataset, index, capfd):
+    # More than 2^24 shards: an error at create (a brace range, refused before
+    # any file is looked at).
+    with pytest.raises(libfeed.FeedDatasetError, match="more than 16777216 shards"):
+        libfeed.Loader(str(tmp_path / "x-{0..16777216}.tar"))
+    # A member of 4 GiB or more (its data sparse here): reported and skipped
+    # like a malformed one; the samples around it load.
+    items = samples(dataset, index)[:2]
+    path = tmp_path / "big-0.tar"
+    with open(path, "wb") as f:
+        def member(name, payload=None, size=None):
+            info = tarfile.TarInfo(name)
+            info.size = len(payload) if size is None else size
+            f.write(info.tobuf(format=tarfile.USTAR_FORMAT))
+            if payload is None:
+                f.seek(-(-info.size // 512) * 512, os.SEEK_CUR)
+            else:
+                f.write(payload + b"\0" * (-len(payload) % 512))
+        key, data, label = items[0]
+        member(f"{key}.jpg", data)
+        member(f"{key}.cls", str(label).encode())
+        member("huge.jpg", size=4 << 30)
+        member("huge.cls", b"1")
+        key, data, label = items[1]
+        member(f"{key}.jpg", data)
+        member(f"{key}.cls", str(label).encode())
+        f.write(b"\0" * 1024)
+    L = make_loader(str(path), shuffle=False, epochs=1)
+    err = capfd.readouterr().err
+    assert "member 'huge.jpg'" in err and "over 4 GiB" in err
+    assert L.samples_per_epoch == 2 and L.shard_problems >= 1
+    _, labels, _ = all_batches(L)
+    assert list(labels) == [items[0][2], items[1][2]]

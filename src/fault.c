@@ -11,11 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "fault.h"
+#include "internal.h"
 #include "reader.h"
 
 static int io_armed; /* a pread override of "eio"/"ioerr" is installed */
@@ -36,11 +40,17 @@ static ssize_t pread_eio(int fd, void *buf, size_t n, off_t off)
 
 /* What a worker must not be able to do (the sandbox tests): exits
  * FEED_FAULT_ESCAPED if it could, FEED_FAULT_REFUSED if the call failed.
- * Under the sandbox the call traps and the worker dies by SIGSYS first. */
-static void try_escape(const char *what, const char *path)
+ * Under the sandbox the call traps and the worker dies by SIGSYS first
+ * ("mprotect" excepted: the sandbox allows it, the seal refuses it). */
+static void try_escape(const feed__arena *a, const char *what, const char *path)
 {
     int ok = 0;
-    if (!strcmp(what, "socket")) {
+    if (!strcmp(what, "mprotect")) {
+        /* The configuration page writable, in place or mapped afresh. */
+        ok = mprotect(a->hdr, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE) == 0;
+        void *p = mmap(NULL, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, a->cfg_fd, 0);
+        ok |= p != MAP_FAILED;
+    } else if (!strcmp(what, "socket")) {
         int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         ok = s >= 0;
     } else if (!strcmp(what, "write")) {
@@ -54,9 +64,6 @@ static void try_escape(const char *what, const char *path)
     _exit(ok ? FEED_FAULT_ESCAPED : FEED_FAULT_REFUSED);
 }
 
-#include <stdatomic.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 
 /* "poke": 1 in every 32-bit word of the header between the configuration
  * page and the worker records (the futex words and whatever else lies
@@ -67,6 +74,34 @@ static void poke_control(const feed__arena *a)
     size_t n = (offsetof(feed__arena_hdr, workers) - FEED_ARENA_CFG_BYTES) / sizeof *w;
     for (size_t k = 0; k < n; k++)
         atomic_store(&w[k], 1);
+}
+
+/* "unseal": the configuration page made writable as code run by a codec
+ * bug could: mprotect, else a fresh writable shared mapping of the arena's
+ * first page (fd 3, which a worker may map as it likes); then the layout
+ * version, the seed and the transform rewritten again and again for
+ * $FEED_TEST_UNSEAL_MS (default 5) ms, so that a worker started meanwhile
+ * attaches while they are rewritten. */
+static void unseal_config(const feed__arena *a)
+{
+    static volatile feed__arena_hdr *h;
+    if (!h && mprotect(a->hdr, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE) == 0)
+        h = a->hdr;
+    if (!h) {
+        void *p = mmap(NULL, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, a->fd, 0);
+        if (p == MAP_FAILED)
+            return;
+        h = p;
+    }
+    const char *ms = getenv("FEED_TEST_UNSEAL_MS");
+    uint64_t until = feed__now_ns() + (uint64_t)(ms ? atol(ms) : 5) * 1000000ull;
+    do {
+        h->layout_version = FEED_ARENA_VERSION + 1;
+        h->seed = 0x5eed5eedull;
+        h->xform.flip_p = 1.0f;
+        struct timespec ts = {0, 100000};
+        nanosleep(&ts, NULL);
+    } while (feed__now_ns() < until);
 }
 
 void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase)
@@ -96,7 +131,8 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         size_t alen = strlen(it);
         int once = alen > 1 && it[alen - 1] == '1';
         char *marker = NULL;
-        int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec");
+        int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec") ||
+                     !strcmp(it, "mprotect");
         if (escape) { /* "write:SUB:PATH": the file to create */
             marker = strchr(sub, ':');
             if (marker)
@@ -112,7 +148,7 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         if (!strstr(path, sub))
             continue;
         if (escape)
-            try_escape(it, marker);
+            try_escape(a, it, marker);
         if (once && !escape) {
             int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
             if (fd < 0)
@@ -138,6 +174,10 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         }
         if (!strcmp(it, "poke")) {
             poke_control(a);
+            return;
+        }
+        if (!strcmp(it, "unseal")) {
+            unseal_config(a);
             return;
         }
         if (!strcmp(it, "eio") || !strcmp(it, "ioerr")) {
@@ -246,7 +286,7 @@ void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, 
         case 16: NOISE(a->hdr->workers[w]); break;
         case 17: NOISE(feed__slot_states(a, i)[t]); break;
         case 18: NOISE(feed__slot_ids(a, i)[t]), NOISE(feed__slot_labels(a, i)[t]); break;
-        default: /* the configuration is mapped read-only: this faults */
+        default: /* the configuration is the sealed read-only copy: this faults */
             if (s->counts)
                 atomic_fetch_add(&s->counts[1], fields + 1);
             NOISE(a->hdr->seed);

@@ -20,11 +20,17 @@
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.
+ * "unseal" makes the configuration page writable (mprotect; where that is
+ * refused, a fresh writable shared mapping of the arena's first page, fd 3)
+ * and rewrites its layout version, seed and transform (flip_p) again and
+ * again for $FEED_TEST_UNSEAL_MS (default 5) ms, then goes on.
  * "socket:SUB", "write:SUB:PATH" and "exec:SUB" try what the sandbox
  * (sandbox.h) refuses: open a TCP socket, create PATH for writing, exec
- * /bin/sh. The worker then exits FEED_FAULT_ESCAPED if that worked,
- * FEED_FAULT_REFUSED if the call failed; under the sandbox it is killed by
- * SIGSYS instead.
+ * /bin/sh; "mprotect:SUB" what the seal (shm.h) refuses: mprotect the
+ * configuration page writable, map its memfd writable afresh. The worker
+ * then exits FEED_FAULT_ESCAPED if that worked, FEED_FAULT_REFUSED if the
+ * call failed; under the sandbox it is killed by SIGSYS instead (not for
+ * "mprotect", which the sandbox allows).
  *
  * FEED_TEST_SCRIBBLE="SEED:PERMILLE[:W]" makes worker W (every worker if no
  * W) hostile: right after each claim and again just before it completes,
@@ -33,7 +39,7 @@
  * or label), and over up to three more of what it can write: flags, the
  * record's status, errno, message, substitute counters, sample_id, the slot
  * header's fields, its trace ring's head or an event, its worker record, or
- * the read-only configuration page (which kills it: SIGSEGV). It never
+ * the sealed configuration page (which kills it: SIGSEGV). It never
  * touches another sample, nor the record's filler (the parent's way to
  * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH the file's
  * first two uint64 count the scribbles and the fields scribbled (a shared

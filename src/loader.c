@@ -278,7 +278,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     pthread_mutex_init(&L->mu, NULL);
     L->ix.fd = -1;
-    L->arena.fd = -1;
+    L->arena.fd = L->arena.cfg_fd = -1;
     L->bad.log_fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
@@ -323,7 +323,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK ||
         (st = arena_fits(L, err, errlen)) != FEED_OK)
         goto fail;
-    feed__arena_hdr *h = L->arena.cfg; /* private: published below, and before every spawn */
+    feed__arena_hdr *h = L->arena.cfg; /* private: sealed below, for the workers */
     h->channels = 3;
     h->out_dtype = L->host_dtype;
     h->out_layout = L->host_layout;
@@ -336,7 +336,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);
-    feed__arena_publish_config(&L->arena);
+    if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK)
+        goto fail;
     L->create_ns[4] = feed__now_ns();
 
     feed__device_config dc = {

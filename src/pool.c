@@ -108,7 +108,6 @@ static void describe_exit(int status, char *buf, size_t len)
 static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
 {
     feed__worker_rec *rec = &p->h->workers[i];
-    feed__arena_publish_config(p->a); /* over whatever a worker wrote there */
     atomic_store(&rec->state, FEED_WREC_STARTING);
     atomic_store(&rec->busy_since_ns, 0);
     char idbuf[16], ppbuf[24];
@@ -121,7 +120,7 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     int rep[2] = {-1, -1};
     if (pipe2(rep, O_CLOEXEC | O_NONBLOCK) == 0) {
         /* Both ends >= 10: low fds stay free for the host, and the write end
-         * cannot be one of the child's 3, 4 and 5 before the dup2s below. */
+         * cannot be one of the child's 3 to 6 before the dup2s below. */
         for (int k = 0; k < 2; k++) {
             if (rep[k] >= 10)
                 continue;
@@ -144,6 +143,9 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     posix_spawn_file_actions_adddup2(&fa, p->index_fd, 4);
     if (rep[1] >= 0)
         posix_spawn_file_actions_adddup2(&fa, rep[1], FEED_WORKER_REPORT_FD);
+    else /* no pipe: nothing of the host's as the worker's report fd */
+        posix_spawn_file_actions_addclose(&fa, FEED_WORKER_REPORT_FD);
+    posix_spawn_file_actions_adddup2(&fa, p->a->cfg_fd, FEED_WORKER_CONFIG_FD);
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
     /* Nothing else of the host's: fds it leaked without O_CLOEXEC could
      * fill the worker's fd table before main() (the worker closes them too,
@@ -151,8 +153,7 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
 #if FEED_TEST_HOOKS
     if (!getenv("FEED_TEST_NO_CLOSEFROM")) /* the worker's own fallback, tested alone */
 #endif
-        posix_spawn_file_actions_addclosefrom_np(&fa, rep[1] >= 0 ? FEED_WORKER_REPORT_FD + 1
-                                                                  : FEED_WORKER_REPORT_FD);
+        posix_spawn_file_actions_addclosefrom_np(&fa, FEED_WORKER_CONFIG_FD + 1);
 #endif
     posix_spawnattr_init(&at);
     sigset_t none, all;
@@ -455,8 +456,11 @@ static void *supervisor(void *arg)
 feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int index_fd, uint32_t n,
                              const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen)
 {
-    if (arena_fd < 5 || index_fd < 5) /* they are dup2'ed onto 3 and 4 in the child */
-        return feed__err(FEED_E_INTERNAL, err, errlen, "pool: shared fds must be >= 5");
+    /* They are dup2'ed onto 3 to 6 in the child: none may be one of those. */
+    if (arena_fd <= FEED_WORKER_CONFIG_FD || index_fd <= FEED_WORKER_CONFIG_FD ||
+        a->cfg_fd <= FEED_WORKER_CONFIG_FD)
+        return feed__err(FEED_E_INTERNAL, err, errlen, "pool: shared fds must be > %d (configuration sealed?)",
+                         FEED_WORKER_CONFIG_FD);
     memset(p, 0, sizeof *p);
     feed__arena_hdr *h = a->hdr;
     p->a = a;

@@ -93,11 +93,6 @@ static void free_private(feed__arena *a)
     a->cfg_mem = NULL;
 }
 
-void feed__arena_publish_config(feed__arena *a)
-{
-    memcpy(a->hdr, a->cfg, FEED_ARENA_CFG_BYTES);
-}
-
 /* Maps in the control words (the header, the trace rings, each slot's
  * states, records, labels, ids and flags), not the pixels: those are written
  * once per pass by one worker, and a page's first write pays for zeroing it
@@ -108,15 +103,15 @@ void feed__arena_publish_config(feed__arena *a)
  * the pixel pages in as they fill the first pass, in parallel, and the first
  * batch waits only for its own slot's. Best effort: without
  * MADV_POPULATE_WRITE (Linux < 5.14) the control words fault in on use. */
-static void populate_control(void *base, const feed__layout *l)
+static void populate_control(void *base, const feed__layout *l, uint64_t from)
 {
 #ifdef MADV_POPULATE_WRITE
     char *p = base;
-    madvise(p, l->hdr_bytes, MADV_POPULATE_WRITE);
+    madvise(p + from, l->hdr_bytes - from, MADV_POPULATE_WRITE);
     for (uint64_t i = 0; i < l->nslots; i++)
         madvise(p + l->hdr_bytes + i * l->slot_stride, l->off_pixels, MADV_POPULATE_WRITE);
 #else
-    (void)base, (void)l;
+    (void)base, (void)l, (void)from;
 #endif
 }
 
@@ -175,18 +170,60 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: mmap of %llu MiB failed: %s%s",
                          (unsigned long long)(total >> 20), strerror(e), hint(e));
     }
-    populate_control(p, &a->lay);
+    populate_control(p, &a->lay, 0);
     a->hdr = p;
     a->bytes = total;
     a->fd = fd;
-    feed__arena_publish_config(a);
+    return FEED_OK;
+}
+
+feed_status feed__arena_seal_config(feed__arena *a, char *err, size_t errlen)
+{
+    int fd0 = memfd_create("libfeed-config", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd0 < 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: memfd_create failed: %s%s", strerror(errno),
+                         hint(errno));
+    /* A high number, so posix_spawn's dup2s to 3..6 cannot clobber it. */
+    int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
+    int e = fd < 0 ? errno : 0;
+    close(fd0);
+    if (fd < 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: out of file descriptors: %s (raise ulimit -n)",
+                         strerror(e));
+    /* Written, not mapped: F_SEAL_WRITE is refused while a writable shared
+     * mapping exists. */
+    const char *src = (const char *)a->cfg;
+    size_t done = 0;
+    while (!e && done < FEED_ARENA_CFG_BYTES) {
+        ssize_t k = pwrite(fd, src + done, FEED_ARENA_CFG_BYTES - done, (off_t)done);
+        if (k > 0)
+            done += (size_t)k;
+        else if (k < 0 && errno != EINTR)
+            e = errno;
+        else if (k == 0)
+            e = EIO;
+    }
+    /* From here on no process can write it, map it writable or mprotect a
+     * mapping of it writable (a worker's included): what every worker
+     * reads is what the parent wrote. */
+    int seals = F_SEAL_WRITE | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL;
+    if (!e && fcntl(fd, F_ADD_SEALS, seals) != 0)
+        e = errno;
+    if (!e && (fcntl(fd, F_GET_SEALS) & seals) != seals)
+        e = EPERM;
+    if (e) {
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot seal the configuration: %s%s",
+                         strerror(e), hint(e));
+    }
+    a->cfg_fd = fd;
     return FEED_OK;
 }
 
 feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    a->fd = -1;
+    a->fd = a->cfg_fd = -1;
     layout(&a->lay, g);
     feed_status st = alloc_private(a) != FEED_OK ? feed__err(FEED_E_NOMEM, err, errlen, "arena: out of memory")
                                                  : create_map(a, err, errlen);
@@ -195,13 +232,22 @@ feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *
     return st;
 }
 
-feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
+feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, size_t errlen)
 {
     memset(a, 0, sizeof *a);
-    a->fd = -1;
-    struct stat sb;
+    a->fd = a->cfg_fd = -1;
+    struct stat sb, cb;
     if (fstat(fd, &sb) != 0 || (uint64_t)sb.st_size < sizeof(feed__arena_hdr))
         return feed__err(FEED_E_INTERNAL, err, errlen, "arena: fd %d is not an arena", fd);
+    if (fstat(cfg_fd, &cb) != 0 || (uint64_t)cb.st_size != FEED_ARENA_CFG_BYTES)
+        return feed__err(FEED_E_INTERNAL, err, errlen,
+                         "arena: fd %d is not the configuration (worker and library from different builds?)",
+                         cfg_fd);
+    /* The sealed page replaces exactly the configuration: pages of 4 KiB. */
+    long page = sysconf(_SC_PAGESIZE);
+    if (page != (long)FEED_ARENA_CFG_BYTES)
+        return feed__err(FEED_E_INTERNAL, err, errlen, "arena: page size %ld, not %u: not supported", page,
+                         (unsigned)FEED_ARENA_CFG_BYTES);
     void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
@@ -209,6 +255,15 @@ feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
                          (double)sb.st_size / 1048576.0, strerror(e),
                          e == ENOMEM ? " (address-space limit? raise ulimit -v, or lower prefetch or batch_size)"
                                      : "");
+    }
+    /* The configuration is the parent's sealed copy, over the arena's own
+     * first page (which any worker can write, and no one reads): every read
+     * of hdr's configuration fields here, and the checks below, see only
+     * what the parent wrote. No process can make this page writable. */
+    if (mmap(p, FEED_ARENA_CFG_BYTES, PROT_READ, MAP_SHARED | MAP_FIXED, cfg_fd, 0) != p) {
+        int e = errno;
+        munmap(p, (size_t)sb.st_size);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot map the configuration: %s", strerror(e));
     }
     feed__arena_hdr *h = p;
     feed__arena_geom g = {h->nslots, h->batch_size, h->nworkers, h->sample_bytes};
@@ -225,14 +280,11 @@ feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen)
         return feed__err(FEED_E_INTERNAL, err, errlen,
                          "arena: layout mismatch (worker and library from different builds?)");
     }
-    populate_control(p, l); /* before the configuration page turns read-only */
-    /* The configuration is the parent's: a stray write here faults. (Not a
-     * wall against code that runs in the worker, which may mprotect it back;
-     * the parent never reads it back and rewrites it before every spawn.) */
-    mprotect(p, FEED_ARENA_CFG_BYTES, PROT_READ);
+    populate_control(p, l, FEED_ARENA_CFG_BYTES);
     a->hdr = h;
     a->bytes = (size_t)sb.st_size;
     a->fd = fd;
+    a->cfg_fd = cfg_fd;
     return FEED_OK;
 }
 
@@ -244,7 +296,9 @@ void feed__arena_close(feed__arena *a)
         munmap(a->hdr, a->bytes);
     if (a->fd >= 0)
         close(a->fd);
+    if (a->cfg_fd >= 0)
+        close(a->cfg_fd);
     free_private(a);
     a->hdr = NULL;
-    a->fd = -1;
+    a->fd = a->cfg_fd = -1;
 }

@@ -26,8 +26,14 @@
  * shared header afterwards. The parent keeps what it assigned (feed__arena's
  * cfg and meta) in private memory and treats every shared word as input to
  * check (verify.h). The configuration page (everything before work_seq) is
- * the parent's: it is written from the private copy before every spawn and
- * mapped read-only in workers.
+ * the parent's: written once from the private copy into a memfd of its own,
+ * sealed (F_SEAL_WRITE: no process, the parent included, can write it or map
+ * it writable again), handed to every worker on fd FEED_WORKER_CONFIG_FD
+ * (worker.h) and mapped by the worker over the first page of its arena
+ * mapping (MAP_FIXED, read-only), so a worker's hdr->seed, ->xform, ... are
+ * the sealed copy's. The arena memfd's own first page is read by no one: a
+ * worker may write it (it maps the arena read-write), the parent reads its
+ * private cfg, never the shared header's configuration fields.
  */
 #ifndef FEED_SHM_H
 #define FEED_SHM_H
@@ -41,7 +47,7 @@
 #include "image.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 3u
+#define FEED_ARENA_VERSION 4u
 #define FEED_ARENA_MAX_WORKERS 250u
 
 /* owner byte of a sample state word */
@@ -118,7 +124,7 @@ typedef struct feed__arena_hdr {
     uint64_t max_file_bytes;
     uint64_t dataset_size;
     /* control words, one cache line each; the page before them is the
-     * configuration (read-only in workers). Any worker can write them, so
+     * configuration (the sealed copy in workers). Any worker can write them, so
      * nothing here stops a worker: the pool ends workers with SIGKILL, the
      * kernel (PR_SET_PDEATHSIG) when the parent dies. */
     _Alignas(4096) _Atomic uint32_t work_seq; /* bumped when there is new work */
@@ -167,6 +173,7 @@ typedef struct feed__arena {
     feed__layout lay;     /* this process's copy */
     size_t bytes;
     int fd;
+    int cfg_fd; /* the sealed configuration memfd (-1 until sealed) */
     /* parent only (NULL in workers) */
     feed__arena_hdr *cfg;  /* the configuration (fields before work_seq), private */
     void *cfg_mem;         /* its allocation */
@@ -185,17 +192,18 @@ typedef struct feed__arena_geom {
 
 /* Creates the memfd, sizes it, maps it (the control words populated, the
  * pixels left to the workers' first touch) and allocates the parent's
- * private copies. The caller fills a->cfg, then publishes it. Whether the
+ * private copies. The caller fills a->cfg, then seals it. Whether the
  * pages will fit is the caller's question (memroom.h): nothing here can
  * reserve them (fallocate on a memfd over a memory cgroup's limit is an OOM
  * kill, not an error). */
 feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *err, size_t errlen);
-/* Writes the private configuration over the shared one (before every spawn:
- * a worker may have scribbled on it). */
-void feed__arena_publish_config(feed__arena *a);
-/* Maps an arena from fd and checks magic, version and sizes; the
- * configuration page is mapped read-only (workers). */
-feed_status feed__arena_attach(feed__arena *a, int fd, char *err, size_t errlen);
+/* Copies the private configuration (a->cfg, filled) into a new memfd and
+ * seals it for good (a->cfg_fd), once, before the first spawn. */
+feed_status feed__arena_seal_config(feed__arena *a, char *err, size_t errlen);
+/* Maps an arena from fd and the sealed configuration from cfg_fd read-only
+ * over its first page, and checks the magic, version and sizes of that
+ * sealed copy (workers). Owns both fds from then on (closed by close). */
+feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, size_t errlen);
 void feed__arena_close(feed__arena *a);
 
 static inline char *feed__slot_base(const feed__arena *a, uint32_t i)

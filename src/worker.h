@@ -19,6 +19,10 @@
  * an exit status. */
 #define FEED_WORKER_REPORT_FD 5
 
+/* A worker's fd 6: the arena's configuration page, a sealed memfd (shm.h),
+ * mapped read-only over the first page of the arena (fd 3). */
+#define FEED_WORKER_CONFIG_FD 6
+
 /* Prints "feed-worker: MESSAGE" on stderr and writes MESSAGE to the report
  * fd (at most 255 bytes; nothing if the fd is not there). */
 void feed__worker_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

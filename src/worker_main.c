@@ -1,10 +1,10 @@
 /*
  * worker_main.c - the feed-worker executable. The loader starts it with
  * posix_spawn (never a bare fork, so a parent with CUDA or other threads is
- * safe): fd 3 is the arena, fd 4 the index.
- *
- * fd 5 the report pipe (worker.h). Once set up, it locks itself down
- * (sandbox.h): oom_score_adj, the memory cap, the seccomp sandbox.
+ * safe): fd 3 is the arena, fd 4 the index, fd 5 the report pipe, fd 6 the
+ * arena's sealed configuration page (worker.h). Once set up, it locks
+ * itself down (sandbox.h): oom_score_adj, the memory cap, the seccomp
+ * sandbox.
  *
  *   feed-worker --id W --parent PID
  */
@@ -24,9 +24,9 @@
 #include "worker.h"
 
 /* Closes every fd >= first: nothing else of the host's (3 arena, 4 index,
- * 5 the report pipe stay). close_range where the kernel has it (5.9+) and a
- * seccomp profile allows it; else the fds /proc lists; else every fd below
- * the fd limit. The spawn closed them too where glibc can (closefrom), but
+ * 5 the report pipe, 6 the configuration stay). close_range where the
+ * kernel has it (5.9+) and a seccomp profile allows it; else the fds /proc
+ * lists; else every fd below the fd limit. The spawn closed them too where glibc can (closefrom), but
  * not every libc can. */
 static void close_inherited(int first)
 {
@@ -76,18 +76,18 @@ int main(int argc, char **argv)
             parent = strtol(argv[i + 1], NULL, 10);
     }
     if (id < 0 || parent <= 0) {
-        fprintf(stderr, "feed-worker: started by libfeed only (--id W --parent PID, fds 3 and 4)\n");
+        fprintf(stderr, "feed-worker: started by libfeed only (--id W --parent PID, fds 3 to 6)\n");
         return 2;
     }
     /* Die with the parent; if it is already gone, stop now. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != (pid_t)parent)
         return 0;
-    close_inherited(FEED_WORKER_REPORT_FD + 1);
+    close_inherited(FEED_WORKER_CONFIG_FD + 1);
     char err[256];
     feed__arena a;
     feed__index ix;
-    if (feed__arena_attach(&a, 3, err, sizeof err) != 0 || feed__index_attach(&ix, 4, err, sizeof err) != 0) {
+    if (feed__arena_attach(&a, 3, FEED_WORKER_CONFIG_FD, err, sizeof err) != 0 || feed__index_attach(&ix, 4, err, sizeof err) != 0) {
         feed__worker_fail("%s", err);
         return 3;
     }

@@ -66,7 +66,7 @@ static void test_destroy_races(void **state)
     for (int round = 0; round < 8; round++) {
         /* 1. at once: workers may still be starting, the ring filling */
         feed_loader *L = fu_make("workers=3,prefetch=3", NULL);
-        assert_int_equal(fu_count_memfds(), 2); /* arena and index, both memfds */
+        assert_int_equal(fu_count_memfds(), 3); /* arena, configuration and index, all memfds */
         workers_of(L, 3, pids);
         fu_destroy(L);
         assert_clean(pids, 3, fds);
@@ -249,13 +249,14 @@ static void test_host_reaps_children(void **state)
     }
 }
 
-/* The arena and index are memfds: no name anywhere, gone with their fds. */
+/* The arena, its sealed configuration and the index are memfds: no name
+ * anywhere, gone with their fds. */
 static void test_memfd_only(void **state)
 {
     feed_loader *L = fu_make("workers=1", NULL);
-    /* the arena and the index, and both are memfds */
-    assert_int_equal(tu_fds_with("libfeed", NULL), 2);
-    assert_int_equal(tu_fds_with("memfd:libfeed-", NULL), 2);
+    /* the arena, the configuration and the index, and all are memfds */
+    assert_int_equal(tu_fds_with("libfeed", NULL), 3);
+    assert_int_equal(tu_fds_with("memfd:libfeed-", NULL), 3);
     assert_int_equal(fu_count_dev_shm(), shm_before);
     fu_destroy(L);
 }

@@ -3,8 +3,9 @@
  * (FEED_TEST_SCRIBBLE, fault.h) scribble random bytes, at random moments,
  * over everything they can write: their samples' state words, ids, labels,
  * flags, records and pixels, the slot headers, their trace rings and worker
- * records, the read-only configuration page, and (another run) the arena
- * header's control words: the futex words and every worker's record. The
+ * records, the sealed configuration page, and (another run) the arena
+ * header's control words: the futex words and every worker's record. Others
+ * make the configuration page writable and keep rewriting it, or try to. The
  * trainer never crashes or hangs (ASan also checks it writes nothing outside
  * its memory), and every epoch still delivers each sample exactly once, with
  * the pixels and labels of a run without hostility: every scribbled sample
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include "faultutil.h"
+#include "fault.h"
 
 #define NIMG 96
 #define EPOCHS (FU_SANITIZED ? 3 : 8) /* sanitized workers respawn slowly */
@@ -176,6 +178,91 @@ static void test_control_words_poked(void **state)
     fu_assert_no_children();
 }
 
+/* Code run by a codec bug makes its worker's configuration page writable
+ * and keeps rewriting its layout version, seed and transform ("unseal",
+ * fault.h: mprotect, else a fresh writable mapping of the arena's first
+ * page) for 5 ms at every sample, in every worker; three workers also die
+ * once each, so replacements attach while the others rewrite. Every epoch is
+ * the clean run's and each replacement starts. (With the page only
+ * mprotect'ed read-only, the rewritten seed and transform changed what every
+ * worker produced, and replacements refused to start: "workers fail to
+ * start ... arena: layout mismatch".) */
+static void test_config_page_rewritten(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=3,prefetch=3";
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, EPOCHS, &ref, NULL, NULL);
+    fu_assert_exactly_once(&ref);
+    fu_destroy(L);
+
+    char fault[4096];
+    int n = 0;
+    for (int k = 0; k < 3; k++)
+        n += snprintf(fault + n, sizeof fault - (size_t)n, "exit1@decode:%s:%s/unseal-%d;", fu_name(7 + 29 * k),
+                      fu_marks, k);
+    snprintf(fault + n, sizeof fault - (size_t)n, "unseal:img_");
+    L = fu_make(opts, fault);
+    fu_collect(L, EPOCHS, &got, NULL, NULL);
+    fu_assert_exactly_once(&got);
+    fu_assert_same(&ref, &got, NULL);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_restarts, 3);
+    assert_int_equal(s.samples_delivered, EPOCHS * NIMG);
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    /* It did rewrite: what the workers wrote is in the arena's own first page. */
+    const feed__arena_hdr *h = feed__loader_pool(L)->h;
+    assert_int_equal(h->layout_version, FEED_ARENA_VERSION + 1);
+    assert_int_equal(h->seed, 0x5eed5eedull);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
+/* The report of the one bad sample whose path ends with name (fails if none). */
+static feed_bad_sample bad_report(feed_loader *L, const char *name)
+{
+    uint64_t n = feed_loader_bad_count(L);
+    for (uint64_t i = 0; i < n; i++) {
+        feed_bad_sample r = {.struct_size = sizeof r};
+        assert_int_equal(feed_loader_bad_sample(L, i, &r), FEED_OK);
+        size_t pl = strlen(r.path), nl = strlen(name);
+        if (pl >= nl && !strcmp(r.path + pl - nl, name))
+            return r;
+    }
+    fail_msg("no report for %s", name);
+    feed_bad_sample none = {0};
+    return none;
+}
+
+/* A worker cannot make its configuration page writable: mprotect and a fresh
+ * writable shared mapping of its memfd both fail ("mprotect", fault.h), with
+ * the sandbox and without: the worker exits FEED_FAULT_REFUSED, and its
+ * sample is quarantined (max_retries=0). (mprotect worked while the page was
+ * only mprotect'ed read-only: FEED_FAULT_ESCAPED.) */
+static void test_config_page_stays_sealed(void **state)
+{
+    char fault[256], want[64];
+    snprintf(fault, sizeof fault, "mprotect:%s", fu_name(3));
+    snprintf(want, sizeof want, "exited with status %d", FEED_FAULT_REFUSED);
+    for (int sandbox = 0; sandbox < 2; sandbox++) {
+        char opts[128];
+        snprintf(opts, sizeof opts, "workers=1,max_retries=0,shuffle=false,sandbox=%d", sandbox);
+        feed_loader *L = fu_make(opts, fault);
+        feed_batch b = {.struct_size = sizeof b};
+        feed_status st;
+        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK)
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        if (st != FEED_END_OF_EPOCH)
+            fail_msg("next: %s: %s", feed_status_name(st), feed_loader_last_error(L));
+        feed_bad_sample r = bad_report(L, fu_name(3));
+        assert_int_equal(r.status, FEED_E_WORKER);
+        if (!strstr(r.message, want))
+            fail_msg("sandbox=%d: %s", sandbox, r.message);
+        fu_destroy(L);
+    }
+    fu_assert_no_children();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,6 +270,8 @@ int main(void)
         cmocka_unit_test(test_all_workers_sometimes),
         cmocka_unit_test(test_control_words_poked),
         cmocka_unit_test(test_control_words_scribbled),
+        cmocka_unit_test(test_config_page_rewritten),
+        cmocka_unit_test(test_config_page_stays_sealed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -41,7 +41,8 @@ static ssize_t pread_eio(int fd, void *buf, size_t n, off_t off)
 /* What a worker must not be able to do (the sandbox tests): exits
  * FEED_FAULT_ESCAPED if it could, FEED_FAULT_REFUSED if the call failed.
  * Under the sandbox the call traps and the worker dies by SIGSYS first
- * ("mprotect" excepted: the sandbox allows it, the seal refuses it). */
+ * ("mprotect" excepted: the sandbox allows it, the seal refuses it; and
+ * "resize", the arena's size sealed, for sandbox=0). */
 static void try_escape(const feed__arena *a, const char *what, const char *path)
 {
     int ok = 0;
@@ -50,6 +51,11 @@ static void try_escape(const feed__arena *a, const char *what, const char *path)
         ok = mprotect(a->hdr, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE) == 0;
         void *p = mmap(NULL, FEED_ARENA_CFG_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, a->cfg_fd, 0);
         ok |= p != MAP_FAILED;
+    } else if (!strcmp(what, "resize")) {
+        /* The arena shorter (the parent would SIGBUS on the lost pages) or longer. */
+        struct stat sb;
+        ok = fstat(a->fd, &sb) == 0 && (ftruncate(a->fd, sb.st_size / 2) == 0 ||
+                                         ftruncate(a->fd, sb.st_size + 4096) == 0);
     } else if (!strcmp(what, "socket")) {
         int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         ok = s >= 0;
@@ -132,7 +138,7 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         int once = alen > 1 && it[alen - 1] == '1';
         char *marker = NULL;
         int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec") ||
-                     !strcmp(it, "mprotect");
+                     !strcmp(it, "mprotect") || !strcmp(it, "resize");
         if (escape) { /* "write:SUB:PATH": the file to create */
             marker = strchr(sub, ':');
             if (marker)

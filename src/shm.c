@@ -139,7 +139,7 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
 
     /* memfd: no name in /dev/shm, nothing to clean up after a crash. Kept at
      * a high fd number so posix_spawn can dup2 it to 3 unambiguously. */
-    int fd0 = memfd_create("libfeed-arena", MFD_CLOEXEC);
+    int fd0 = memfd_create("libfeed-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd0 < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: memfd_create failed: %s%s", strerror(errno),
                          errno == ENOSYS ? " (is this Linux >= 3.17?)" : hint(errno));
@@ -162,6 +162,14 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
         close(fd);
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot size %llu MiB of shared memory: %s%s",
                          (unsigned long long)(total >> 20), strerror(e), hint(e));
+    }
+    /* Its size is fixed from here on: a worker (without the sandbox, which
+     * refuses ftruncate) that shrank it would have the parent SIGBUS on the
+     * pages it cut off. */
+    if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0) {
+        e = errno;
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot seal its size: %s", strerror(e));
     }
     void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {

@@ -263,6 +263,32 @@ static void test_config_page_stays_sealed(void **state)
     fu_assert_no_children();
 }
 
+/* Without the sandbox (which refuses ftruncate), a worker cannot change the
+ * arena's size: shrunk, the parent would SIGBUS on the pages cut off. */
+static void test_arena_size_sealed(void **state)
+{
+    char fault[256], want[64];
+    snprintf(fault, sizeof fault, "resize:%s", fu_name(3));
+    snprintf(want, sizeof want, "exited with status %d", FEED_FAULT_REFUSED);
+    feed_loader *L = fu_make("workers=1,max_retries=0,shuffle=false,sandbox=0", fault);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    uint64_t n = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        n += b.count;
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    if (st != FEED_END_OF_EPOCH)
+        fail_msg("next: %s: %s", feed_status_name(st), feed_loader_last_error(L));
+    assert_int_equal(n, feed_loader_samples_per_epoch(L));
+    feed_bad_sample r = bad_report(L, fu_name(3));
+    assert_int_equal(r.status, FEED_E_WORKER);
+    if (!strstr(r.message, want))
+        fail_msg("%s", r.message);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -272,6 +298,7 @@ int main(void)
         cmocka_unit_test(test_control_words_scribbled),
         cmocka_unit_test(test_config_page_rewritten),
         cmocka_unit_test(test_config_page_stays_sealed),
+        cmocka_unit_test(test_arena_size_sealed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

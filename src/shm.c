@@ -133,13 +133,11 @@ static const char *hint(int e)
     }
 }
 
-static feed_status create_map(feed__arena *a, char *err, size_t errlen)
+/* A sealable memfd: no name in /dev/shm, nothing to clean up after a crash.
+ * Kept at a high fd number so posix_spawn's dup2s to 3..6 cannot clobber it. */
+static feed_status memfd_high(const char *name, int *out, char *err, size_t errlen)
 {
-    uint64_t total = a->lay.total_bytes;
-
-    /* memfd: no name in /dev/shm, nothing to clean up after a crash. Kept at
-     * a high fd number so posix_spawn can dup2 it to 3 unambiguously. */
-    int fd0 = memfd_create("libfeed-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    int fd0 = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd0 < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: memfd_create failed: %s%s", strerror(errno),
                          errno == ENOSYS ? " (is this Linux >= 3.17?)" : hint(errno));
@@ -149,6 +147,18 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
     if (fd < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: out of file descriptors: %s (raise ulimit -n)",
                          strerror(e));
+    *out = fd;
+    return FEED_OK;
+}
+
+static feed_status create_map(feed__arena *a, char *err, size_t errlen)
+{
+    uint64_t total = a->lay.total_bytes;
+
+    int fd, e;
+    feed_status st = memfd_high("libfeed-arena", &fd, err, errlen);
+    if (st != FEED_OK)
+        return st;
     /* Over RLIMIT_FSIZE, ftruncate would also raise SIGXFSZ, which kills
      * the host process by default: check first. */
     struct rlimit fsz;
@@ -187,17 +197,10 @@ static feed_status create_map(feed__arena *a, char *err, size_t errlen)
 
 feed_status feed__arena_seal_config(feed__arena *a, char *err, size_t errlen)
 {
-    int fd0 = memfd_create("libfeed-config", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-    if (fd0 < 0)
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: memfd_create failed: %s%s", strerror(errno),
-                         hint(errno));
-    /* A high number, so posix_spawn's dup2s to 3..6 cannot clobber it. */
-    int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
-    int e = fd < 0 ? errno : 0;
-    close(fd0);
-    if (fd < 0)
-        return feed__err(FEED_E_RESOURCE, err, errlen, "arena: out of file descriptors: %s (raise ulimit -n)",
-                         strerror(e));
+    int fd, e = 0;
+    feed_status st = memfd_high("libfeed-config", &fd, err, errlen);
+    if (st != FEED_OK)
+        return st;
     /* Written, not mapped: F_SEAL_WRITE is refused while a writable shared
      * mapping exists. */
     const char *src = (const char *)a->cfg;

@@ -52,7 +52,13 @@ class FeedError(Exception):
         return s
 
     def __reduce__(self):
-        return (type(self), (self.status, self.name, self.message, self.path))
+        # What the loader sets after construction (.sample_id, .epoch, .batch,
+        # .bad_samples, an OSError's .errno) goes too: errors cross processes
+        # pickled (multiprocessing, torch.multiprocessing, concurrent.futures).
+        state = {k: v for k, v in self.__dict__.items() if k not in ("status", "name", "message", "path")}
+        if isinstance(self, OSError) and self.errno is not None:
+            state["errno"] = self.errno
+        return (type(self), (self.status, self.name, self.message, self.path), state or None)
 
 
 class FeedInvalidError(FeedError, ValueError):

@@ -330,3 +330,26 @@ def test_other_numeric_arguments(dataset):
     refused(dataset, TypeError, "timeout", timeout=True)
     refused(dataset, ValueError, "timeout", timeout=-1)
     refused(dataset, TypeError, "stream", stream=True)
+
+
+@pytest.mark.parametrize("status", [libfeed.Status.E_DECODE, libfeed.Status.E_IO,
+                                    libfeed.Status.E_WORKER])
+def test_errors_pickle_with_their_sample(status):
+    # Errors cross processes pickled (multiprocessing, torch.multiprocessing):
+    # the sample's details must survive, not only status, message and path.
+    import pickle
+
+    from libfeed._errors import make_error
+    from libfeed.loader import BadSample
+
+    e = make_error(status, "bad sample x.jpg", path="/data/x.jpg")
+    rep = BadSample(7, 1, 2, int(status), "FEED_E_X", errno.ENOENT, "/data/x.jpg", "gone")
+    e.bad_samples, e.sample_id, e.epoch, e.batch = (rep,), 7, 1, 2
+    if isinstance(e, OSError):
+        e.errno = errno.ENOENT
+    r = pickle.loads(pickle.dumps(e))
+    assert type(r) is type(e) and str(r) == str(e)
+    assert (r.status, r.name, r.message, r.path) == (e.status, e.name, e.message, e.path)
+    assert (r.sample_id, r.epoch, r.batch, r.bad_samples) == (7, 1, 2, (rep,))
+    if isinstance(e, OSError):
+        assert r.errno == errno.ENOENT

@@ -626,6 +626,44 @@ static void test_short_reads(void **state)
     feed__reader_destroy(r);
 }
 
+/* Which read errors are tried again (README: "in these cases only"): EIO,
+ * EAGAIN, ENOMEM, ENFILE, EMFILE may pass in a moment; any other (NFS's
+ * ESTALE, ETIMEDOUT) makes the sample bad at the first try. */
+static void test_which_errors_retried(void **state)
+{
+    inject();
+    feed__reader *r = make_reader(FEED__READER_KIND_PREAD);
+    uint8_t *buf = NULL;
+    size_t cap = 0, len = 0;
+    int err = 0;
+    char msg[256];
+    size_t big = find_size((1u << 20) + 3);
+    const int again[] = {EIO, EAGAIN, ENOMEM, ENFILE, EMFILE}, once[] = {ESTALE, ETIMEDOUT, EACCES, EINVAL};
+    for (size_t i = 0; i < sizeof again / sizeof again[0]; i++) {
+        memset(&inj, 0, sizeof inj);
+        inj.pread_fail_at = 1;
+        inj.pread_errno = again[i];
+        int rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg, sizeof msg);
+        if (rc != FEED_OK)
+            fail_msg("%s once, then fine: %s: %s", strerror(again[i]), feed_status_name(rc), msg);
+        assert_int_equal(len, sizes[big]);
+        assert_memory_equal(buf, content[big], len);
+        assert_int_equal(inj.n_open, 2); /* read again from scratch */
+    }
+    for (size_t i = 0; i < sizeof once / sizeof once[0]; i++) {
+        memset(&inj, 0, sizeof inj);
+        inj.pread_fail_all = 1;
+        inj.pread_errno = once[i];
+        int rc = feed__reader_read(r, dirfd_, names[big], UINT64_MAX, &buf, &cap, &len, &err, msg, sizeof msg);
+        assert_int_equal(rc, FEED_E_IO);
+        assert_int_equal(err, once[i]);
+        if (inj.n_pread != 1)
+            fail_msg("%s: %d reads, want 1", strerror(once[i]), inj.n_pread);
+    }
+    free(buf);
+    feed__reader_destroy(r);
+}
+
 static void test_eio(void **state)
 {
     inject();
@@ -794,7 +832,7 @@ int main(void)
         T(test_sizes_pread),   T(test_sizes_uring),  T(test_limit_pread), T(test_limit_uring),
         T(test_errors_pread),  T(test_errors_uring), T(test_procfs_pread), T(test_procfs_uring),
         T(test_reuse_pread),   T(test_reuse_uring),  T(test_fds_pread),   T(test_fds_uring),
-        T(test_force_pread),   T(test_uring_refused),   T(test_eintr),        T(test_short_reads), T(test_eio),
+        T(test_force_pread),   T(test_uring_refused),   T(test_eintr),        T(test_short_reads), T(test_eio), T(test_which_errors_retried),
         T(test_grow_shrink_pread), T(test_grow_shrink_uring), T(test_ring_restricted),
         T(test_range_pread), T(test_range_uring),
 #undef T

@@ -202,7 +202,9 @@ int main(int argc, char **argv)
     for (int e = 0; e < EPOCHS; e++) {
         feed_batch b = {.struct_size = sizeof b};
         feed_status s;
-        while ((s = feed_loader_next(L, &b, -1)) == FEED_OK) {
+        while ((s = feed_loader_next(L, &b, -1)) == FEED_OK || s == FEED_E_INTERRUPTED) {
+            if (s != FEED_OK)
+                continue; /* a signal handler ran while next() waited */
             for (uint32_t i = 0; i < b.count && (uint64_t)counts[e][1] < per_epoch; i++)
                 mine[e * per_epoch + (uint64_t)counts[e][1]++] = b.sample_ids[i];
             counts[e][0]++;

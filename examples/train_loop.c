@@ -80,6 +80,8 @@ int main(int argc, char **argv)
             t0 = now_s();
         } else if (st == FEED_END_OF_DATA) {
             break;
+        } else if (st == FEED_E_INTERRUPTED) {
+            continue; /* a signal handler ran while next() waited */
         } else {
             fprintf(stderr, "libfeed: %s: %s\n", feed_status_name(st), feed_loader_last_error(ld));
             if (st != FEED_E_DECODE)

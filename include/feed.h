@@ -19,10 +19,14 @@
  *     feed_loader *ld;
  *     if (feed_loader_create(&ld, &o, err, sizeof err) != FEED_OK) { puts(err); return 1; }
  *     feed_batch b = { .struct_size = sizeof b };
- *     while (feed_loader_next(ld, &b, -1) == FEED_OK) {   // one epoch
+ *     feed_status st;
+ *     while ((st = feed_loader_next(ld, &b, -1)) == FEED_OK ||
+ *            st == FEED_E_INTERRUPTED) {                 // a signal handler ran: again
+ *         if (st != FEED_OK)
+ *             continue;
  *         train_step(b.data, b.labels, b.count);         // host memory (the default)
  *         feed_batch_release(ld, &b, NULL);
- *     }
+ *     }                                                  // st: FEED_END_OF_EPOCH, or an error
  *     feed_loader_destroy(ld);
  *
  * With device=cuda the batch is in device memory and its copy runs on
@@ -204,8 +208,9 @@ typedef struct feed_options {
     uint32_t prefetch;      /* [prefetch] batch slots in the ring (default 4, >= 2) */
     uint32_t height, width; /* [height] [width] output size (default 224 x 224) */
     uint32_t augment;       /* [augment] none|val|train (default val) */
-    uint32_t resize_shorter;/* [resize_shorter] val: shorter side before crop, at least
-                               max(height, width) (default 256; unused otherwise) */
+    uint32_t resize_shorter;/* [resize_shorter] val: shorter side before the center crop
+                               (default 256; unused otherwise); below max(height, width)
+                               the crop is padded with the fill colour */
     float scale_min, scale_max; /* [scale_min] [scale_max] RandomResizedCrop area (0.08, 1) */
     float ratio_min, ratio_max; /* [ratio_min] [ratio_max] aspect range (3/4, 4/3) */
     float flip_p;           /* [flip_p] horizontal flip probability (train default 0.5) */
@@ -394,17 +399,19 @@ typedef struct feed_batch {
  * FEED_E_DATASET: the data is too bad to go on (by either policy): more bad
  * samples than max_bad_fraction allows, the first 16 all bad, or a bad
  * sample none of whose 64 substitutes could be read either (never an image
- * of zeros). The batch is not delivered; last_error gives the share of bad
- * samples and the first paths and reasons; every later call returns the
- * same until a seek (which starts the budget over) or destroy.
+ * of zeros). The batch is not delivered (feed_loader_position() still names
+ * it); last_error gives the share of bad samples and the first paths and
+ * reasons; every later call returns the same until a seek (which starts the
+ * budget over) or destroy.
  * At most prefetch (host) or device_prefetch (CUDA) batches may be held
  * unreleased; asking for one more returns FEED_E_BUSY, and so does asking for
  * the batch that many places after one still held (it needs that one's buffer).
  * FEED_E_INTERRUPTED: while next() waited, the calling thread ran a signal
- * handler installed without SA_RESTART (sigaction; Python's handlers are);
- * nothing was delivered, call again. With SA_RESTART (signal() on glibc) the
- * wait goes on. Host backend only: with CUDA, next() waits on libfeed's
- * copier thread and a signal does not end the wait (pass a timeout).
+ * handler, with or without SA_RESTART (the wait is cut in timed slices,
+ * which the kernel does not restart); nothing was delivered, call again.
+ * Host backend only: with CUDA, next() waits on libfeed's copier thread and
+ * a signal does not end the wait (pass a timeout). A timeout_ms too large
+ * for the clock waits for ever.
  */
 FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, int64_t timeout_ms);
 
@@ -488,7 +495,7 @@ FEED_API feed_status feed_loader_position(const feed_loader *loader, uint64_t *e
                                           uint64_t *batch);
 /* Restarts delivery at (epoch, batch): feed_loader_seek_samples(l, epoch,
  * batch * batch_size * world_size). All held batches must be released.
- * feed_loader_seek(l, e, 0) is set_epoch(e). FEED_E_INVALID if batch is not
+ * feed_loader_seek(l, e, 0) starts epoch e (DistributedSampler's set_epoch(e)). FEED_E_INVALID if batch is not
  * below feed_loader_batches_per_epoch(). */
 FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint64_t batch);
 
@@ -590,7 +597,8 @@ typedef struct feed_stats {
     uint32_t ring_slots;         /* prefetch */
     uint32_t ring_ready;         /* slots filled and waiting now */
     char backend[16];            /* "host" or "cuda:N" */
-    char reader[16];             /* "io_uring", "pread" or "mixed" */
+    char reader[16];             /* what the running workers set up at start: "io_uring",
+                                    "pread", "mixed", or "none" (no worker running) */
     char pinned[16];             /* "registered", "bounce", "none" */
     uint32_t rank, world_size;   /* this loader's share (after rank/world_size=auto) */
     char launcher[16];           /* where auto ranks came from: "torchrun", "openmpi",
@@ -659,7 +667,9 @@ FEED_API uint64_t feed_loader_trace_read(feed_loader *loader, feed_trace_event *
  * collect, and its own calls, take the keys with feed_dlpack_collect and let
  * go of what they guarded. ctx is freed by feed_dlpack_collect (or by
  * feed_dlpack_ctx_free for one never handed to a consumer). Lock-free, no
- * allocation in a deleter; the key of a deleter called twice is queued once.
+ * allocation in a deleter; the key of a deleter called twice before it is
+ * collected is queued once (after the collect, ctx is freed: a consumer that
+ * calls a deleter again then uses freed memory).
  */
 typedef struct feed_dlpack_ctx feed_dlpack_ctx;
 typedef int (*feed_dlpack_collect_fn)(void *arg);
@@ -676,7 +686,9 @@ FEED_API size_t feed_dlpack_collect(uint64_t *keys, size_t max);
 /* schedule NULL: deleters only queue (also what to set before the binding's runtime ends). */
 FEED_API void feed_dlpack_set_notify(feed_dlpack_schedule_fn schedule, feed_dlpack_collect_fn collect);
 /* A capsule still named "dltensor" or "dltensor_versioned" when it is destroyed
- * was never consumed: its tensor's deleter is called. Needs the two functions. */
+ * was never consumed: feed_dlpack_deleter (or _versioned) is called on the
+ * tensor in it, so its manager_ctx must be a feed_dlpack_ctx. Needs the two
+ * functions. */
 FEED_API void feed_dlpack_set_capsule_api(feed_capsule_valid_fn is_valid, feed_capsule_pointer_fn get_pointer);
 FEED_API void feed_dlpack_capsule_destructor(void *capsule);
 

@@ -166,7 +166,10 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
     feed__arena_hdr *h = L->arena.hdr;
     uint32_t slot = (uint32_t)(seq % L->arena.lay.nslots);
     uint64_t start = feed__now_ns();
-    uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : start + (uint64_t)timeout_ms * 1000000ull;
+    /* A huge timeout is for ever, not a deadline wrapped into the past. */
+    uint64_t deadline = timeout_ms < 0 || (uint64_t)timeout_ms >= (UINT64_MAX - start) / 1000000ull
+                            ? UINT64_MAX
+                            : start + (uint64_t)timeout_ms * 1000000ull;
     for (;;) {
         uint32_t seen = atomic_load(&h->done_seq);
         if (ready_checked(L, slot, seq))
@@ -474,6 +477,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
 {
     if (!L || !b || b->struct_size < BATCH_MIN_SIZE)
         return FEED_E_INVALID;
+    b->handle = 0; /* on every return but FEED_OK: nothing to release */
     if (L->data_error) {
         set_error(L, "%s", L->data_msg);
         return L->data_error;
@@ -503,7 +507,6 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         give(b, &out, sizeof out, 0);
         return st;
     }
-    feed__schedule_delivered(&L->sched);
     pthread_mutex_lock(&L->mu);
     feed_status dst = feed__badlog_budget(&L->bad, out.epoch, out.flags, out.sample_ids, out.count, L->data_msg,
                                           sizeof L->data_msg);
@@ -517,8 +520,9 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         L->dev.ops->release(L->dev_state, &out, NULL);
         out = (feed_batch){.struct_size = sizeof out};
         give(b, &out, sizeof out, 0);
-        return dst;
+        return dst; /* not counted delivered: position() still names it */
     }
+    feed__schedule_delivered(&L->sched);
     out.handle = hold(L, seq);
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&L->samples_delivered, out.count, memory_order_relaxed);

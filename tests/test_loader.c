@@ -605,9 +605,50 @@ static void test_next_interrupted(void **state)
     assert_true(alarms >= 2);
     assert_int_equal(feed_batch_release(L, &b, NULL), FEED_E_INVALID);
     assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_TIMEOUT);
+    /* A handler installed with SA_RESTART ends the wait too (the wait is cut
+     * in timed futex slices, which the kernel never restarts), and a timeout
+     * too large for the clock is for ever, not a deadline wrapped into the
+     * past (it returned FEED_E_TIMEOUT at once). */
+    sa.sa_flags = SA_RESTART;
+    assert_int_equal(sigaction(SIGALRM, &sa, &old), 0);
+    alarms = 0;
+    assert_int_equal(setitimer(ITIMER_REAL, &tick, NULL), 0);
+    feed_status st3 = feed_loader_next(L, &b, INT64_MAX);
+    feed_status st4 = feed_loader_next(L, &b, INT64_MAX / 1000);
+    setitimer(ITIMER_REAL, &off, NULL);
+    sigaction(SIGALRM, &old, NULL);
+    assert_int_equal(st3, FEED_E_INTERRUPTED);
+    assert_int_equal(st4, FEED_E_INTERRUPTED);
+    assert_true(alarms >= 2);
     uint64_t e, k;
     assert_int_equal(feed_loader_position(L, &e, &k), FEED_OK);
     assert_int_equal(k, 0); /* still the first batch */
+    feed_loader_destroy(L);
+}
+
+/* The handle is 0 on every return of next() but FEED_OK, whatever the
+ * caller's struct held (a release of it must not find a batch). */
+static void test_handle_zero_unless_delivered(void **state)
+{
+    feed_loader *L = make("workers=2,prefetch=2,epochs=1,shuffle=0");
+    feed_batch b = {.struct_size = sizeof b}, kept[2] = {{.struct_size = sizeof b}, {.struct_size = sizeof b}};
+    assert_int_equal(feed_loader_next(L, &kept[0], 60000), FEED_OK);
+    assert_int_equal(feed_loader_next(L, &kept[1], 60000), FEED_OK);
+    b.handle = 12345;
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_E_BUSY); /* prefetch batches held */
+    assert_int_equal(b.handle, 0);
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(feed_batch_release(L, &kept[i], NULL), FEED_OK);
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        b.handle = 12345;
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(b.handle, 0);
+    b.handle = 12345;
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_END_OF_DATA);
+    assert_int_equal(b.handle, 0);
     feed_loader_destroy(L);
 }
 
@@ -711,6 +752,7 @@ int main(void)
         cmocka_unit_test(test_host_batch_is_the_slot),
         cmocka_unit_test(test_older_struct_sizes),
         cmocka_unit_test(test_next_interrupted),
+        cmocka_unit_test(test_handle_zero_unless_delivered),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -31,6 +31,9 @@ def test_first_16_delivered_all_bad_stops(make_loader, dataset, index, tmp_path)
         next(it)
     msg = e.value.message
     assert "the first 16 samples delivered were all bad" in msg, msg
+    # batch 1 was not delivered: the position still names it (a seek there
+    # does it again; it named batch 2, so that batch 1 was lost)
+    assert L.position() == (0, 1)
     assert "no substitute" not in msg and "missing/m0000.jpg" in msg
     # one good sample among the first 16: no stop, and the 16 bad stay under 5%
     lst = _list(tmp_path, index, 15, "list15.txt")

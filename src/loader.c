@@ -81,7 +81,11 @@ struct feed_loader {
     feed__trace_reader trace;
     /* when each step of create ended (feed__now_ns), for bench/startupbench */
     uint64_t create_ns[FEED__CREATE_STEPS + 1];
-    char last_error[1024];
+    char last_error[1024]; /* the caller's thread only: feed_loader_last_error reads it unlocked */
+    /* What the ring said (ring_wait_ready, misbehaved), which on CUDA runs on
+     * the copier thread: under mu, moved into last_error by next(). */
+    char ring_error[1024];
+    int ring_error_new;
 };
 
 static size_t dtype_size(uint32_t dt)
@@ -112,14 +116,36 @@ static void ring_release_slot(void *ring, uint64_t seq)
 
 /* Worker w (UINT32_MAX: it cannot be told which) wrote what: say so, kill
  * it (the pool replaces it and redoes its claims). */
-static void misbehaved(feed_loader *L, uint32_t w, const char *what)
+/* The ring's word for last_error, from whichever thread waits on it. */
+static void ring_error(feed_loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ring_error(feed_loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    pthread_mutex_lock(&L->mu);
+    vsnprintf(L->ring_error, sizeof L->ring_error, fmt, ap);
+    L->ring_error_new = 1;
+    pthread_mutex_unlock(&L->mu);
+    va_end(ap);
+}
+
+/* On the caller's thread: what the ring said since, into last_error. */
+static void take_ring_error(feed_loader *L)
 {
     pthread_mutex_lock(&L->mu);
-    if (w == UINT32_MAX)
-        set_error(L, "a worker wrote %s; the samples are done again", what);
-    else
-        set_error(L, "worker %u wrote %s; it was killed and replaced, and the sample is done again", w, what);
+    if (L->ring_error_new) {
+        memcpy(L->last_error, L->ring_error, sizeof L->last_error);
+        L->ring_error_new = 0;
+    }
     pthread_mutex_unlock(&L->mu);
+}
+
+static void misbehaved(feed_loader *L, uint32_t w, const char *what)
+{
+    if (w == UINT32_MAX)
+        ring_error(L, "a worker wrote %s; the samples are done again", what);
+    else
+        ring_error(L, "worker %u wrote %s; it was killed and replaced, and the sample is done again", w, what);
     if (w != UINT32_MAX)
         feed__pool_condemn(&L->pool, w, what);
 }
@@ -177,9 +203,7 @@ static feed_status ring_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms,
         char msg[512];
         feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
         if (st != FEED_OK) {
-            pthread_mutex_lock(&L->mu);
-            set_error(L, "%s", msg);
-            pthread_mutex_unlock(&L->mu);
+            ring_error(L, "%s", msg);
             return st;
         }
         uint64_t now = feed__now_ns();
@@ -499,6 +523,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     feed_batch out = {.struct_size = sizeof out};
     st = L->dev.ops->next(L->dev_state, seq, timeout_ms, &out);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
+    take_ring_error(L);
     if (st == FEED_E_BUSY)
         set_error(L, "the batch %u before this one is still held and this one needs its buffer: "
                   "release it first", L->max_held);
@@ -860,8 +885,10 @@ uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t 
     uint32_t bad;
     char what[200];
     uint64_t n = feed__trace_read(&L->trace, &L->arena, out, max, lost, &bad, what, sizeof what);
-    if (bad != UINT32_MAX)
+    if (bad != UINT32_MAX) {
         misbehaved(L, bad, what);
+        take_ring_error(L); /* the caller's thread: last_error says it now */
+    }
     return n;
 }
 

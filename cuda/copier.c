@@ -35,7 +35,8 @@ void feed__cuda_set_fatal(cuda_dev *d, feed_status st, cudaError_t e, const char
         d->fatal = st;
         snprintf(d->fatal_msg, sizeof d->fatal_msg, "cuda:%d: %s: %s", d->ordinal, what,
                  e != cudaSuccess ? cudaGetErrorString(e) : feed_strerror(st));
-        /* No error channel in feed__device_ops: say it once. */
+        /* Also in last_error (feed__device_ops.error); on stderr once, as a
+         * caller may not look. */
         fprintf(stderr, "libfeed: %s\n", d->fatal_msg);
     }
     pthread_cond_broadcast(&d->cv);

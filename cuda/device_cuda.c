@@ -313,6 +313,14 @@ static void cuda_stats(void *state, feed_stats *st)
     pthread_mutex_unlock(&d->mu);
 }
 
+static void cuda_error(void *state, char *buf, size_t len)
+{
+    cuda_dev *d = state;
+    pthread_mutex_lock(&d->mu);
+    snprintf(buf, len, "%s", d->fatal != FEED_OK ? d->fatal_msg : "");
+    pthread_mutex_unlock(&d->mu);
+}
+
 static const feed__device_ops cuda_ops = {
     .name = "cuda",
     .open = cuda_open,
@@ -323,6 +331,7 @@ static const feed__device_ops cuda_ops = {
     .wait = cuda_wait,
     .stats = cuda_stats,
     .close = cuda_close,
+    .error = cuda_error,
 };
 
 const feed__device_ops *feed__device_cuda(void)

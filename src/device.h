@@ -86,6 +86,9 @@ typedef struct feed__device_ops {
     void (*stats)(void *state, feed_stats *st);
     /* Frees everything (after stop). Accepts NULL. */
     void (*close)(void *state);
+    /* The backend's own reason for its last failure into buf ("" if none),
+     * for last_error. Any thread. NULL: the backend has none. */
+    void (*error)(void *state, char *buf, size_t len);
 } feed__device_ops;
 
 extern const feed__device_ops feed__device_host;

@@ -129,15 +129,18 @@ static void ring_error(feed_loader *L, const char *fmt, ...)
     va_end(ap);
 }
 
-/* On the caller's thread: what the ring said since, into last_error. */
-static void take_ring_error(feed_loader *L)
+/* On the caller's thread: what the ring said since, into last_error.
+ * Returns 1 if it said something. */
+static int take_ring_error(feed_loader *L)
 {
     pthread_mutex_lock(&L->mu);
-    if (L->ring_error_new) {
+    int said = L->ring_error_new;
+    if (said) {
         memcpy(L->last_error, L->ring_error, sizeof L->last_error);
         L->ring_error_new = 0;
     }
     pthread_mutex_unlock(&L->mu);
+    return said;
 }
 
 static void misbehaved(feed_loader *L, uint32_t w, const char *what)
@@ -523,7 +526,14 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     feed_batch out = {.struct_size = sizeof out};
     st = L->dev.ops->next(L->dev_state, seq, timeout_ms, &out);
     atomic_fetch_add_explicit(&L->next_wait_ns, feed__now_ns() - t0, memory_order_relaxed);
-    take_ring_error(L);
+    int ring_said = take_ring_error(L);
+    if (st != FEED_OK && st != FEED_E_TIMEOUT && st != FEED_E_BUSY && st != FEED_E_INTERRUPTED && !ring_said &&
+        L->dev.ops->error) { /* the backend's own failure (a CUDA error): say which */
+        char why[sizeof L->last_error];
+        L->dev.ops->error(L->dev_state, why, sizeof why);
+        if (why[0])
+            set_error(L, "%s", why);
+    }
     if (st == FEED_E_BUSY)
         set_error(L, "the batch %u before this one is still held and this one needs its buffer: "
                   "release it first", L->max_held);

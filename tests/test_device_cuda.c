@@ -1106,6 +1106,10 @@ static void test_copy_failure(void **state)
     }
     assert_int_equal(st, FEED_E_DEVICE);
     assert_true(seq >= 6 && seq <= 8);
+    char why[256];
+    ops->error(dev, why, sizeof why); /* what the loader puts in last_error */
+    if (!strstr(why, "cuda:0: copy: "))
+        fail_msg("error: '%s'", why);
     consumer_drain(&cs);
     fake_cuda_fail_memcpy_after(-1);
     assert_true(ring_wait_all_released(r, 10000));

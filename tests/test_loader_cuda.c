@@ -210,6 +210,32 @@ static void test_bounce_buffer(void **state)
 #endif
 }
 
+/* A CUDA failure mid-run: next() says FEED_E_DEVICE and last_error says
+ * which call failed (it was "" or an older message: the reason went only to
+ * stderr). Fake runtime only: a real one cannot be made to fail. */
+static void test_device_error_in_last_error(void **state)
+{
+#if defined(FEED_REAL_CUDA)
+    skip();
+#else
+    feed_loader *L = make("device=cuda:0,epochs=1,device_prefetch=2");
+    fake_cuda_fail_memcpy_after(6);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    int n = 0;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        n++;
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    fake_cuda_fail_memcpy_after(-1);
+    assert_int_equal(st, FEED_E_DEVICE);
+    const char *why = feed_loader_last_error(L);
+    if (!strstr(why, "cuda:0: copy: "))
+        fail_msg("after %d batches: last_error '%s'", n, why);
+    feed_loader_destroy(L);
+#endif
+}
+
 static void test_held_limit_and_seek(void **state)
 {
     /* device_prefetch device buffers: one more held batch is BUSY. A seek
@@ -413,6 +439,7 @@ int main(void)
         cmocka_unit_test(test_bfloat16_and_auto),
         cmocka_unit_test(test_bounce_buffer),
         cmocka_unit_test(test_held_limit_and_seek),
+        cmocka_unit_test(test_device_error_in_last_error),
         cmocka_unit_test(test_default_is_host),
         cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_no_device),

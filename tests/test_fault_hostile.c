@@ -147,6 +147,23 @@ static void test_control_words_scribbled(void **state)
     unsetenv("FEED_TEST_SLOW_MS");
 }
 
+/* A clean run of opts, then one with fault: every epoch must be the clean
+ * run's, each sample exactly once. Returns the faulty run's loader, for
+ * the caller's own checks (it destroys it). */
+static feed_loader *same_as_clean(const char *opts, const char *fault)
+{
+    static fu_run ref, got;
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, EPOCHS, &ref, NULL, NULL);
+    fu_assert_exactly_once(&ref);
+    fu_destroy(L);
+    L = fu_make(opts, fault);
+    fu_collect(L, EPOCHS, &got, NULL, NULL);
+    fu_assert_exactly_once(&got);
+    fu_assert_same(&ref, &got, NULL);
+    return L;
+}
+
 /* Code run by a codec bug stores 1 in every word of the header between the
  * configuration page and the worker records ("poke", fault.h) whenever its
  * worker decodes one of two samples. Nothing may follow from it: every epoch
@@ -155,19 +172,9 @@ static void test_control_words_scribbled(void **state)
  * "workers keep dying without finishing a sample".) */
 static void test_control_words_poked(void **state)
 {
-    static fu_run ref, got;
-    const char *opts = "workers=3,prefetch=3";
-    feed_loader *L = fu_make(opts, NULL);
-    fu_collect(L, EPOCHS, &ref, NULL, NULL);
-    fu_assert_exactly_once(&ref);
-    fu_destroy(L);
-
     char fault[256];
     snprintf(fault, sizeof fault, "poke@publish:%s;poke@read:%s", fu_name(5), fu_name(NIMG / 2));
-    L = fu_make(opts, fault);
-    fu_collect(L, EPOCHS, &got, NULL, NULL);
-    fu_assert_exactly_once(&got);
-    fu_assert_same(&ref, &got, NULL);
+    feed_loader *L = same_as_clean("workers=3,prefetch=3", fault);
     feed_stats s = fu_stats(L);
     assert_int_equal(s.worker_restarts, 0);
     assert_int_equal(s.samples_delivered, EPOCHS * NIMG);
@@ -189,23 +196,13 @@ static void test_control_words_poked(void **state)
  * start ... arena: layout mismatch".) */
 static void test_config_page_rewritten(void **state)
 {
-    static fu_run ref, got;
-    const char *opts = "workers=3,prefetch=3";
-    feed_loader *L = fu_make(opts, NULL);
-    fu_collect(L, EPOCHS, &ref, NULL, NULL);
-    fu_assert_exactly_once(&ref);
-    fu_destroy(L);
-
     char fault[4096];
     int n = 0;
     for (int k = 0; k < 3; k++)
         n += snprintf(fault + n, sizeof fault - (size_t)n, "exit1@decode:%s:%s/unseal-%d;", fu_name(7 + 29 * k),
                       fu_marks, k);
     snprintf(fault + n, sizeof fault - (size_t)n, "unseal:img_");
-    L = fu_make(opts, fault);
-    fu_collect(L, EPOCHS, &got, NULL, NULL);
-    fu_assert_exactly_once(&got);
-    fu_assert_same(&ref, &got, NULL);
+    feed_loader *L = same_as_clean("workers=3,prefetch=3", fault);
     feed_stats s = fu_stats(L);
     assert_int_equal(s.worker_restarts, 3);
     assert_int_equal(s.samples_delivered, EPOCHS * NIMG);

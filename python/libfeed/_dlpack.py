@@ -100,7 +100,7 @@ _DELETER_V = _Deleter(_fn_addr(_lib.feed_dlpack_deleter_versioned))
 _DESTRUCTOR_ADDR = _fn_addr(_lib.feed_dlpack_capsule_destructor)
 
 # Live managed tensors: key (the struct's address) -> (struct, shape array,
-# on_free, ctx). Holding the struct here keeps its memory valid until the
+# on_free). Holding the struct here keeps its memory valid until the
 # deleter has run and collect() has seen it. Reentrant: collect() may run as
 # a pending call while the main thread is inside a `with _live_lock`.
 _live = {}
@@ -189,7 +189,7 @@ def make_capsule(ptr, shape, type_code, bits, device_type, device_id, on_free, v
     m.manager_ctx = ctx
     m.deleter = _DELETER_V if versioned else _DELETER
     with _live_lock:
-        _live[addr] = (m, shape_arr, on_free, ctx)
+        _live[addr] = (m, shape_arr, on_free)
     try:
         return _api.PyCapsule_New(addr, ctypes.addressof(_NAME_V if versioned else _NAME),
                                   _DESTRUCTOR_ADDR)

@@ -34,9 +34,13 @@
  *   val          Resize(size*8/7) + CenterCrop(size), ROI + DCT-scaled decode
  *   val-rgb      the same through the interleaved RGB decode
  *   val-noroi    the same with roi_decode=0
+ *   train-ljhuff, val-ljhuff   train and val with libjpeg-turbo's Huffman
+ *                decoder in place of libfeed's (src/jpeg_huff.c): the same
+ *                pixels, side by side
  *   train-entropy, val-entropy   what no ROI decode can go below with
- *                libjpeg: the same kind of crop box (train: a RandomResizedCrop
- *                box; val: the centre crop), decoding nothing but one 1/8-scale
+ *                libfeed's Huffman decoder: the same kind of crop box (train:
+ *                a RandomResizedCrop box; val: the centre crop), decoding
+ *                nothing but one 1/8-scale
  *                row at the box's bottom edge, so the cost is the header and
  *                the entropy (Huffman) decoding of every row down to the crop's
  *                last one (rows above it are skipped without IDCT; columns
@@ -180,11 +184,11 @@ static void load(const char *dir)
 
 enum {
     OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_RGB, OP_TRAIN_NOROI, OP_VAL, OP_VAL_RGB,
-    OP_VAL_NOROI, OP_TRAIN_ENTROPY, OP_VAL_ENTROPY, OP_COUNT
+    OP_VAL_NOROI, OP_TRAIN_LJHUFF, OP_VAL_LJHUFF, OP_TRAIN_ENTROPY, OP_VAL_ENTROPY, OP_COUNT
 };
 static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx", "train", "train-rgb", "train-noroi",
-                                         "val", "val-rgb", "val-noroi", "train-entropy",
-                                         "val-entropy"};
+                                         "val", "val-rgb", "val-noroi", "train-ljhuff",
+                                         "val-ljhuff", "train-entropy", "val-entropy"};
 
 typedef struct runner {
     tjhandle tj;
@@ -324,14 +328,16 @@ static int run_one(runner *r, int op, const file *f)
         break;
     }
     default: {
-        int train = op == OP_TRAIN || op == OP_TRAIN_RGB || op == OP_TRAIN_NOROI;
+        int train = op == OP_TRAIN || op == OP_TRAIN_RGB || op == OP_TRAIN_NOROI || op == OP_TRAIN_LJHUFF;
         feed__xform x = train ? r->train : r->val;
         x.roi_decode = op != OP_TRAIN_NOROI && op != OP_VAL_NOROI;
         feed__image_info info;
         feed__image_planar = op != OP_TRAIN_RGB && op != OP_VAL_RGB;
+        feed__image_libjpeg_huff = op == OP_TRAIN_LJHUFF || op == OP_VAL_LJHUFF;
         rc = feed__image_process(r->ctx, &x, f->data, f->len, 1, 0, r->counter++, r->out, &info,
                                  msg, sizeof msg);
         feed__image_planar = 1;
+        feed__image_libjpeg_huff = 0;
         r->decode_ns[op] += info.decode_ns;
         r->augment_ns[op] += info.augment_ns;
         r->n[op]++;
@@ -605,6 +611,10 @@ int main(int argc, char **argv)
         fprintf(f, "  \"train_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_NOROI] / ceil1);
         fprintf(f, "  \"val_ratio\": %.4f,\n", best_cpu_rate[OP_VAL] / ceil1);
         fprintf(f, "  \"val_noroi_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_NOROI] / ceil1);
+        fprintf(f, "  \"train_ljhuff_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_LJHUFF]);
+        fprintf(f, "  \"val_ljhuff_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_LJHUFF]);
+        fprintf(f, "  \"train_ljhuff_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_LJHUFF] / ceil1);
+        fprintf(f, "  \"val_ljhuff_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_LJHUFF] / ceil1);
         fprintf(f, "  \"train_entropy_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_ENTROPY]);
         fprintf(f, "  \"val_entropy_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_ENTROPY]);
         fprintf(f, "  \"train_entropy_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_ENTROPY] / ceil1);

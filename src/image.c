@@ -32,6 +32,7 @@
 #include "ycc.h"
 
 int feed__image_planar = 1;
+int feed__image_libjpeg_huff = 0;
 
 struct feed__image_ctx {
     feed__jpeg *jpeg;
@@ -179,6 +180,7 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
     p->scale = m;
     reg->max_memory = x->max_memory;
     reg->planes = x->roi_decode && feed__image_planar; /* a YCbCr or grey JPEG: its planes */
+    reg->libjpeg_entropy = (uint32_t)feed__image_libjpeg_huff;
     p->vx0 = svx0;
     p->vy0 = svy0;
     reg->scale = m;

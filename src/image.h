@@ -95,6 +95,10 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
  * interleaved RGB decode, for tests and side-by-side benchmarks). */
 extern int feed__image_planar;
 
+/* A sequential JPEG's Huffman decoding is libfeed's (jpeg_huff.c): 0 (the
+ * default), or libjpeg-turbo's: 1, for side-by-side benchmarks. */
+extern int feed__image_libjpeg_huff;
+
 /*
  * The same pipeline from pixels instead of a JPEG (a .npy source, npy.h):
  * px is h rows of w pixels of c bytes (1 grey, 3 RGB, 4 RGBA: alpha

@@ -44,6 +44,7 @@
 
 #include "feed.h"
 #include "format.h"
+#include "jpeg_huff.h"
 #include "jpeg_planes.h"
 
 /* Extra scaled pixels decoded on each side of the requested columns. Two are
@@ -66,6 +67,8 @@ struct feed__jpeg {
     JSAMPROW *rows;
     size_t rows_cap;
     feed__jpeg_cap cap; /* the planar capture (jpeg_planes.c) */
+    feed__huff *huff;   /* libfeed's entropy decoder (jpeg_huff.c) */
+    int own_entropy;    /* the last decode used it */
 };
 
 static void feed__jpeg_fail(j_common_ptr ci)
@@ -128,12 +131,18 @@ feed__jpeg *feed__jpeg_create(void)
     feed__jpeg *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
+    j->huff = feed__huff_create();
+    if (!j->huff) {
+        free(j);
+        return NULL;
+    }
     j->cinfo.err = jpeg_std_error(&j->err.pub);
     j->err.pub.error_exit = feed__jpeg_fail;
     j->err.pub.emit_message = feed__jpeg_emit;
     j->err.pub.output_message = feed__jpeg_output;
     if (feed__jpeg_init(j)) {
         jpeg_destroy_decompress(&j->cinfo);
+        feed__huff_destroy(j->huff);
         free(j);
         return NULL;
     }
@@ -147,6 +156,7 @@ void feed__jpeg_destroy(feed__jpeg *j)
     if (!j)
         return;
     jpeg_destroy_decompress(&j->cinfo);
+    feed__huff_destroy(j->huff);
     free(j->buf);
     free(j->rows);
     free(j);
@@ -438,6 +448,8 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         planes = feed__jpeg_planes_ok(ci);
     }
     jpeg_start_decompress(ci);
+    if (!r.libjpeg_entropy)
+        j->own_entropy = feed__huff_install(j->huff, ci);
     if (ci->output_width != sw || ci->output_height != sh ||
         ci->output_components != (planes ? ci->num_components : 4)) {
         snprintf(msg, msglen, "internal: unexpected scaled size");
@@ -535,6 +547,7 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg
     feed__jpeg_call c = {data ? data : empty, data ? len : 0, plan, arg, img};
     j->err.status = 0;
     j->err.msg[0] = '\0';
+    j->own_entropy = 0;
     int rc = feed__jpeg_guarded(j, &c);
     if (rc == FEED_E_DECODE && c.len >= 2 && !(c.data[0] == 0xFF && c.data[1] == 0xD8)) {
         /* libjpeg's "Not a JPEG file: starts with 0x89 0x50": name the format */
@@ -547,4 +560,9 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg
     if (msg && msglen)
         snprintf(msg, msglen, "%s", rc ? j->err.msg : "");
     return rc;
+}
+
+int feed__jpeg_own_entropy(const feed__jpeg *j)
+{
+    return j->own_entropy;
 }

@@ -36,6 +36,8 @@ typedef struct feed__jpeg_region {
     uint64_t max_memory; /* bytes the decode may need, the file's own included (0 = no cap) */
     uint32_t planes; /* 1: the caller takes planes (a YCbCr or greyscale file then comes
                         as feed__jpeg_image.plane[]; other files as RGBX all the same) */
+    uint32_t libjpeg_entropy; /* 1: libjpeg-turbo's Huffman decoder, not libfeed's
+                                 (jpeg_huff.c; the same pixels: for benchmarks and tests) */
 } feed__jpeg_region;
 
 /* Scans a file may have: a progressive JPEG with more is refused before
@@ -100,6 +102,10 @@ static inline uint32_t feed__jpeg_scaled(uint32_t dim, uint32_t m)
  */
 int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
                       void *arg, feed__jpeg_image *img, char *msg, size_t msglen);
+
+/* 1 when the last decode's scan went through libfeed's Huffman decoder
+ * (jpeg_huff.h: single-scan sequential files), 0 when libjpeg's decoded it. */
+int feed__jpeg_own_entropy(const feed__jpeg *j);
 
 /* EXIF orientation (1..8) from the APP1 "Exif" segment of a JPEG, or 1 when
  * there is none or it is malformed. Bounds-checked: data is untrusted. */

@@ -64,7 +64,7 @@ codec_only() { # header-pattern the-codec's-files...
     [ $ok = 1 ] || bad "$hit includes $pat (only src/$* may)"
   done < <(grep -rlE "#include <($pat)" "$src/src" "$src/include" 2>/dev/null || true)
 }
-codec_only 'jpeglib\.h|jpegint\.h|jerror\.h' jpeg.c jpeg_planes.c
+codec_only 'jpeglib\.h|jpegint\.h|jerror\.h' jpeg.c jpeg_huff.c jpeg_planes.c
 codec_only 'spng\.h' png.c
 codec_only 'webp/' webp.c
 

@@ -1,0 +1,481 @@
+/*
+ * jpeg_huff.c - a sequential Huffman decoder in libjpeg's entropy-decoder
+ * slot (jpeg_huff.h says why).
+ *
+ * The bit reader keeps up to 64 bits, most significant first, in buf; cnt of
+ * them are valid. Bits below cnt are either zero or the stream's next bits
+ * (an eight-byte refill leaves the rest of its last byte there, and a byte
+ * read later is ORed over the same bits), so peeking never needs a mask.
+ * Before each coefficient at least 32 bits are in the buffer, enough for the
+ * longest code (16) and value (15) together.
+ *
+ * Refills: where eight bytes are left and none is 0xFF, they are loaded at
+ * once and the whole bytes that fit are kept. Otherwise byte by byte, as
+ * libjpeg's jpeg_fill_bit_buffer does: FF 00 is an FF data byte, FF (FF..)
+ * xx with xx not 0 is a marker, which ends the segment (cinfo->unread_marker,
+ * the source left just past it); past it the buffer is padded with zero bits
+ * ("fake"), and a segment whose MCU ate into them is reported with libjpeg's
+ * warning (JWRN_HIT_MARKER) when the MCU is done. The coefficients of that
+ * MCU are libjpeg's (it pads with zeros too) and the later ones of the
+ * segment are left zero (insufficient_data), as libjpeg leaves them.
+ *
+ * Lookup tables: FEED_HUFF_FAST bits of lookahead index an entry that says
+ * what the next code is. AC: the code and its value together when both fit
+ * (FULL: bits to drop, run, value), an end of block (EOB), a code whose
+ * value must be read apart (CODE: its symbol), or a code longer than the
+ * lookahead (SLOW: walk the lengths, maxcode/valoffset as in the standard's
+ * F.16). DC entries are the same with a run of 0. The tables of a file are
+ * kept for the next one when the file carries the same (most do).
+ */
+#include "jpeg_huff.h"
+
+#include <stdint.h>
+#include <stdio.h> /* jpeglib.h needs FILE */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#include <jerror.h>
+#include <jpegint.h>
+
+#define FEED_HUFF_FAST 10
+#define FEED_HUFF_FAST_N (1 << FEED_HUFF_FAST)
+
+/* Entry: bits 0-4 the bits to drop, 5-6 the kind, 8-15 the run (FULL) or
+ * the symbol (CODE), 16-31 the value (FULL, signed). */
+#define K_FULL 0x00
+#define K_EOB 0x20
+#define K_CODE 0x40
+#define K_SLOW 0x60
+#define K_MASK 0x60
+
+typedef struct huff_tbl {
+    int32_t fast[FEED_HUFF_FAST_N];
+    int32_t maxcode[18]; /* largest code of each length, -1 for none */
+    int32_t valoffset[18];
+    UINT8 huffval[256];
+    /* the DHT it was made from (bits[0] unused), to keep it for the next file */
+    UINT8 bits[17];
+    int built;
+} huff_tbl;
+
+typedef struct blk_info {
+    const huff_tbl *dc, *ac;
+    int comp;      /* index in the scan */
+    int dc_needed; /* as libjpeg: the component is output */
+    int ac_needed; /* and not at 1/8 scale (DC only) */
+} blk_info;
+
+typedef struct bit_state {
+    uint64_t buf;
+    int cnt;   /* valid bits at the top of buf */
+    int fake;  /* of them, zero bits padded past a marker (at the bottom) */
+    int ate;   /* padding was consumed since the last check */
+    const JOCTET *p, *end;
+    const JOCTET *lim; /* end, or p once a marker is found: no byte past it is read */
+} bit_state;
+
+struct feed__huff {
+    struct jpeg_entropy_decoder pub; /* first: cinfo->entropy points here */
+    bit_state br;
+    int last_dc[MAX_COMPS_IN_SCAN];
+    unsigned restarts_to_go;
+    blk_info blk[D_MAX_BLOCKS_IN_MCU];
+    JCOEF scratch[DCTSIZE2]; /* where the values of a block nobody reads go */
+    huff_tbl dc[NUM_HUFF_TBLS], ac[NUM_HUFF_TBLS];
+};
+
+/* Zigzag position -> natural (row-major) position; the 16 extra entries keep
+ * a corrupt run that goes past 63 inside the block, as libjpeg's table does
+ * (the value lands on coefficient 63, and the block ends). */
+static const uint8_t feed__natural[DCTSIZE2 + 16] = {
+    0,  1,  8,  16, 9,  2,  3,  10, 17, 24, 32, 25, 18, 11, 4,  5,  12, 19, 26, 33,
+    40, 48, 41, 34, 27, 20, 13, 6,  7,  14, 21, 28, 35, 42, 49, 56, 57, 50, 43, 36,
+    29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61, 54,
+    47, 55, 62, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63, 63};
+
+/* F.12: a value of s bits, s >= 1, with its sign. */
+static inline int32_t feed__extend(uint32_t v, int s)
+{
+    return v < (1u << (s - 1)) ? (int32_t)v - (int32_t)(1u << s) + 1 : (int32_t)v;
+}
+
+/* Builds t from the DHT h (the checks of libjpeg's jpeg_make_d_derived_tbl,
+ * which has already accepted it; they are repeated because the lookup
+ * relies on them). Returns -1 for a table it would refuse. */
+static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
+{
+    if (t->built && memcmp(t->bits + 1, h->bits + 1, 16) == 0) {
+        int n = 0;
+        for (int l = 1; l <= 16; l++)
+            n += h->bits[l];
+        if (memcmp(t->huffval, h->huffval, (size_t)n) == 0)
+            return 0;
+    }
+    t->built = 0;
+    uint8_t size[257];
+    uint32_t code[257];
+    int n = 0;
+    for (int l = 1; l <= 16; l++) {
+        int c = h->bits[l];
+        if (n + c > 256)
+            return -1;
+        while (c--)
+            size[n++] = (uint8_t)l;
+    }
+    size[n] = 0;
+    /* C.2: the codes, checked to form a prefix code */
+    uint32_t c = 0;
+    int si = size[0];
+    for (int p = 0; size[p];) {
+        while (size[p] == si)
+            code[p++] = c++;
+        if (c >= (1u << si)) /* the last code of a length must not be all ones */
+            return -1;
+        c <<= 1;
+        si++;
+    }
+    for (int p = 0; p < n; p++)
+        if (dc && h->huffval[p] > 15)
+            return -1;
+    for (int l = 1, p = 0; l <= 16; l++) {
+        if (h->bits[l]) {
+            t->valoffset[l] = p - (int32_t)code[p];
+            p += h->bits[l];
+            t->maxcode[l] = (int32_t)code[p - 1];
+        } else {
+            t->maxcode[l] = -1;
+            t->valoffset[l] = 0;
+        }
+    }
+    memcpy(t->huffval, h->huffval, sizeof t->huffval);
+    memcpy(t->bits, h->bits, sizeof t->bits);
+    for (int i = 0; i < FEED_HUFF_FAST_N; i++)
+        t->fast[i] = K_SLOW;
+    for (int p = 0; p < n && size[p] <= FEED_HUFF_FAST; p++) {
+        int l = size[p], rs = h->huffval[p];
+        int r = dc ? 0 : rs >> 4, s = dc ? rs : rs & 15;
+        int span = 1 << (FEED_HUFF_FAST - l);
+        int base = (int)code[p] << (FEED_HUFF_FAST - l);
+        for (int i = 0; i < span; i++) {
+            int32_t e;
+            if (!dc && s == 0) {
+                e = r == 15 ? (K_CODE | rs << 8 | l) : (K_EOB | l);
+            } else if (l + s <= FEED_HUFF_FAST) {
+                int32_t v = 0;
+                if (s) {
+                    uint32_t extra = ((uint32_t)(base + i) >> (FEED_HUFF_FAST - l - s)) & ((1u << s) - 1);
+                    v = feed__extend(extra, s);
+                }
+                e = (int32_t)((uint32_t)v << 16) | r << 8 | K_FULL | (l + s);
+            } else {
+                e = K_CODE | rs << 8 | l;
+            }
+            t->fast[base + i] = e;
+        }
+    }
+    t->built = 1;
+    return 0;
+}
+
+/* The source ran dry: libjpeg's memory source warns and hands out a fake EOI. */
+static void feed__huff_fill(j_decompress_ptr ci, bit_state *b)
+{
+    struct jpeg_source_mgr *src = ci->src;
+    if (!(*src->fill_input_buffer)(ci))
+        ERREXIT(ci, JERR_CANT_SUSPEND);
+    if (src->bytes_in_buffer == 0)
+        ERREXIT(ci, JERR_INPUT_EMPTY);
+    b->p = src->next_input_byte;
+    b->end = b->lim = b->p + src->bytes_in_buffer;
+}
+
+/* Byte by byte, up to 57 bits or the marker (then padded to 64 with zeros). */
+static __attribute__((noinline)) void feed__huff_refill_slow(j_decompress_ptr ci, bit_state *b)
+{
+    if (ci->unread_marker == 0) {
+        while (b->cnt <= 56) {
+            if (b->p == b->end)
+                feed__huff_fill(ci, b);
+            int c = *b->p++;
+            if (c == 0xFF) {
+                do {
+                    if (b->p == b->end)
+                        feed__huff_fill(ci, b);
+                    c = *b->p++;
+                } while (c == 0xFF);
+                if (c != 0) {
+                    ci->unread_marker = c;
+                    b->lim = b->p;
+                    goto marker;
+                }
+                c = 0xFF;
+            }
+            b->buf |= (uint64_t)c << (56 - b->cnt);
+            b->cnt += 8;
+        }
+        return;
+    }
+marker:
+    if (b->cnt < b->fake) {
+        b->ate = 1;
+        b->fake = b->cnt;
+    }
+    b->fake += 64 - b->cnt;
+    b->cnt = 64;
+}
+
+static inline int feed__huff_has_ff(uint64_t x)
+{
+    uint64_t t = ~x;
+    return ((t - 0x0101010101010101ull) & ~t & 0x8080808080808080ull) != 0;
+}
+
+/* The decode loop's bit reader, on locals (buf, cnt, p, lim; b is the
+ * state's home when the slow refill runs). */
+#define FEED_PEEK(n) ((uint32_t)(buf >> (64 - (n))))
+#define FEED_DROP(n) (buf <<= (n), cnt -= (n))
+#define FEED_REFILL()                                                                      \
+    do {                                                                                   \
+        if (cnt >= 32)                                                                     \
+            break;                                                                         \
+        if (lim - p >= 8) {                                                                \
+            uint64_t x_;                                                                   \
+            memcpy(&x_, p, 8);                                                             \
+            if (!feed__huff_has_ff(x_)) {                                                  \
+                buf |= __builtin_bswap64(x_) >> cnt;                                       \
+                p += (63 - cnt) >> 3;                                                      \
+                cnt |= 56;                                                                 \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+        b->buf = buf, b->cnt = cnt, b->p = p;                                              \
+        feed__huff_refill_slow(ci, b);                                                     \
+        buf = b->buf, cnt = b->cnt, p = b->p, lim = b->lim;                                \
+    } while (0)
+
+/* A code longer than the lookahead (t's entry was K_SLOW): F.16 from the
+ * lookahead's length on. A code in no table drops 17 bits and counts as
+ * symbol 0, as libjpeg's jpeg_huff_decode does, with its warning. */
+static __attribute__((noinline)) int feed__huff_slow(j_decompress_ptr ci, bit_state *b, const huff_tbl *t)
+{
+    for (int l = FEED_HUFF_FAST + 1; l <= 16; l++) {
+        int32_t code = (int32_t)(b->buf >> (64 - l));
+        if (code <= t->maxcode[l]) {
+            b->buf <<= l;
+            b->cnt -= l;
+            return t->huffval[(code + t->valoffset[l]) & 0xFF];
+        }
+    }
+    b->buf <<= 17;
+    b->cnt -= 17;
+    if (b->ate || b->cnt < b->fake) /* the padding: libjpeg would have said so first */
+        WARNMS(ci, JWRN_HIT_MARKER);
+    else
+        WARNMS(ci, JWRN_HUFF_BAD_CODE);
+    return 0;
+}
+
+#define FEED_SLOW(sym, t)                                                                  \
+    do {                                                                                   \
+        b->buf = buf, b->cnt = cnt;                                                        \
+        (sym) = feed__huff_slow(ci, b, (t));                                               \
+        buf = b->buf, cnt = b->cnt;                                                        \
+    } while (0)
+
+/* Resynchronise at a restart marker (libjpeg's process_restart). */
+static void feed__huff_restart(j_decompress_ptr ci, feed__huff *h)
+{
+    bit_state *b = &h->br;
+    int real = b->cnt - b->fake;
+    ci->marker->discarded_bytes += (unsigned)(real > 0 ? real / 8 : 0);
+    ci->src->next_input_byte = b->p;
+    ci->src->bytes_in_buffer = (size_t)(b->end - b->p);
+    b->buf = 0;
+    b->cnt = b->fake = b->ate = 0;
+    if (!(*ci->marker->read_restart_marker)(ci))
+        ERREXIT(ci, JERR_CANT_SUSPEND);
+    b->p = ci->src->next_input_byte;
+    b->end = b->p + ci->src->bytes_in_buffer;
+    b->lim = ci->unread_marker ? b->p : b->end;
+    for (int c = 0; c < ci->comps_in_scan; c++)
+        h->last_dc[c] = 0;
+    h->restarts_to_go = ci->restart_interval;
+    if (ci->unread_marker == 0)
+        h->pub.insufficient_data = FALSE;
+}
+
+static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    if (ci->restart_interval) {
+        if (h->restarts_to_go == 0)
+            feed__huff_restart(ci, h);
+        h->restarts_to_go--;
+    }
+    if (h->pub.insufficient_data) /* the rest of the segment stays zero */
+        return TRUE;
+
+    bit_state *b = &h->br;
+    uint64_t buf = b->buf;
+    int cnt = b->cnt;
+    const JOCTET *p = b->p, *lim = b->lim;
+    const uint8_t *nat = feed__natural;
+    for (int n = 0; n < ci->blocks_in_MCU; n++) {
+        const blk_info *bi = &h->blk[n];
+        JCOEF *out = mcu ? mcu[n][0] : NULL;
+
+        FEED_REFILL();
+        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_FAST)];
+        int32_t diff;
+        if ((e & K_MASK) == K_FULL) {
+            diff = e >> 16;
+            FEED_DROP(e & 31);
+        } else {
+            int s;
+            if ((e & K_MASK) == K_CODE) {
+                s = (e >> 8) & 0xFF;
+                FEED_DROP(e & 31);
+            } else {
+                FEED_SLOW(s, bi->dc);
+            }
+            diff = 0;
+            if (s) {
+                uint32_t v = FEED_PEEK(s);
+                FEED_DROP(s);
+                diff = feed__extend(v, s);
+            }
+        }
+        if (bi->dc_needed) {
+            /* wraps as libjpeg's int does on the corrupt files that overflow it */
+            int dc = (int)((unsigned)h->last_dc[bi->comp] + (unsigned)diff);
+            h->last_dc[bi->comp] = dc;
+            if (out)
+                out[0] = (JCOEF)dc;
+        }
+
+        JCOEF *ac = out && bi->ac_needed ? out : h->scratch;
+        const int32_t *fast = bi->ac->fast;
+        for (int k = 1; k < DCTSIZE2;) {
+            FEED_REFILL();
+            e = fast[FEED_PEEK(FEED_HUFF_FAST)];
+            if ((e & K_MASK) == K_FULL) {
+                k += (e >> 8) & 15;
+                ac[nat[k]] = (JCOEF)(e >> 16);
+                buf <<= e & 63; /* FULL's kind bits are 0: no mask on the shift's path */
+                cnt -= e & 31;
+                k++;
+                continue;
+            }
+            if ((e & K_MASK) == K_EOB) {
+                FEED_DROP(e & 31);
+                break;
+            }
+            int rs;
+            if ((e & K_MASK) == K_CODE) {
+                rs = (e >> 8) & 0xFF;
+                FEED_DROP(e & 31);
+            } else {
+                FEED_SLOW(rs, bi->ac);
+            }
+            int r = rs >> 4, s = rs & 15;
+            if (s) {
+                k += r;
+                uint32_t v = FEED_PEEK(s);
+                FEED_DROP(s);
+                ac[nat[k]] = (JCOEF)feed__extend(v, s);
+                k++;
+            } else {
+                if (r != 15)
+                    break;
+                k += 16;
+            }
+        }
+    }
+    b->buf = buf, b->cnt = cnt, b->p = p;
+    ci->src->next_input_byte = p;
+    ci->src->bytes_in_buffer = (size_t)(b->end - p);
+    if (b->ate || b->cnt < b->fake) {
+        b->ate = 0;
+        b->fake = b->cnt;
+        if (!h->pub.insufficient_data) {
+            WARNMS(ci, JWRN_HIT_MARKER);
+            h->pub.insufficient_data = TRUE;
+        }
+    }
+    return TRUE;
+}
+
+#if JPEG_LIB_VERSION >= 70
+#define FEED_HUFF_DCT(c) ((c)->DCT_h_scaled_size)
+#else
+#define FEED_HUFF_DCT(c) ((c)->DCT_scaled_size)
+#endif
+
+/* The scan's set-up (libjpeg's start_pass_huff_decoder). Returns -1 for a
+ * table libfeed's lookup cannot take (libjpeg's decoder then stays). */
+static int feed__huff_setup(feed__huff *h, j_decompress_ptr ci)
+{
+    for (int c = 0; c < ci->comps_in_scan; c++) {
+        const jpeg_component_info *cp = ci->cur_comp_info[c];
+        int d = cp->dc_tbl_no, a = cp->ac_tbl_no;
+        if (d < 0 || d >= NUM_HUFF_TBLS || a < 0 || a >= NUM_HUFF_TBLS || !ci->dc_huff_tbl_ptrs[d] ||
+            !ci->ac_huff_tbl_ptrs[a])
+            return -1;
+        if (feed__huff_build(&h->dc[d], ci->dc_huff_tbl_ptrs[d], 1) ||
+            feed__huff_build(&h->ac[a], ci->ac_huff_tbl_ptrs[a], 0))
+            return -1;
+        h->last_dc[c] = 0;
+    }
+    for (int n = 0; n < ci->blocks_in_MCU; n++) {
+        int c = ci->MCU_membership[n];
+        const jpeg_component_info *cp = ci->cur_comp_info[c];
+        blk_info *bi = &h->blk[n];
+        bi->dc = &h->dc[cp->dc_tbl_no];
+        bi->ac = &h->ac[cp->ac_tbl_no];
+        bi->comp = c;
+        bi->dc_needed = cp->component_needed ? 1 : 0;
+        bi->ac_needed = cp->component_needed && FEED_HUFF_DCT(cp) > 1;
+    }
+    memset(&h->br, 0, sizeof h->br);
+    h->br.p = ci->src->next_input_byte;
+    h->br.end = h->br.p + ci->src->bytes_in_buffer;
+    h->br.lim = ci->unread_marker ? h->br.p : h->br.end;
+    h->pub.insufficient_data = FALSE;
+    h->restarts_to_go = ci->restart_interval;
+    return 0;
+}
+
+static void feed__huff_start_pass(j_decompress_ptr ci)
+{
+    /* A single-scan file has one pass, set up at install; libjpeg calls this
+     * only for another scan, which such a file must not have. */
+    ERREXIT(ci, JERR_EOI_EXPECTED);
+}
+
+feed__huff *feed__huff_create(void)
+{
+    return calloc(1, sizeof(feed__huff));
+}
+
+void feed__huff_destroy(feed__huff *h)
+{
+    free(h);
+}
+
+int feed__huff_install(feed__huff *h, j_decompress_ptr ci)
+{
+    if (!h || ci->progressive_mode || ci->arith_code || ci->data_precision != 8 ||
+        ci->comps_in_scan != ci->num_components || ci->inputctl->has_multiple_scans ||
+        ci->Ss != 0 || ci->Se != DCTSIZE2 - 1 || ci->Ah != 0 || ci->Al != 0 ||
+        ci->blocks_in_MCU < 1 || ci->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU ||
+        ci->comps_in_scan > MAX_COMPS_IN_SCAN || ci->input_iMCU_row != 0 || ci->output_scanline != 0)
+        return 0;
+    if (feed__huff_setup(h, ci))
+        return 0;
+    h->pub.start_pass = feed__huff_start_pass;
+    h->pub.decode_mcu = feed__huff_decode_mcu;
+    ci->entropy = &h->pub;
+    return 1;
+}

@@ -1,0 +1,41 @@
+/*
+ * jpeg_huff.h - libfeed's own Huffman (entropy) decoder for sequential JPEG
+ * scans, put in place of libjpeg-turbo's inside a libjpeg decompression.
+ *
+ * Why: on the photos libfeed is built for, the entropy decoding is 67-72% of
+ * a region decode (decodebench's *-entropy rows) and the rest of the
+ * pipeline cannot go below it. Ours decodes a coefficient's code and value
+ * with one table lookup when both fit in FEED_HUFF_FAST bits (most do) and
+ * refills eight bytes at a time where none is 0xFF; libjpeg-turbo 2.1 looks
+ * the code up, then reads the value, and refills byte by byte (and decodes
+ * every restart-marker file on its slow path). The output is the same
+ * coefficients, bit for bit (tests/test_jpeg_huff.c); corrupt data stops
+ * at the same places with the same warnings, except that a code that is in
+ * no table is always reported (libjpeg-turbo's fast path makes it a silent
+ * zero).
+ *
+ * It plugs into libjpeg's entropy-decoder interface (jpeg_entropy_decoder in
+ * jpegint.h, unchanged since 6b), the way jpeg_planes.c replaces the
+ * post-processing step.
+ */
+#ifndef FEED_JPEG_HUFF_H
+#define FEED_JPEG_HUFF_H
+
+struct jpeg_decompress_struct;
+typedef struct feed__huff feed__huff;
+
+/* Returns NULL on out of memory. */
+feed__huff *feed__huff_create(void);
+void feed__huff_destroy(feed__huff *h); /* accepts NULL */
+
+/*
+ * Call right after jpeg_start_decompress(), before any scanline is read or
+ * skipped. Takes over the entropy decoding of ci's scan when ci is a
+ * single-scan sequential Huffman JPEG of 8-bit samples whose source is in
+ * memory (jpeg_mem_src: fill_input_buffer never suspends); returns 1 then,
+ * 0 (nothing changed: libjpeg's decoder stays) otherwise. h must outlive the
+ * decompression (until jpeg_abort_decompress/jpeg_finish_decompress).
+ */
+int feed__huff_install(feed__huff *h, struct jpeg_decompress_struct *ci);
+
+#endif /* FEED_JPEG_HUFF_H */

@@ -1,0 +1,462 @@
+/*
+ * test_jpeg_huff.c - src/jpeg_huff.c, libfeed's Huffman decoder, against
+ * libjpeg-turbo's own on the same files, through the same region decode
+ * (feed__jpeg_decode with region.libjpeg_entropy 0 and 1): the same bytes
+ * out for every sampling, quality, table, restart interval, scale and
+ * region; and on corrupt files the same verdict, except where libjpeg-turbo
+ * turns a code that is in no table into a silent zero (ours reports it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jpeglib.h>
+
+#include "feed.h"
+#include "jpeg.h"
+#include "test_image_util.h"
+
+/* ---- making files ------------------------------------------------------------------ */
+
+typedef struct enc_cfg {
+    uint32_t w, h;
+    int grey;
+    int hs, vs; /* luma sampling factors (chroma 1x1) */
+    int quality;
+    int optimize;     /* optimised Huffman tables (long codes on busy images) */
+    int restart;      /* restart interval in MCUs (0: none) */
+    int restart_rows; /* or in MCU rows */
+    int noise;        /* ti_pixels (sharp, noisy) rather than ti_photo */
+    uint32_t seed;
+} enc_cfg;
+
+static uint8_t *encode(const enc_cfg *c, size_t *len)
+{
+    uint8_t *rgb = c->noise ? ti_pixels(c->w, c->h, c->seed) : ti_photo(c->w, c->h, c->seed);
+    struct jpeg_compress_struct ci;
+    struct jpeg_error_mgr err;
+    ci.err = jpeg_std_error(&err);
+    jpeg_create_compress(&ci);
+    unsigned char *out = NULL;
+    unsigned long ol = 0;
+    jpeg_mem_dest(&ci, &out, &ol);
+    ci.image_width = c->w;
+    ci.image_height = c->h;
+    ci.input_components = 3;
+    ci.in_color_space = JCS_RGB;
+    jpeg_set_defaults(&ci);
+    if (c->grey)
+        jpeg_set_colorspace(&ci, JCS_GRAYSCALE);
+    jpeg_set_quality(&ci, c->quality, TRUE);
+    ci.optimize_coding = c->optimize ? TRUE : FALSE;
+    ci.restart_interval = (unsigned)c->restart;
+    ci.restart_in_rows = c->restart_rows;
+    if (!c->grey) {
+        ci.comp_info[0].h_samp_factor = c->hs;
+        ci.comp_info[0].v_samp_factor = c->vs;
+        for (int k = 1; k < 3; k++)
+            ci.comp_info[k].h_samp_factor = ci.comp_info[k].v_samp_factor = 1;
+    }
+    jpeg_start_compress(&ci, TRUE);
+    while (ci.next_scanline < c->h) {
+        JSAMPROW row = (JSAMPROW)(rgb + (size_t)ci.next_scanline * c->w * 3);
+        jpeg_write_scanlines(&ci, &row, 1);
+    }
+    jpeg_finish_compress(&ci);
+    jpeg_destroy_compress(&ci);
+    free(rgb);
+    uint8_t *r = malloc(ol);
+    assert_non_null(r);
+    memcpy(r, out, ol);
+    free(out);
+    *len = ol;
+    return r;
+}
+
+/* Offset of the first byte of entropy-coded data (after the SOS segment). */
+static size_t scan_start(const uint8_t *d, size_t len)
+{
+    size_t i = 2;
+    while (i + 4 <= len) {
+        assert_int_equal(d[i], 0xFF);
+        uint8_t m = d[i + 1];
+        size_t seg = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (m == 0xDA)
+            return i + 2 + seg;
+        i += 2 + seg;
+    }
+    fail();
+    return 0;
+}
+
+/* The longest AC code the file's DHT segments define. */
+static int longest_ac_code(const uint8_t *d, size_t len)
+{
+    int longest = 0;
+    size_t i = 2;
+    while (i + 4 <= len && d[i + 1] != 0xDA) {
+        size_t seg = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (d[i + 1] == 0xC4) {
+            size_t p = i + 4, end = i + 2 + seg;
+            while (p + 17 <= end) {
+                int ac = d[p] >> 4, n = 0;
+                for (int l = 1; l <= 16; l++) {
+                    n += d[p + l];
+                    if (ac && d[p + l] && l > longest)
+                        longest = l;
+                }
+                p += 17 + (size_t)n;
+            }
+        }
+        i += 2 + seg;
+    }
+    return longest;
+}
+
+/* ---- decoding with either entropy decoder ------------------------------------------- */
+
+typedef struct result {
+    int rc;
+    char msg[256];
+    uint8_t *bytes; /* the region's pixels or planes, flattened */
+    size_t n;
+    int own;
+} result;
+
+static void flatten(const feed__jpeg_image *img, result *r)
+{
+    size_t n = 0;
+    if (img->nplanes == 0)
+        n = (size_t)img->w * img->h * 4;
+    for (uint32_t p = 0; p < img->nplanes; p++)
+        n += (size_t)img->plane[p].w * img->plane[p].h;
+    r->bytes = malloc(n ? n : 1);
+    assert_non_null(r->bytes);
+    r->n = n;
+    uint8_t *o = r->bytes;
+    if (img->nplanes == 0)
+        for (uint32_t y = 0; y < img->h; y++, o += (size_t)img->w * 4)
+            memcpy(o, img->pixels + y * img->stride, (size_t)img->w * 4);
+    for (uint32_t p = 0; p < img->nplanes; p++) {
+        const feed__jpeg_plane *pl = &img->plane[p];
+        for (uint32_t y = 0; y < pl->h; y++, o += pl->w)
+            memcpy(o, pl->pixels + y * pl->stride, pl->w);
+    }
+}
+
+typedef struct region_want {
+    int scale;  /* M/8 */
+    double box[4]; /* x0, y0, x1, y1 as fractions of the scaled image */
+    int planes;
+} region_want;
+
+typedef struct plan_arg {
+    const region_want *want;
+    int libjpeg;
+} plan_arg;
+
+static int plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg, size_t msglen)
+{
+    (void)msg, (void)msglen;
+    const plan_arg *a = arg;
+    uint32_t sw = feed__jpeg_scaled(info->width, (uint32_t)a->want->scale);
+    uint32_t sh = feed__jpeg_scaled(info->height, (uint32_t)a->want->scale);
+    r->scale = (uint32_t)a->want->scale;
+    r->x0 = (uint32_t)(a->want->box[0] * sw);
+    r->y0 = (uint32_t)(a->want->box[1] * sh);
+    r->x1 = (uint32_t)(a->want->box[2] * sw + 0.999);
+    r->y1 = (uint32_t)(a->want->box[3] * sh + 0.999);
+    if (r->x0 >= sw)
+        r->x0 = sw - 1;
+    if (r->y0 >= sh)
+        r->y0 = sh - 1;
+    if (r->x1 <= r->x0)
+        r->x1 = r->x0 + 1;
+    if (r->y1 <= r->y0)
+        r->y1 = r->y0 + 1;
+    if (r->x1 > sw)
+        r->x1 = sw;
+    if (r->y1 > sh)
+        r->y1 = sh;
+    r->planes = (uint32_t)a->want->planes;
+    r->libjpeg_entropy = (uint32_t)a->libjpeg;
+    return 0;
+}
+
+static void run(feed__jpeg *j, const uint8_t *d, size_t len, const region_want *w, int libjpeg,
+                result *r)
+{
+    plan_arg a = {w, libjpeg};
+    feed__jpeg_image img;
+    memset(r, 0, sizeof *r);
+    r->rc = feed__jpeg_decode(j, d, len, plan, &a, &img, r->msg, sizeof r->msg);
+    r->own = feed__jpeg_own_entropy(j);
+    if (r->rc == 0)
+        flatten(&img, r);
+}
+
+static int same_bytes(const result *a, const result *b)
+{
+    return a->n == b->n && memcmp(a->bytes, b->bytes, a->n) == 0;
+}
+
+static const region_want g_regions[] = {
+    {8, {0, 0, 1, 1}, 0},         {8, {0, 0, 1, 1}, 1},        {8, {0.3, 0.4, 0.9, 0.8}, 1},
+    {8, {0.1, 0.5, 0.6, 1}, 0},   {4, {0, 0, 1, 1}, 1},        {4, {0.5, 0.2, 1, 0.7}, 0},
+    {2, {0.2, 0.6, 0.5, 0.9}, 1}, {1, {0, 0, 1, 1}, 0},        {1, {0.4, 0.7, 1, 1}, 1},
+    {3, {0.1, 0.1, 0.9, 0.9}, 0}, {8, {0.0, 0.95, 1, 1}, 1},
+};
+#define NREGIONS (sizeof g_regions / sizeof *g_regions)
+
+/* Every region of g_regions, both decoders: the same status and bytes.
+ * Returns how many decodes libfeed's decoder ran. */
+static int check_same(feed__jpeg *ours, feed__jpeg *theirs, const uint8_t *d, size_t len,
+                      const char *what)
+{
+    int own = 0;
+    for (size_t k = 0; k < NREGIONS; k++) {
+        result a, b;
+        run(ours, d, len, &g_regions[k], 0, &a);
+        run(theirs, d, len, &g_regions[k], 1, &b);
+        assert_false(b.own);
+        own += a.own;
+        if (a.rc != b.rc || (a.rc == 0 && !same_bytes(&a, &b))) {
+            fprintf(stderr, "%s region %zu: ours rc %d '%s', libjpeg's rc %d '%s'%s\n", what, k,
+                    a.rc, a.msg, b.rc, b.msg, a.rc == b.rc ? ", different bytes" : "");
+            fail();
+        }
+        free(a.bytes);
+        free(b.bytes);
+    }
+    return own;
+}
+
+/* ---- tests ------------------------------------------------------------------------- */
+
+/* Clean files of every kind: the same bytes out as libjpeg-turbo's decoder,
+ * and libfeed's decoder is the one that ran (for every sequential file). */
+static void test_same_as_libjpeg(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    assert_non_null(ours);
+    assert_non_null(theirs);
+    static const int samp[][3] = {{0, 1, 1}, {1, 1, 1}, {0, 2, 1}, {0, 2, 2},
+                                  {0, 1, 2}, {0, 4, 1}, {1, 1, 1}};
+    static const uint32_t sizes[][2] = {{1, 1}, {17, 9}, {203, 157}, {64, 64}, {95, 333}};
+    static const int quality[] = {100, 90, 30, 75, 98};
+    int files = 0, longest = 0, restarts = 0;
+    for (int i = 0; i < 70; i++) {
+        enc_cfg c = {0};
+        c.w = sizes[i % 5][0];
+        c.h = sizes[i % 5][1];
+        c.grey = samp[i % 7][0];
+        c.hs = samp[i % 7][1];
+        c.vs = samp[i % 7][2];
+        c.quality = quality[(i / 7) % 5];
+        c.optimize = (i / 3) % 2;
+        c.restart = i % 4 == 1 ? 1 + i % 9 : 0;
+        c.restart_rows = i % 4 == 3 ? 1 : 0;
+        c.noise = (i / 2) % 2;
+        c.seed = (uint32_t)i;
+        size_t len;
+        uint8_t *d = encode(&c, &len);
+        char what[128];
+        snprintf(what, sizeof what, "file %d (%ux%u %s %dx%d q%d opt%d rst%d/%d %s)", i, c.w, c.h,
+                 c.grey ? "grey" : "ycc", c.hs, c.vs, c.quality, c.optimize, c.restart,
+                 c.restart_rows, c.noise ? "noise" : "photo");
+        int own = check_same(ours, theirs, d, len, what);
+        assert_int_equal(own, (int)NREGIONS); /* ours decoded every region */
+        int l = longest_ac_code(d, len);
+        longest = l > longest ? l : longest;
+        restarts += c.restart || c.restart_rows;
+        free(d);
+        files++;
+    }
+    /* the set reaches codes past the lookahead (the length walk) */
+    assert_true(longest > 10);
+    assert_true(restarts >= 20);
+    assert_int_equal(files, 70);
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
+/* A bigger busy image, optimised tables at quality 100: long codes and
+ * values that do not fit the lookahead with their code. */
+static void test_long_codes(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    enc_cfg c = {.w = 700, .h = 500, .hs = 2, .vs = 2, .quality = 100, .optimize = 1, .noise = 1,
+                 .seed = 5};
+    size_t len;
+    uint8_t *d = encode(&c, &len);
+    assert_true(longest_ac_code(d, len) >= 14);
+    assert_int_equal(check_same(ours, theirs, d, len, "700x500 q100 optimised"), (int)NREGIONS);
+    free(d);
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
+/* Progressive files (several scans) stay with libjpeg's decoder. */
+static void test_progressive_left_to_libjpeg(void **state)
+{
+    (void)state;
+    feed__jpeg *j = feed__jpeg_create();
+    uint8_t *px = ti_photo(80, 60, 1);
+    size_t len;
+    uint8_t *d = ti_jpeg_progressive(px, 80, 60, 0, &len);
+    result r;
+    run(j, d, len, &g_regions[0], 0, &r);
+    assert_int_equal(r.rc, 0);
+    assert_false(r.own);
+    free(r.bytes);
+    free(d);
+    free(px);
+    feed__jpeg_destroy(j);
+}
+
+static uint32_t rnd(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xFFFFFF;
+}
+
+/* Damaged copies of clean files (bytes flipped, the scan cut short before
+ * its EOI, stray and wrong markers, runs of FF): both decoders give the
+ * same verdict and, where they decode, the same bytes. The one difference
+ * allowed: libjpeg-turbo's fast path turns a code that is in no table into
+ * a zero and goes on; ours stops with "bad Huffman code". Run under ASan
+ * and UBSan in CI: no read outside the file. */
+static void test_corrupt_same_verdict(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    static const enc_cfg base[] = {
+        {.w = 120, .h = 90, .hs = 2, .vs = 2, .quality = 90, .seed = 1},
+        {.w = 120, .h = 90, .hs = 2, .vs = 2, .quality = 95, .restart = 3, .noise = 1, .seed = 2},
+        {.w = 77, .h = 51, .grey = 1, .quality = 80, .optimize = 1, .restart_rows = 1, .seed = 3},
+        {.w = 64, .h = 48, .hs = 1, .vs = 1, .quality = 100, .optimize = 1, .noise = 1, .seed = 4},
+    };
+    uint32_t seed = 12345;
+    int agree_ok = 0, agree_fail = 0, ours_only = 0;
+    for (size_t b = 0; b < sizeof base / sizeof *base; b++) {
+        size_t len;
+        uint8_t *clean = encode(&base[b], &len);
+        size_t s0 = scan_start(clean, len), s1 = len - 2; /* the entropy-coded bytes */
+        uint8_t *d = malloc(len + 64);
+        for (int v = 0; v < 150; v++) {
+            memcpy(d, clean, len);
+            size_t n = len;
+            size_t at = s0 + rnd(&seed) % (s1 - s0);
+            switch (v % 6) {
+            case 0: /* a flipped byte or three */
+                for (int k = 0; k < 1 + v % 3; k++)
+                    d[s0 + rnd(&seed) % (s1 - s0)] ^= (uint8_t)(1 + rnd(&seed) % 255);
+                break;
+            case 1: /* the scan cut short, then EOI */
+                d[at] = 0xFF, d[at + 1] = 0xD9, n = at + 2;
+                break;
+            case 2: /* a stray marker in the scan: RSTn, or another one */
+                memmove(d + at + 2, d + at, len - at);
+                d[at] = 0xFF, d[at + 1] = (uint8_t)(v % 12 < 6 ? 0xD0 + v % 8 : 0xC4 + v % 3);
+                n = len + 2;
+                break;
+            case 3: /* a run of stuffed FF bytes: all-ones bits, codes in no table */
+                for (int k = 0; k < 4 && at + 1 < s1; k++, at += 2)
+                    d[at] = 0xFF, d[at + 1] = 0x00;
+                break;
+            case 4: /* FF FF ... fill bytes before the data goes on */
+                memmove(d + at + 3, d + at, len - at);
+                d[at] = d[at + 1] = d[at + 2] = 0xFF;
+                n = len + 3;
+                break;
+            default: /* one bit */
+                d[at] ^= (uint8_t)(1u << (v % 8));
+                break;
+            }
+            for (size_t k = 0; k < NREGIONS; k += 3) {
+                result a, r;
+                run(ours, d, n, &g_regions[k], 0, &a);
+                run(theirs, d, n, &g_regions[k], 1, &r);
+                if (a.rc == 0) {
+                    if (r.rc != 0 || !same_bytes(&a, &r)) {
+                        fprintf(stderr, "base %zu variant %d region %zu: ours decodes, libjpeg's rc %d '%s'%s\n",
+                                b, v, k, r.rc, r.msg, r.rc == 0 ? " with other bytes" : "");
+                        fail();
+                    }
+                    agree_ok++;
+                } else if (r.rc != 0) {
+                    assert_int_equal(a.rc, r.rc);
+                    if (strcmp(a.msg, r.msg) != 0 && !strstr(a.msg, "bad Huffman code")) {
+                        fprintf(stderr, "base %zu variant %d region %zu: ours '%s', libjpeg's '%s'\n", b,
+                                v, k, a.msg, r.msg);
+                        fail();
+                    }
+                    agree_fail++;
+                } else {
+                    if (!strstr(a.msg, "bad Huffman code")) {
+                        fprintf(stderr, "base %zu variant %d region %zu: only ours fails: '%s'\n", b, v,
+                                k, a.msg);
+                        fail();
+                    }
+                    ours_only++;
+                }
+                free(a.bytes);
+                free(r.bytes);
+            }
+        }
+        free(d);
+        free(clean);
+    }
+    fprintf(stderr, "corrupt variants: both decode %d, both refuse %d, only ours refuses (bad code) %d\n",
+            agree_ok, agree_fail, ours_only);
+    assert_true(agree_ok > 100);
+    assert_true(agree_fail > 100);
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
+/* A code in no table is an error that says so, wherever it falls (libjpeg-
+ * turbo's fast path would decode it as a zero and deliver the image). */
+static void test_bad_code_reported(void **state)
+{
+    (void)state;
+    feed__jpeg *j = feed__jpeg_create();
+    enc_cfg c = {.w = 256, .h = 256, .hs = 2, .vs = 2, .quality = 90, .seed = 9};
+    size_t len;
+    uint8_t *d = encode(&c, &len);
+    size_t s0 = scan_start(d, len);
+    /* 48 one bits early in the scan: no code of the standard tables is all
+     * ones, and a code and its value take 26 bits at most, so a code starts
+     * in the run with 16 ones ahead of it: in no table */
+    size_t at = s0 + 40;
+    for (int k = 0; k < 6; k++)
+        d[at + 2 * k] = 0xFF, d[at + 2 * k + 1] = 0x00;
+    result r;
+    run(j, d, len, &g_regions[0], 0, &r);
+    assert_true(r.own);
+    assert_int_equal(r.rc, FEED_E_DECODE);
+    assert_non_null(strstr(r.msg, "bad Huffman code"));
+    free(d);
+    feed__jpeg_destroy(j);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_same_as_libjpeg),
+        cmocka_unit_test(test_long_codes),
+        cmocka_unit_test(test_progressive_left_to_libjpeg),
+        cmocka_unit_test(test_corrupt_same_verdict),
+        cmocka_unit_test(test_bad_code_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

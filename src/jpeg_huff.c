@@ -42,13 +42,26 @@
 #define FEED_HUFF_FAST 10
 #define FEED_HUFF_FAST_N (1 << FEED_HUFF_FAST)
 
-/* Entry: bits 0-4 the bits to drop, 5-6 the kind, 8-15 the run (FULL) or
- * the symbol (CODE), 16-31 the value (FULL, signed). */
+/* Entry: bits 0-4 the bits to drop, 5-6 the kind. CODE: bits 8-15 the
+ * symbol. FULL: bits 8-11 the run, 17-26 the value (signed); and when a
+ * second coefficient follows within the lookahead (a pair), bits 12-16 its
+ * distance F = run + 1 from the first and 27-31 its value (signed, -16..15;
+ * F = 0 and value 0 for a single one, so that one store of the pair's second
+ * lands on the first's place and is overwritten). */
 #define K_FULL 0x00
 #define K_EOB 0x20
 #define K_CODE 0x40
 #define K_SLOW 0x60
 #define K_MASK 0x60
+
+static inline int32_t feed__full(int len, int run, int32_t v, int f, int32_t v2)
+{
+    return (int32_t)(((uint32_t)v2 & 0x1Fu) << 27 | ((uint32_t)v & 0x3FFu) << 17 | (uint32_t)f << 12 |
+                     (uint32_t)run << 8 | K_FULL | (uint32_t)len);
+}
+#define FEED_FULL_V1(e) ((int32_t)((uint32_t)(e) << 5) >> 22)
+#define FEED_FULL_V2(e) ((e) >> 27)
+#define FEED_FULL_F(e) (((e) >> 12) & 31)
 
 typedef struct huff_tbl {
     int32_t fast[FEED_HUFF_FAST_N];
@@ -168,13 +181,27 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
                     uint32_t extra = ((uint32_t)(base + i) >> (FEED_HUFF_FAST - l - s)) & ((1u << s) - 1);
                     v = feed__extend(extra, s);
                 }
-                e = (int32_t)((uint32_t)v << 16) | r << 8 | K_FULL | (l + s);
+                e = feed__full(l + s, r, v, 0, 0);
             } else {
                 e = K_CODE | rs << 8 | l;
             }
             t->fast[base + i] = e;
         }
     }
+    if (!dc) /* pairs: a FULL entry whose left-over bits hold another FULL one */
+        for (int i = 0; i < FEED_HUFF_FAST_N; i++) {
+            int32_t e1 = t->fast[i];
+            int n1 = e1 & 31;
+            if ((e1 & K_MASK) != K_FULL || FEED_FULL_F(e1) || n1 >= FEED_HUFF_FAST)
+                continue;
+            int32_t e2 = t->fast[(i << n1) & (FEED_HUFF_FAST_N - 1)];
+            int n2 = e2 & 31;
+            int32_t v2 = FEED_FULL_V1(e2);
+            if ((e2 & K_MASK) != K_FULL || FEED_FULL_F(e2) || n1 + n2 > FEED_HUFF_FAST || v2 < -16 ||
+                v2 > 15)
+                continue;
+            t->fast[i] = feed__full(n1 + n2, (e1 >> 8) & 15, FEED_FULL_V1(e1), ((e2 >> 8) & 15) + 1, v2);
+        }
     t->built = 1;
     return 0;
 }
@@ -277,6 +304,39 @@ static __attribute__((noinline)) int feed__huff_slow(j_decompress_ptr ci, bit_st
     return 0;
 }
 
+/* One AC coefficient at zigzag position k, the code found by F.16 from
+ * length 1 (the rare pair whose first coefficient ends the block); returns
+ * the position after it (or 64: the block is done). */
+static __attribute__((noinline)) int feed__huff_one(j_decompress_ptr ci, bit_state *b, const huff_tbl *t,
+                                                    JCOEF *ac, int k)
+{
+    int rs = -1;
+    for (int l = 1; l <= 16; l++) {
+        int32_t code = (int32_t)(b->buf >> (64 - l));
+        if (code <= t->maxcode[l]) {
+            b->buf <<= l;
+            b->cnt -= l;
+            rs = t->huffval[(code + t->valoffset[l]) & 0xFF];
+            break;
+        }
+    }
+    if (rs < 0) {
+        b->buf <<= 17;
+        b->cnt -= 17;
+        WARNMS(ci, b->ate || b->cnt < b->fake ? JWRN_HIT_MARKER : JWRN_HUFF_BAD_CODE);
+        return DCTSIZE2;
+    }
+    int r = rs >> 4, s = rs & 15;
+    if (!s)
+        return r == 15 ? k + 16 : DCTSIZE2;
+    k += r;
+    uint32_t v = (uint32_t)(b->buf >> (64 - s));
+    b->buf <<= s;
+    b->cnt -= s;
+    ac[feed__natural[k]] = (JCOEF)feed__extend(v, s);
+    return k + 1;
+}
+
 #define FEED_SLOW(sym, t)                                                                  \
     do {                                                                                   \
         b->buf = buf, b->cnt = cnt;                                                        \
@@ -330,7 +390,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_FAST)];
         int32_t diff;
         if ((e & K_MASK) == K_FULL) {
-            diff = e >> 16;
+            diff = FEED_FULL_V1(e);
             FEED_DROP(e & 31);
         } else {
             int s;
@@ -362,10 +422,21 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
             e = fast[FEED_PEEK(FEED_HUFF_FAST)];
             if ((e & K_MASK) == K_FULL) {
                 k += (e >> 8) & 15;
-                ac[nat[k]] = (JCOEF)(e >> 16);
+                int f = FEED_FULL_F(e);
+                if (__builtin_expect(k >= DCTSIZE2 - 1 && f, 0)) {
+                    /* a pair whose first ends the block: the second is the
+                     * next block's; decode the first alone */
+                    k -= (e >> 8) & 15;
+                    b->buf = buf, b->cnt = cnt;
+                    k = feed__huff_one(ci, b, bi->ac, ac, k);
+                    buf = b->buf, cnt = b->cnt;
+                    continue;
+                }
+                ac[nat[k + f]] = (JCOEF)FEED_FULL_V2(e);
+                ac[nat[k]] = (JCOEF)FEED_FULL_V1(e);
                 buf <<= e & 63; /* FULL's kind bits are 0: no mask on the shift's path */
                 cnt -= e & 31;
-                k++;
+                k += f + 1;
                 continue;
             }
             if ((e & K_MASK) == K_EOB) {

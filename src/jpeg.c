@@ -58,8 +58,22 @@ struct feed__jpeg_err {
     char msg[JMSG_LENGTH_MAX];
 };
 
+/* The source: the file in memory, as jpeg_mem_src hands it out (past its end
+ * a warning and a fake EOI), but in chunks of `chunk` bytes when a test asks
+ * for libjpeg-turbo's reference decode (region.libjpeg_entropy 2): its
+ * Huffman decoder takes its fast path only with 512 bytes a block in the
+ * buffer, and that path decodes some damaged streams differently from its
+ * own exact one (jpeg_huff.h). */
+typedef struct feed__jpeg_src {
+    struct jpeg_source_mgr pub;
+    const JOCTET *data;
+    size_t len, pos; /* handed out: [0, pos) */
+    size_t chunk;
+} feed__jpeg_src;
+
 struct feed__jpeg {
     struct jpeg_decompress_struct cinfo;
+    feed__jpeg_src src;
     struct feed__jpeg_err err;
     struct jpeg_progress_mgr progress;
     uint8_t *buf;
@@ -111,6 +125,74 @@ static void feed__jpeg_emit(j_common_ptr ci, int level)
     default:
         feed__jpeg_fail(ci);
     }
+}
+
+static void feed__src_init(j_decompress_ptr ci)
+{
+    (void)ci;
+}
+
+static boolean feed__src_fill(j_decompress_ptr ci)
+{
+    static const JOCTET eoi[2] = {0xFF, JPEG_EOI};
+    feed__jpeg_src *s = (feed__jpeg_src *)ci->src;
+    if (s->pos >= s->len) {
+        WARNMS(ci, JWRN_JPEG_EOF);
+        s->pub.next_input_byte = eoi;
+        s->pub.bytes_in_buffer = 2;
+        return TRUE;
+    }
+    size_t n = s->len - s->pos < s->chunk ? s->len - s->pos : s->chunk;
+    s->pub.next_input_byte = s->data + s->pos;
+    s->pub.bytes_in_buffer = n;
+    s->pos += n;
+    return TRUE;
+}
+
+static void feed__src_skip(j_decompress_ptr ci, long n)
+{
+    if (n <= 0)
+        return;
+    while ((size_t)n > ci->src->bytes_in_buffer) {
+        n -= (long)ci->src->bytes_in_buffer;
+        (void)feed__src_fill(ci);
+    }
+    ci->src->next_input_byte += n;
+    ci->src->bytes_in_buffer -= (size_t)n;
+}
+
+static void feed__src_term(j_decompress_ptr ci)
+{
+    (void)ci;
+}
+
+/* Hands out data[0..len) whole (jpeg_mem_src's behaviour). */
+static void feed__src_set(feed__jpeg *j, const uint8_t *data, size_t len)
+{
+    feed__jpeg_src *s = &j->src;
+    s->pub.init_source = feed__src_init;
+    s->pub.fill_input_buffer = feed__src_fill;
+    s->pub.skip_input_data = feed__src_skip;
+    s->pub.resync_to_restart = jpeg_resync_to_restart;
+    s->pub.term_source = feed__src_term;
+    s->pub.next_input_byte = data;
+    s->pub.bytes_in_buffer = len;
+    s->data = data;
+    s->len = s->pos = len;
+    s->chunk = len;
+    j->cinfo.src = &s->pub;
+}
+
+/* From here on, at most n bytes a fill (the reference decode's source). */
+static void feed__src_chunked(feed__jpeg *j, size_t n)
+{
+    feed__jpeg_src *s = &j->src;
+    size_t at = (size_t)(s->pub.next_input_byte - s->data);
+    if (s->pub.next_input_byte < s->data || at > s->len)
+        return; /* in the fake EOI already */
+    s->chunk = n;
+    s->pos = at + (s->len - at < n ? s->len - at : n);
+    s->pub.bytes_in_buffer = s->pos - at;
 }
 
 static void feed__jpeg_output(j_common_ptr ci)
@@ -392,7 +474,7 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     memset(&info, 0, sizeof info);
 
     size_t sos = feed__jpeg_scan(data, len, &info.orientation);
-    jpeg_mem_src(ci, data, (unsigned long)len);
+    feed__src_set(j, data, len);
     if (jpeg_read_header(ci, TRUE) != JPEG_HEADER_OK) {
         snprintf(msg, msglen, "JPEG stream holds tables only, no image");
         return FEED_E_DECODE;
@@ -448,7 +530,9 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         planes = feed__jpeg_planes_ok(ci);
     }
     jpeg_start_decompress(ci);
-    if (!r.libjpeg_entropy)
+    if (r.libjpeg_entropy == 2)
+        feed__src_chunked(j, 256);
+    else if (!r.libjpeg_entropy)
         j->own_entropy = feed__huff_install(j->huff, ci);
     if (ci->output_width != sw || ci->output_height != sh ||
         ci->output_components != (planes ? ci->num_components : 4)) {

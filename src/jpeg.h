@@ -36,8 +36,10 @@ typedef struct feed__jpeg_region {
     uint64_t max_memory; /* bytes the decode may need, the file's own included (0 = no cap) */
     uint32_t planes; /* 1: the caller takes planes (a YCbCr or greyscale file then comes
                         as feed__jpeg_image.plane[]; other files as RGBX all the same) */
-    uint32_t libjpeg_entropy; /* 1: libjpeg-turbo's Huffman decoder, not libfeed's
-                                 (jpeg_huff.c; the same pixels: for benchmarks and tests) */
+    uint32_t libjpeg_entropy; /* libjpeg-turbo's Huffman decoder, not libfeed's (jpeg_huff.c):
+                                 1 as it runs (benchmarks), 2 on its exact path only (the
+                                 reference of the tests: the data handed to it in small
+                                 pieces, so its fast path never runs) */
 } feed__jpeg_region;
 
 /* Scans a file may have: a progressive JPEG with more is refused before

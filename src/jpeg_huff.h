@@ -8,11 +8,13 @@
  * with one table lookup when both fit in FEED_HUFF_FAST bits (most do) and
  * refills eight bytes at a time where none is 0xFF; libjpeg-turbo 2.1 looks
  * the code up, then reads the value, and refills byte by byte (and decodes
- * every restart-marker file on its slow path). The output is the same
- * coefficients, bit for bit (tests/test_jpeg_huff.c); corrupt data stops
- * at the same places with the same warnings, except that a code that is in
- * no table is always reported (libjpeg-turbo's fast path makes it a silent
- * zero).
+ * every restart-marker file on its slow path). The output is the
+ * coefficients of libjpeg-turbo's exact (slow) path, bit for bit, and
+ * damaged data stops where it stops, with the same warning
+ * (tests/test_jpeg_huff.c, fuzz/fuzz_jpeghuff.c). Its fast path agrees on
+ * clean files but not on some damaged ones: it turns a code that is in no
+ * table into a silent zero, and leaves stale coefficients when a marker lies
+ * within the 512 bytes a block it reads ahead.
  *
  * It plugs into libjpeg's entropy-decoder interface (jpeg_entropy_decoder in
  * jpegint.h, unchanged since 6b), the way jpeg_planes.c replaces the

@@ -166,10 +166,13 @@ static void feed__src_term(j_decompress_ptr ci)
     (void)ci;
 }
 
-/* Hands out data[0..len) whole (jpeg_mem_src's behaviour). */
+/* Hands out data[0..len) whole (jpeg_mem_src's behaviour, its error for no
+ * data included). */
 static void feed__src_set(feed__jpeg *j, const uint8_t *data, size_t len)
 {
     feed__jpeg_src *s = &j->src;
+    if (len == 0)
+        ERREXIT(&j->cinfo, JERR_INPUT_EMPTY);
     s->pub.init_source = feed__src_init;
     s->pub.fill_input_buffer = feed__src_fill;
     s->pub.skip_input_data = feed__src_skip;
@@ -301,11 +304,17 @@ static size_t feed__jpeg_scan(const uint8_t *d, size_t len, uint32_t *orientatio
     size_t pos = 2;
     int have_exif = 0;
     while (pos + 4 <= len) {
-        if (d[pos] != 0xFF)
-            break;
+        if (d[pos] != 0xFF) { /* stray bytes: libjpeg skips them to the next marker */
+            pos++;
+            continue;
+        }
         uint8_t m = d[pos + 1];
         if (m == 0xFF) { /* fill byte */
             pos++;
+            continue;
+        }
+        if (m == 0x00) { /* FF 00 between segments: skipped as libjpeg's next_marker does */
+            pos += 2;
             continue;
         }
         if (m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {

@@ -19,7 +19,7 @@
  * MCU are libjpeg's (it pads with zeros too) and the later ones of the
  * segment are left zero (insufficient_data), as libjpeg leaves them.
  *
- * Lookup tables: FEED_HUFF_FAST bits of lookahead index an entry that says
+ * Lookup tables: a few bits of lookahead index an entry that says
  * what the next code is. AC: the code and its value together when both fit
  * (FULL: bits to drop, run, value), an end of block (EOB), a code whose
  * value must be read apart (CODE: its symbol), or a code longer than the
@@ -39,8 +39,13 @@
 #include <jerror.h>
 #include <jpegint.h>
 
-#define FEED_HUFF_FAST 10
-#define FEED_HUFF_FAST_N (1 << FEED_HUFF_FAST)
+/* Lookahead bits: AC tables FEED_HUFF_AC_BITS, DC tables FEED_HUFF_DC_BITS
+ * (a DC code is read once a block; its table stays small in L1). */
+#ifndef FEED_HUFF_AC_BITS
+#define FEED_HUFF_AC_BITS 10
+#endif
+#define FEED_HUFF_DC_BITS 10
+#define FEED_HUFF_MAX_BITS (FEED_HUFF_AC_BITS > FEED_HUFF_DC_BITS ? FEED_HUFF_AC_BITS : FEED_HUFF_DC_BITS)
 
 /* Entry: bits 0-4 the bits to drop, 5-6 the kind. CODE: bits 8-15 the
  * symbol. FULL: bits 8-11 the run, 17-26 the value (signed); and when a
@@ -64,7 +69,8 @@ static inline int32_t feed__full(int len, int run, int32_t v, int f, int32_t v2)
 #define FEED_FULL_F(e) (((e) >> 12) & 31)
 
 typedef struct huff_tbl {
-    int32_t fast[FEED_HUFF_FAST_N];
+    int32_t fast[1 << FEED_HUFF_MAX_BITS]; /* 1 << nb used */
+    int nb;                                 /* lookahead bits */
     int32_t maxcode[18]; /* largest code of each length, -1 for none */
     int32_t valoffset[18];
     UINT8 huffval[256];
@@ -164,21 +170,23 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
     }
     memcpy(t->huffval, h->huffval, sizeof t->huffval);
     memcpy(t->bits, h->bits, sizeof t->bits);
-    for (int i = 0; i < FEED_HUFF_FAST_N; i++)
+    const int nb = dc ? FEED_HUFF_DC_BITS : FEED_HUFF_AC_BITS, nn = 1 << nb;
+    t->nb = nb;
+    for (int i = 0; i < nn; i++)
         t->fast[i] = K_SLOW;
-    for (int p = 0; p < n && size[p] <= FEED_HUFF_FAST; p++) {
+    for (int p = 0; p < n && size[p] <= nb; p++) {
         int l = size[p], rs = h->huffval[p];
         int r = dc ? 0 : rs >> 4, s = dc ? rs : rs & 15;
-        int span = 1 << (FEED_HUFF_FAST - l);
-        int base = (int)code[p] << (FEED_HUFF_FAST - l);
+        int span = 1 << (nb - l);
+        int base = (int)code[p] << (nb - l);
         for (int i = 0; i < span; i++) {
             int32_t e;
             if (!dc && s == 0) {
                 e = r == 15 ? (K_CODE | rs << 8 | l) : (K_EOB | l);
-            } else if (l + s <= FEED_HUFF_FAST) {
+            } else if (l + s <= nb && s <= 9) { /* the value field holds 10 bits */
                 int32_t v = 0;
                 if (s) {
-                    uint32_t extra = ((uint32_t)(base + i) >> (FEED_HUFF_FAST - l - s)) & ((1u << s) - 1);
+                    uint32_t extra = ((uint32_t)(base + i) >> (nb - l - s)) & ((1u << s) - 1);
                     v = feed__extend(extra, s);
                 }
                 e = feed__full(l + s, r, v, 0, 0);
@@ -189,15 +197,15 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
         }
     }
     if (!dc) /* pairs: a FULL entry whose left-over bits hold another FULL one */
-        for (int i = 0; i < FEED_HUFF_FAST_N; i++) {
+        for (int i = 0; i < nn; i++) {
             int32_t e1 = t->fast[i];
             int n1 = e1 & 31;
-            if ((e1 & K_MASK) != K_FULL || FEED_FULL_F(e1) || n1 >= FEED_HUFF_FAST)
+            if ((e1 & K_MASK) != K_FULL || FEED_FULL_F(e1) || n1 >= nb)
                 continue;
-            int32_t e2 = t->fast[(i << n1) & (FEED_HUFF_FAST_N - 1)];
+            int32_t e2 = t->fast[(i << n1) & (nn - 1)];
             int n2 = e2 & 31;
             int32_t v2 = FEED_FULL_V1(e2);
-            if ((e2 & K_MASK) != K_FULL || FEED_FULL_F(e2) || n1 + n2 > FEED_HUFF_FAST || v2 < -16 ||
+            if ((e2 & K_MASK) != K_FULL || FEED_FULL_F(e2) || n1 + n2 > nb || v2 < -16 ||
                 v2 > 15)
                 continue;
             t->fast[i] = feed__full(n1 + n2, (e1 >> 8) & 15, FEED_FULL_V1(e1), ((e2 >> 8) & 15) + 1, v2);
@@ -287,7 +295,7 @@ static inline int feed__huff_has_ff(uint64_t x)
  * symbol 0, as libjpeg's jpeg_huff_decode does, with its warning. */
 static __attribute__((noinline)) int feed__huff_slow(j_decompress_ptr ci, bit_state *b, const huff_tbl *t)
 {
-    for (int l = FEED_HUFF_FAST + 1; l <= 16; l++) {
+    for (int l = t->nb + 1; l <= 16; l++) {
         int32_t code = (int32_t)(b->buf >> (64 - l));
         if (code <= t->maxcode[l]) {
             b->buf <<= l;
@@ -387,7 +395,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         JCOEF *out = mcu ? mcu[n][0] : NULL;
 
         FEED_REFILL();
-        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_FAST)];
+        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_DC_BITS)];
         int32_t diff;
         if ((e & K_MASK) == K_FULL) {
             diff = FEED_FULL_V1(e);
@@ -419,7 +427,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         const int32_t *fast = bi->ac->fast;
         for (int k = 1; k < DCTSIZE2;) {
             FEED_REFILL();
-            e = fast[FEED_PEEK(FEED_HUFF_FAST)];
+            e = fast[FEED_PEEK(FEED_HUFF_AC_BITS)];
             if ((e & K_MASK) == K_FULL) {
                 k += (e >> 8) & 15;
                 int f = FEED_FULL_F(e);

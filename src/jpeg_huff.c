@@ -129,7 +129,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
         int n = 0;
         for (int l = 1; l <= 16; l++)
             n += h->bits[l];
-        if (memcmp(t->huffval, h->huffval, (size_t)n) == 0)
+        if (n <= 256 && memcmp(t->huffval, h->huffval, (size_t)n) == 0)
             return 0;
     }
     t->built = 0;

@@ -15,6 +15,7 @@
 
 #include "fuzz.h"
 #include "jpeg.h"
+#include "test_image_util.h"
 
 typedef struct fz_arg {
     uint8_t sel;
@@ -37,18 +38,7 @@ static int fz_plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r,
     uint32_t sw = feed__jpeg_scaled(info->width, m), sh = feed__jpeg_scaled(info->height, m);
     const double *b = fz_boxes[(a->sel >> 3) & 7];
     r->scale = m;
-    r->x0 = (uint32_t)(b[0] * sw);
-    r->y0 = (uint32_t)(b[1] * sh);
-    r->x1 = (uint32_t)(b[2] * sw);
-    r->y1 = (uint32_t)(b[3] * sh);
-    if (r->x0 >= sw)
-        r->x0 = sw - 1;
-    if (r->y0 >= sh)
-        r->y0 = sh - 1;
-    if (r->x1 <= r->x0)
-        r->x1 = r->x0 + 1;
-    if (r->y1 <= r->y0)
-        r->y1 = r->y0 + 1;
+    ti_region_from_box(r, b, sw, sh);
     r->planes = (a->sel >> 6) & 1;
     r->libjpeg_entropy = (uint32_t)a->libjpeg;
     return 0;

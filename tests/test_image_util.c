@@ -85,11 +85,9 @@ uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quali
     return r;
 }
 
-/* Compresses RGB with the libjpeg API (4:2:0, quality 90) after setup(ci)
- * has changed what it wants; setup returns memory to free after (or NULL). */
-static uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
-                            void *(*setup)(struct jpeg_compress_struct *, int, int), int a, int b,
-                            size_t *len)
+uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
+                     void *(*setup)(struct jpeg_compress_struct *, const void *), const void *arg,
+                     size_t *len)
 {
     struct jpeg_compress_struct ci;
     struct jpeg_error_mgr err;
@@ -104,7 +102,7 @@ static uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
     ci.in_color_space = JCS_RGB;
     jpeg_set_defaults(&ci);
     jpeg_set_quality(&ci, 90, TRUE);
-    void *owned = setup(&ci, a, b);
+    void *owned = setup(&ci, arg);
     jpeg_start_compress(&ci, TRUE);
     while (ci.next_scanline < h) {
         JSAMPROW row = (JSAMPROW)(rgb + (size_t)ci.next_scanline * w * 3);
@@ -120,24 +118,30 @@ static uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
     return r;
 }
 
-static void *setup_restart(struct jpeg_compress_struct *ci, int interval, int restart_rows)
+typedef struct restart_arg {
+    int interval, rows;
+} restart_arg;
+
+static void *setup_restart(struct jpeg_compress_struct *ci, const void *arg)
 {
-    if (restart_rows)
-        ci->restart_in_rows = interval;
+    const restart_arg *a = arg;
+    if (a->rows)
+        ci->restart_in_rows = a->interval;
     else
-        ci->restart_interval = (unsigned)interval;
+        ci->restart_interval = (unsigned)a->interval;
     return NULL;
 }
 
 uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
                          int restart_rows, size_t *len)
 {
-    return ti_jpeg_lib(rgb, w, h, setup_restart, interval, restart_rows, len);
+    restart_arg a = {interval, restart_rows};
+    return ti_jpeg_lib(rgb, w, h, setup_restart, &a, len);
 }
 
-static void *setup_progressive(struct jpeg_compress_struct *ci, int bitwise, int unused)
+static void *setup_progressive(struct jpeg_compress_struct *ci, const void *arg)
 {
-    (void)unused;
+    int bitwise = *(const int *)arg;
     if (!bitwise) {
         jpeg_simple_progression(ci); /* its script lives in libjpeg's pool */
         return NULL;
@@ -158,7 +162,7 @@ static void *setup_progressive(struct jpeg_compress_struct *ci, int bitwise, int
 
 uint8_t *ti_jpeg_progressive(const uint8_t *rgb, uint32_t w, uint32_t h, int bitwise, size_t *len)
 {
-    return ti_jpeg_lib(rgb, w, h, setup_progressive, bitwise, 0, len);
+    return ti_jpeg_lib(rgb, w, h, setup_progressive, &bitwise, len);
 }
 
 static void put16(uint8_t *p, uint32_t v, int big)
@@ -523,4 +527,24 @@ void ti_resize_case_make(uint32_t *seed, int k, ti_resize_case *c)
         c->b[3] = c->b[1] + (c->h - c->b[1]) * (0.7 + 0.3 * ti_rndu(seed));
     }
     c->flip = (int)(ti_rnd(seed) & 1);
+}
+
+void ti_region_from_box(feed__jpeg_region *r, const double box[4], uint32_t sw, uint32_t sh)
+{
+    r->x0 = (uint32_t)(box[0] * sw);
+    r->y0 = (uint32_t)(box[1] * sh);
+    r->x1 = (uint32_t)(box[2] * sw + 0.999);
+    r->y1 = (uint32_t)(box[3] * sh + 0.999);
+    if (r->x0 >= sw)
+        r->x0 = sw - 1;
+    if (r->y0 >= sh)
+        r->y0 = sh - 1;
+    if (r->x1 <= r->x0)
+        r->x1 = r->x0 + 1;
+    if (r->y1 <= r->y0)
+        r->y1 = r->y0 + 1;
+    if (r->x1 > sw)
+        r->x1 = sw;
+    if (r->y1 > sh)
+        r->y1 = sh;
 }

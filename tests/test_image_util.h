@@ -28,6 +28,13 @@ uint8_t *ti_photo(uint32_t w, uint32_t h, uint32_t seed);
  * TurboJPEG. flags: TJFLAG_PROGRESSIVE etc. Returns a malloc'ed buffer. */
 uint8_t *ti_jpeg(const uint8_t *rgb, uint32_t w, uint32_t h, int kind, int quality, int flags,
                  size_t *len);
+/* Compresses RGB with the libjpeg API (4:2:0, quality 90) after setup(ci,
+ * arg) has changed what it wants; setup returns memory to free after (or
+ * NULL). */
+struct jpeg_compress_struct;
+uint8_t *ti_jpeg_lib(const uint8_t *rgb, uint32_t w, uint32_t h,
+                     void *(*setup)(struct jpeg_compress_struct *, const void *), const void *arg,
+                     size_t *len);
 /* Same, with the libjpeg API and a restart interval (in MCU rows when
  * restart_rows, else in MCUs). 4:2:0. */
 uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interval,
@@ -96,6 +103,10 @@ typedef struct ti_plan_arg {
 } ti_plan_arg;
 int ti_plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
                   size_t msglen);
+
+/* The region of a scaled image sw x sh that box (x0, y0, x1, y1, fractions
+ * of it) covers, at least one pixel, inside the image. */
+void ti_region_from_box(feed__jpeg_region *r, const double box[4], uint32_t sw, uint32_t sh);
 
 /* The ImageNet-style transform to oh x ow: mode, RandomResizedCrop
  * (0.08..1, 3/4..4/3), flip 0.5 in train, resize_shorter for val, EXIF and

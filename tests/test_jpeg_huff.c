@@ -38,46 +38,30 @@ typedef struct enc_cfg {
     uint32_t seed;
 } enc_cfg;
 
+static void *setup_cfg(struct jpeg_compress_struct *ci, const void *arg)
+{
+    const enc_cfg *c = arg;
+    if (c->grey)
+        jpeg_set_colorspace(ci, JCS_GRAYSCALE);
+    jpeg_set_quality(ci, c->quality, TRUE);
+    ci->optimize_coding = c->optimize ? TRUE : FALSE;
+    ci->restart_interval = (unsigned)c->restart;
+    ci->restart_in_rows = c->restart_rows;
+    if (!c->grey) {
+        ci->comp_info[0].h_samp_factor = c->hs;
+        ci->comp_info[0].v_samp_factor = c->vs;
+        for (int k = 1; k < 3; k++)
+            ci->comp_info[k].h_samp_factor = ci->comp_info[k].v_samp_factor = 1;
+    }
+    return NULL;
+}
+
 static uint8_t *encode(const enc_cfg *c, size_t *len)
 {
     uint8_t *rgb = c->noise ? ti_pixels(c->w, c->h, c->seed) : ti_photo(c->w, c->h, c->seed);
-    struct jpeg_compress_struct ci;
-    struct jpeg_error_mgr err;
-    ci.err = jpeg_std_error(&err);
-    jpeg_create_compress(&ci);
-    unsigned char *out = NULL;
-    unsigned long ol = 0;
-    jpeg_mem_dest(&ci, &out, &ol);
-    ci.image_width = c->w;
-    ci.image_height = c->h;
-    ci.input_components = 3;
-    ci.in_color_space = JCS_RGB;
-    jpeg_set_defaults(&ci);
-    if (c->grey)
-        jpeg_set_colorspace(&ci, JCS_GRAYSCALE);
-    jpeg_set_quality(&ci, c->quality, TRUE);
-    ci.optimize_coding = c->optimize ? TRUE : FALSE;
-    ci.restart_interval = (unsigned)c->restart;
-    ci.restart_in_rows = c->restart_rows;
-    if (!c->grey) {
-        ci.comp_info[0].h_samp_factor = c->hs;
-        ci.comp_info[0].v_samp_factor = c->vs;
-        for (int k = 1; k < 3; k++)
-            ci.comp_info[k].h_samp_factor = ci.comp_info[k].v_samp_factor = 1;
-    }
-    jpeg_start_compress(&ci, TRUE);
-    while (ci.next_scanline < c->h) {
-        JSAMPROW row = (JSAMPROW)(rgb + (size_t)ci.next_scanline * c->w * 3);
-        jpeg_write_scanlines(&ci, &row, 1);
-    }
-    jpeg_finish_compress(&ci);
-    jpeg_destroy_compress(&ci);
+    uint8_t *r = ti_jpeg_lib(rgb, c->w, c->h, setup_cfg, c, len);
     free(rgb);
-    uint8_t *r = malloc(ol);
     assert_non_null(r);
-    memcpy(r, out, ol);
-    free(out);
-    *len = ol;
     return r;
 }
 
@@ -170,22 +154,7 @@ static int plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, ch
     uint32_t sw = feed__jpeg_scaled(info->width, (uint32_t)a->want->scale);
     uint32_t sh = feed__jpeg_scaled(info->height, (uint32_t)a->want->scale);
     r->scale = (uint32_t)a->want->scale;
-    r->x0 = (uint32_t)(a->want->box[0] * sw);
-    r->y0 = (uint32_t)(a->want->box[1] * sh);
-    r->x1 = (uint32_t)(a->want->box[2] * sw + 0.999);
-    r->y1 = (uint32_t)(a->want->box[3] * sh + 0.999);
-    if (r->x0 >= sw)
-        r->x0 = sw - 1;
-    if (r->y0 >= sh)
-        r->y0 = sh - 1;
-    if (r->x1 <= r->x0)
-        r->x1 = r->x0 + 1;
-    if (r->y1 <= r->y0)
-        r->y1 = r->y0 + 1;
-    if (r->x1 > sw)
-        r->x1 = sw;
-    if (r->y1 > sh)
-        r->y1 = sh;
+    ti_region_from_box(r, a->want->box, sw, sh);
     r->planes = (uint32_t)a->want->planes;
     r->libjpeg_entropy = (uint32_t)a->libjpeg;
     return 0;

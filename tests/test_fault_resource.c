@@ -199,6 +199,8 @@ static void test_rlimit_nproc(void **state)
     long n;
     for (n = 1; n <= 16; n++) {
         feed_status st = create_in_child(lower_nproc, n, "workers=2", msg, sizeof msg);
+        if (getenv("FU_VERBOSE"))
+            print_message("nproc %ld: %s: %s\n", n, feed_status_name(st), msg);
         if (st == FEED_OK)
             break;
         if (st != FEED_E_RESOURCE || !strstr(msg, "ulimit -u"))

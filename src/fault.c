@@ -110,10 +110,14 @@ static void unseal_config(const feed__arena *a)
     } while (feed__now_ns() < until);
 }
 
+int feed__fault_nomem;
+
 void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase)
 {
     if (!faults)
         return;
+    if (phase == FAULT_READ)
+        feed__fault_nomem = 0;
     if (phase == FAULT_READ && io_armed) { /* a new file: the last one's override ends */
         feed__reader_test_syscalls(NULL);
         io_armed = 0;
@@ -184,6 +188,10 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         }
         if (!strcmp(it, "unseal")) {
             unseal_config(a);
+            return;
+        }
+        if (!strcmp(it, "nomem") || !strcmp(it, "nomemall")) {
+            feed__fault_nomem = it[5] ? -1 : 1;
             return;
         }
         if (!strcmp(it, "eio") || !strcmp(it, "ioerr")) {

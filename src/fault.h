@@ -17,6 +17,9 @@
  * with EIO (then the real calls are back); "ioerr" makes every pread of
  * this file fail with EIO. Both act through feed__reader_test_syscalls, so
  * with reader=pread only; they are undone when the next file is read.
+ * "nomem" makes the file's next decode return FEED_E_NOMEM (as a decoder
+ * out of memory would), once; "nomemall" every decode of it (the worker
+ * tries FEED_READER_TRIES times); both end when the next file is read.
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.
@@ -76,6 +79,10 @@ typedef struct feed__scribbler {
 void feed__scribble_init(feed__scribbler *s, uint32_t w);
 /* Maybe scribbles over claim c of worker w (see above). */
 void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c);
+
+/* Decodes left to fail with FEED_E_NOMEM ("nomem": 1, "nomemall": -1, for
+ * ever); the worker's decode loop reads it. */
+extern int feed__fault_nomem;
 
 /* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
  * that matches path at phase; a is the worker's arena ("poke"). */

@@ -141,10 +141,23 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     /* Out of memory is transient (a neighbour's peak): tried again, with the
      * reader's backoff, before the sample counts as bad. */
     for (int t = 1;; t++) {
-        st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
-                                 direct ? out : c->scratch, &info, msg, msglen);
-        if (st != FEED_E_NOMEM || t == FEED_READER_TRIES)
+#if FEED_TEST_HOOKS
+        if (feed__fault_nomem) { /* FEED_TEST_FAULT "nomem"/"nomemall" (fault.h) */
+            feed__fault_nomem = feed__fault_nomem > 0 ? 0 : feed__fault_nomem;
+            st = FEED_E_NOMEM;
+            snprintf(msg, msglen, "out of memory (FEED_TEST_FAULT)");
+        } else
+#endif
+            st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
+                                     direct ? out : c->scratch, &info, msg, msglen);
+        if (st != FEED_E_NOMEM)
             break;
+        if (t == FEED_READER_TRIES) {
+            size_t n = strlen(msg);
+            if (n + 1 < msglen)
+                snprintf(msg + n, msglen - n, " (%d tries)", t);
+            break;
+        }
         feed__reader_backoff(t);
     }
     atomic_fetch_add_explicit(&c->rec->decode_ns, info.decode_ns, memory_order_relaxed);

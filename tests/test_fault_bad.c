@@ -704,6 +704,42 @@ static void test_transient_eio(void **state)
     fu_destroy(L);
 }
 
+/* A decode out of memory is transient (a neighbour's peak): tried again
+ * after a backoff, so one failure costs nothing; on every try it is
+ * reported as out of memory, with the tries. */
+static void test_decode_nomem_retried(void **state)
+{
+    static fu_run ref, got;
+    char opts[256];
+    snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu", (unsigned long long)max_file_bytes);
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, 1, &ref, NULL, NULL);
+    uint64_t ref_bad = feed_loader_bad_count(L);
+    fu_destroy(L);
+    L = fu_make(opts, "nomem:img_000003.jpg;nomem:img_000011.jpg");
+    fu_collect(L, 1, &got, NULL, NULL);
+    fu_assert_same(&ref, &got, NULL);
+    assert_int_equal(feed_loader_bad_count(L), ref_bad);
+    fu_destroy(L);
+
+    L = fu_make(opts, "nomemall:img_000005.jpg");
+    fu_collect(L, 1, &got, NULL, NULL);
+    assert_int_equal(feed_loader_bad_count(L), ref_bad + 1);
+    feed_bad_sample r = {.struct_size = sizeof r};
+    int found = 0;
+    for (uint64_t i = 0; i < feed_loader_bad_count(L); i++) {
+        assert_int_equal(feed_loader_bad_sample(L, i, &r), FEED_OK);
+        if (r.sample_id != fu_id_of("img_000005.jpg"))
+            continue;
+        found = 1;
+        assert_int_equal(r.status, FEED_E_NOMEM);
+        if (!strstr(r.message, "out of memory") || !strstr(r.message, "3 tries"))
+            fail_msg("message: %s", r.message);
+    }
+    assert_true(found);
+    fu_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -718,6 +754,7 @@ int main(void)
         cmocka_unit_test(test_report_stderr),
         cmocka_unit_test(test_bad_log_file),
         cmocka_unit_test(test_transient_eio),
+        cmocka_unit_test(test_decode_nomem_retried),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -39,13 +39,8 @@
 #include <jerror.h>
 #include <jpegint.h>
 
-/* Lookahead bits: AC tables FEED_HUFF_AC_BITS, DC tables FEED_HUFF_DC_BITS
- * (a DC code is read once a block; its table stays small in L1). */
-#ifndef FEED_HUFF_AC_BITS
-#define FEED_HUFF_AC_BITS 10
-#endif
-#define FEED_HUFF_DC_BITS 10
-#define FEED_HUFF_MAX_BITS (FEED_HUFF_AC_BITS > FEED_HUFF_DC_BITS ? FEED_HUFF_AC_BITS : FEED_HUFF_DC_BITS)
+/* Lookahead bits of the tables (9 and 11 measured slower: README, decode section). */
+#define FEED_HUFF_BITS 10
 
 /* Entry: bits 0-4 the bits to drop, 5-6 the kind. CODE: bits 8-15 the
  * symbol. FULL: bits 8-11 the run, 17-26 the value (signed); and when a
@@ -69,8 +64,7 @@ static inline int32_t feed__full(int len, int run, int32_t v, int f, int32_t v2)
 #define FEED_FULL_F(e) (((e) >> 12) & 31)
 
 typedef struct huff_tbl {
-    int32_t fast[1 << FEED_HUFF_MAX_BITS]; /* 1 << nb used */
-    int nb;                                 /* lookahead bits */
+    int32_t fast[1 << FEED_HUFF_BITS];
     int32_t maxcode[18]; /* largest code of each length, -1 for none */
     int32_t valoffset[18];
     UINT8 huffval[256];
@@ -170,8 +164,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
     }
     memcpy(t->huffval, h->huffval, sizeof t->huffval);
     memcpy(t->bits, h->bits, sizeof t->bits);
-    const int nb = dc ? FEED_HUFF_DC_BITS : FEED_HUFF_AC_BITS, nn = 1 << nb;
-    t->nb = nb;
+    const int nb = FEED_HUFF_BITS, nn = 1 << nb;
     for (int i = 0; i < nn; i++)
         t->fast[i] = K_SLOW;
     for (int p = 0; p < n && size[p] <= nb; p++) {
@@ -183,7 +176,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
             int32_t e;
             if (!dc && s == 0) {
                 e = r == 15 ? (K_CODE | rs << 8 | l) : (K_EOB | l);
-            } else if (l + s <= nb && s <= 9) { /* the value field holds 10 bits */
+            } else if (l + s <= nb) { /* s <= 9: the value field's 10 bits hold it */
                 int32_t v = 0;
                 if (s) {
                     uint32_t extra = ((uint32_t)(base + i) >> (nb - l - s)) & ((1u << s) - 1);
@@ -290,12 +283,14 @@ static inline int feed__huff_has_ff(uint64_t x)
         buf = b->buf, cnt = b->cnt, p = b->p, lim = b->lim;                                \
     } while (0)
 
-/* A code longer than the lookahead (t's entry was K_SLOW): F.16 from the
- * lookahead's length on. A code in no table drops 17 bits and counts as
- * symbol 0, as libjpeg's jpeg_huff_decode does, with its warning. */
-static __attribute__((noinline)) int feed__huff_slow(j_decompress_ptr ci, bit_state *b, const huff_tbl *t)
+/* F.16: the code at the top of the buffer, its length walked from `from`
+ * (the lookahead's length + 1 for a K_SLOW entry; 1 where no lookup was
+ * made). A code in no table drops 17 bits and counts as symbol 0, as
+ * libjpeg's jpeg_huff_decode does, with its warning. */
+static __attribute__((noinline)) int feed__huff_walk(j_decompress_ptr ci, bit_state *b, const huff_tbl *t,
+                                                     int from)
 {
-    for (int l = t->nb + 1; l <= 16; l++) {
+    for (int l = from; l <= 16; l++) {
         int32_t code = (int32_t)(b->buf >> (64 - l));
         if (code <= t->maxcode[l]) {
             b->buf <<= l;
@@ -312,43 +307,10 @@ static __attribute__((noinline)) int feed__huff_slow(j_decompress_ptr ci, bit_st
     return 0;
 }
 
-/* One AC coefficient at zigzag position k, the code found by F.16 from
- * length 1 (the rare pair whose first coefficient ends the block); returns
- * the position after it (or 64: the block is done). */
-static __attribute__((noinline)) int feed__huff_one(j_decompress_ptr ci, bit_state *b, const huff_tbl *t,
-                                                    JCOEF *ac, int k)
-{
-    int rs = -1;
-    for (int l = 1; l <= 16; l++) {
-        int32_t code = (int32_t)(b->buf >> (64 - l));
-        if (code <= t->maxcode[l]) {
-            b->buf <<= l;
-            b->cnt -= l;
-            rs = t->huffval[(code + t->valoffset[l]) & 0xFF];
-            break;
-        }
-    }
-    if (rs < 0) {
-        b->buf <<= 17;
-        b->cnt -= 17;
-        WARNMS(ci, b->ate || b->cnt < b->fake ? JWRN_HIT_MARKER : JWRN_HUFF_BAD_CODE);
-        return DCTSIZE2;
-    }
-    int r = rs >> 4, s = rs & 15;
-    if (!s)
-        return r == 15 ? k + 16 : DCTSIZE2;
-    k += r;
-    uint32_t v = (uint32_t)(b->buf >> (64 - s));
-    b->buf <<= s;
-    b->cnt -= s;
-    ac[feed__natural[k]] = (JCOEF)feed__extend(v, s);
-    return k + 1;
-}
-
-#define FEED_SLOW(sym, t)                                                                  \
+#define FEED_WALK(sym, t, from)                                                            \
     do {                                                                                   \
         b->buf = buf, b->cnt = cnt;                                                        \
-        (sym) = feed__huff_slow(ci, b, (t));                                               \
+        (sym) = feed__huff_walk(ci, b, (t), (from));                                       \
         buf = b->buf, cnt = b->cnt;                                                        \
     } while (0)
 
@@ -395,7 +357,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         JCOEF *out = mcu ? mcu[n][0] : NULL;
 
         FEED_REFILL();
-        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_DC_BITS)];
+        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_BITS)];
         int32_t diff;
         if ((e & K_MASK) == K_FULL) {
             diff = FEED_FULL_V1(e);
@@ -406,7 +368,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
                 s = (e >> 8) & 0xFF;
                 FEED_DROP(e & 31);
             } else {
-                FEED_SLOW(s, bi->dc);
+                FEED_WALK(s, bi->dc, FEED_HUFF_BITS + 1);
             }
             diff = 0;
             if (s) {
@@ -427,36 +389,30 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         const int32_t *fast = bi->ac->fast;
         for (int k = 1; k < DCTSIZE2;) {
             FEED_REFILL();
-            e = fast[FEED_PEEK(FEED_HUFF_AC_BITS)];
+            e = fast[FEED_PEEK(FEED_HUFF_BITS)];
+            int rs;
             if ((e & K_MASK) == K_FULL) {
-                k += (e >> 8) & 15;
-                int f = FEED_FULL_F(e);
-                if (__builtin_expect(k >= DCTSIZE2 - 1 && f, 0)) {
-                    /* a pair whose first ends the block: the second is the
-                     * next block's; decode the first alone */
-                    k -= (e >> 8) & 15;
-                    b->buf = buf, b->cnt = cnt;
-                    k = feed__huff_one(ci, b, bi->ac, ac, k);
-                    buf = b->buf, cnt = b->cnt;
+                int r1 = (e >> 8) & 15, f = FEED_FULL_F(e);
+                if (__builtin_expect(k + r1 < DCTSIZE2 - 1 || !f, 1)) {
+                    k += r1;
+                    ac[nat[k + f]] = (JCOEF)FEED_FULL_V2(e);
+                    ac[nat[k]] = (JCOEF)FEED_FULL_V1(e);
+                    buf <<= e & 63; /* FULL's kind bits are 0: no mask on the shift's path */
+                    cnt -= e & 31;
+                    k += f + 1;
                     continue;
                 }
-                ac[nat[k + f]] = (JCOEF)FEED_FULL_V2(e);
-                ac[nat[k]] = (JCOEF)FEED_FULL_V1(e);
-                buf <<= e & 63; /* FULL's kind bits are 0: no mask on the shift's path */
-                cnt -= e & 31;
-                k += f + 1;
-                continue;
-            }
-            if ((e & K_MASK) == K_EOB) {
+                /* a pair whose first ends the block: the second is the next
+                 * block's, so the first is decoded alone */
+                FEED_WALK(rs, bi->ac, 1);
+            } else if ((e & K_MASK) == K_EOB) {
                 FEED_DROP(e & 31);
                 break;
-            }
-            int rs;
-            if ((e & K_MASK) == K_CODE) {
+            } else if ((e & K_MASK) == K_CODE) {
                 rs = (e >> 8) & 0xFF;
                 FEED_DROP(e & 31);
             } else {
-                FEED_SLOW(rs, bi->ac);
+                FEED_WALK(rs, bi->ac, FEED_HUFF_BITS + 1);
             }
             int r = rs >> 4, s = rs & 15;
             if (s) {

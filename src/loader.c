@@ -85,7 +85,7 @@ struct feed_loader {
     /* What the ring said (ring_wait_ready, misbehaved), which on CUDA runs on
      * the copier thread: under mu, moved into last_error by next(). */
     char ring_error[1024];
-    int ring_error_new;
+    _Atomic int ring_error_new; /* set under mu; read without it first (next()'s every batch) */
 };
 
 static size_t dtype_size(uint32_t dt)
@@ -114,8 +114,6 @@ static void ring_release_slot(void *ring, uint64_t seq)
 
 #define FEED_REDO_REPORT "workers wrote invalid values for this sample too often; quarantined"
 
-/* Worker w (UINT32_MAX: it cannot be told which) wrote what: say so, kill
- * it (the pool replaces it and redoes its claims). */
 /* The ring's word for last_error, from whichever thread waits on it. */
 static void ring_error(feed_loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ring_error(feed_loader *L, const char *fmt, ...)
@@ -133,6 +131,8 @@ static void ring_error(feed_loader *L, const char *fmt, ...)
  * Returns 1 if it said something. */
 static int take_ring_error(feed_loader *L)
 {
+    if (!atomic_load_explicit(&L->ring_error_new, memory_order_acquire))
+        return 0; /* the usual batch: no lock */
     pthread_mutex_lock(&L->mu);
     int said = L->ring_error_new;
     if (said) {
@@ -143,6 +143,8 @@ static int take_ring_error(feed_loader *L)
     return said;
 }
 
+/* Worker w (UINT32_MAX: it cannot be told which) wrote what: say so, kill
+ * it (the pool replaces it and redoes its claims). */
 static void misbehaved(feed_loader *L, uint32_t w, const char *what)
 {
     if (w == UINT32_MAX)

@@ -110,6 +110,21 @@ static void unseal_config(const feed__arena *a)
     } while (feed__now_ns() < until);
 }
 
+/* "hangidle", "exitlie": every worker record, past its state and pid,
+ * zeroed ("idle since 0"); with bump, its 64-bit words from the fourth on
+ * (counters, whatever the layout calls them) then one higher each time. */
+static void lie_in_records(const feed__arena *a, int bump)
+{
+    for (uint32_t w = 0; w < a->lay.nworkers; w++) {
+        feed__worker_rec *r = &a->hdr->workers[w];
+        size_t from = offsetof(feed__worker_rec, pid) + sizeof r->pid;
+        memset((char *)r + from, 0, sizeof *r - from);
+        _Atomic uint64_t *words = (_Atomic uint64_t *)r;
+        for (size_t k = 3; bump && k < sizeof *r / 8; k++)
+            atomic_fetch_add_explicit(&words[k], 1, memory_order_relaxed);
+    }
+}
+
 int feed__fault_nomem;
 
 void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase)
@@ -174,6 +189,16 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         if (!strcmp(it, "hang"))
             for (;;)
                 pause();
+        if (!strcmp(it, "hangidle"))
+            for (;;) { /* every record says "idle, progress made" */
+                lie_in_records(a, 0);
+                struct timespec ts = {0, 1000000};
+                nanosleep(&ts, NULL);
+            }
+        if (!strcmp(it, "exitlie")) {
+            lie_in_records(a, 1);
+            _exit(3);
+        }
         if (!strcmp(it, "slow")) {
             const char *ms = getenv("FEED_TEST_SLOW_MS");
             long v = ms ? atol(ms) : 1000;

@@ -20,6 +20,11 @@
 feed_status feed__err(feed_status st, char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+static inline uint64_t feed__min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
 static inline uint64_t feed__now_ns(void)
 {
     struct timespec ts;

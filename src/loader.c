@@ -864,18 +864,20 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
     s->read_ns = p->acc_read_ns, s->decode_ns = p->acc_decode_ns;
     s->augment_ns = p->acc_augment_ns, s->convert_ns = p->acc_convert_ns;
     s->read_bytes = p->acc_read_bytes;
-    pthread_mutex_unlock(&p->mu);
     int kinds = 0;
     for (uint32_t i = 0; i < L->o.workers; i++) {
+        /* What a worker wrote: each stage time bounded by how long it lived. */
         feed__worker_rec *r = &h->workers[i];
-        s->read_ns += atomic_load_explicit(&r->read_ns, memory_order_relaxed);
-        s->decode_ns += atomic_load_explicit(&r->decode_ns, memory_order_relaxed);
-        s->augment_ns += atomic_load_explicit(&r->augment_ns, memory_order_relaxed);
-        s->convert_ns += atomic_load_explicit(&r->convert_ns, memory_order_relaxed);
+        uint64_t lived = feed__pool_lifetime_ns(p, i);
+        s->read_ns += feed__min_u64(atomic_load_explicit(&r->read_ns, memory_order_relaxed), lived);
+        s->decode_ns += feed__min_u64(atomic_load_explicit(&r->decode_ns, memory_order_relaxed), lived);
+        s->augment_ns += feed__min_u64(atomic_load_explicit(&r->augment_ns, memory_order_relaxed), lived);
+        s->convert_ns += feed__min_u64(atomic_load_explicit(&r->convert_ns, memory_order_relaxed), lived);
         s->read_bytes += atomic_load_explicit(&r->read_bytes, memory_order_relaxed);
         if (atomic_load(&r->state) == FEED_WREC_RUNNING)
             kinds |= 1 << (atomic_load(&r->reader_kind) ? 1 : 0);
     }
+    pthread_mutex_unlock(&p->mu);
     strcpy(s->reader, kinds == 3 ? "mixed" : kinds == 2 ? "io_uring" : kinds == 1 ? "pread" : "none");
     pthread_mutex_lock(&M->mu);
     s->samples_bad = L->bad.samples_bad;

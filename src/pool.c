@@ -36,8 +36,7 @@ extern char **environ;
  * up: a broken install or a poisoned environment, not a bad sample (those
  * are quarantined after max_retries; the limit is raised to 4 * (max_retries
  * + 1) when that is more, so one poison pill never trips it). Progress is
- * counted in completed samples (samples_done), not done_seq, which every
- * start and death bumps too. */
+ * counted in samples the parent saw done in the ring (feed__ring_progress). */
 #define FEED_BARREN_DEATH_LIMIT 32u
 #define FEED_START_FAILURE_LIMIT 3u
 
@@ -109,7 +108,8 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
 {
     feed__worker_rec *rec = &p->h->workers[i];
     atomic_store(&rec->state, FEED_WREC_STARTING);
-    atomic_store(&rec->busy_since_ns, 0);
+    p->hold_key[i] = p->hold_since[i] = 0;
+    p->spawned_ns[i] = feed__now_ns();
     char idbuf[16], ppbuf[24];
     snprintf(idbuf, sizeof idbuf, "%u", i);
     snprintf(ppbuf, sizeof ppbuf, "%ld", (long)p->parent);
@@ -224,17 +224,13 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     }
     p->pids[i] = 0;
     rec->pid = 0;
-    /* Progress since the last death: samples completed by anyone. */
-    uint64_t done = p->acc_samples;
-    for (uint32_t j = 0; j < p->n; j++)
-        done += atomic_load_explicit(&h->workers[j].samples_done, memory_order_relaxed);
-    /* Keep the dead worker's counters. */
-    p->acc_read_ns += atomic_exchange(&rec->read_ns, 0);
-    p->acc_decode_ns += atomic_exchange(&rec->decode_ns, 0);
-    p->acc_augment_ns += atomic_exchange(&rec->augment_ns, 0);
-    p->acc_convert_ns += atomic_exchange(&rec->convert_ns, 0);
+    /* Keep the dead worker's counters (its stage times no more than it lived). */
+    uint64_t lived = feed__pool_lifetime_ns(p, i);
+    p->acc_read_ns += feed__min_u64(atomic_exchange(&rec->read_ns, 0), lived);
+    p->acc_decode_ns += feed__min_u64(atomic_exchange(&rec->decode_ns, 0), lived);
+    p->acc_augment_ns += feed__min_u64(atomic_exchange(&rec->augment_ns, 0), lived);
+    p->acc_convert_ns += feed__min_u64(atomic_exchange(&rec->convert_ns, 0), lived);
     p->acc_read_bytes += atomic_exchange(&rec->read_bytes, 0);
-    p->acc_samples += atomic_exchange(&rec->samples_done, 0);
     atomic_store(&rec->state, FEED_WREC_EMPTY);
     if (p->stopping)
         return;
@@ -294,9 +290,12 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     feed__free(p->invalid[i]);
     p->invalid[i] = NULL;
 
-    /* done_seq is no progress measure: deaths and starts bump it too. */
-    p->barren_deaths = done == p->last_done ? p->barren_deaths + 1 : 1;
-    p->last_done = done;
+    /* Progress since the last death: samples the parent saw done in the
+     * ring (done_seq is none: deaths and starts bump it too, and a worker
+     * can write it, as it can any tally of its own). */
+    uint64_t done = feed__ring_progress(p->a);
+    p->barren_deaths = done > p->last_done ? 1 : p->barren_deaths + 1;
+    p->last_done = done > p->last_done ? done : p->last_done;
     p->start_failures = ran ? 0 : p->start_failures + 1;
     /* A poison pill alone costs max_retries + 1 deaths in a row (and as many
      * per substitute that also crashes): never mistake that for a broken
@@ -352,6 +351,12 @@ static void kill_worker(feed__pool *p, uint32_t i)
     kill(p->pids[i], SIGKILL);
 }
 
+uint64_t feed__pool_lifetime_ns(const feed__pool *p, uint32_t w)
+{
+    uint64_t now = feed__now_ns();
+    return w < p->n && p->spawned_ns[w] && now > p->spawned_ns[w] ? now - p->spawned_ns[w] : 0;
+}
+
 /* feed__pool_condemn with p->mu held. */
 static void condemn_locked(feed__pool *p, uint32_t w, const char *what)
 {
@@ -369,11 +374,17 @@ static void check_hangs(feed__pool *p)
     if (!p->timeout_ms)
         return;
     uint64_t now = feed__now_ns(), limit = (uint64_t)p->timeout_ms * 1000000ull;
+    /* How long each worker has held its sample, from when this thread first
+     * saw the claim in the ring: at most a round (timeout / 4) short of the
+     * truth, never longer, and nothing a worker can write moves it. */
+    feed__ring_holds(p->a, p->hold_key, p->holds);
     for (uint32_t i = 0; i < p->n; i++) {
-        if (!p->pids[i] || p->hung[i])
+        if (p->holds[i] != p->hold_key[i])
+            p->hold_key[i] = p->holds[i], p->hold_since[i] = now;
+        if (!p->pids[i] || p->hung[i] || !p->hold_key[i])
             continue;
-        uint64_t since = atomic_load_explicit(&p->h->workers[i].busy_since_ns, memory_order_relaxed);
-        if (!since || now <= since || now - since <= limit)
+        uint64_t since = p->hold_since[i];
+        if (now - since <= limit)
             continue;
         /* A retry has twice the time of the try before it. */
         uint32_t d = feed__ring_claim_deaths(p->a, i);
@@ -471,7 +482,6 @@ feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int in
     p->timeout_ms = timeout_ms;
     p->parent = getpid();
     p->epfd = p->evfd = -1;
-    p->last_done = UINT64_MAX;
     snprintf(p->worker_path, sizeof p->worker_path, "%s", worker_path);
     for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
         p->pidfds[i] = p->errfds[i] = -1;

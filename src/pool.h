@@ -52,12 +52,17 @@ typedef struct feed__pool {
     char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
     uint8_t up[FEED_ARENA_MAX_WORKERS]; /* slot i has had a worker that ran (for start) */
+    /* Hang timing from the ring (feed__ring_holds): the sample each worker
+     * holds as last seen, and since when (the parent's clock) */
+    uint64_t hold_key[FEED_ARENA_MAX_WORKERS], hold_since[FEED_ARENA_MAX_WORKERS];
+    uint64_t holds[FEED_ARENA_MAX_WORKERS]; /* scratch for check_hangs */
+    uint64_t spawned_ns[FEED_ARENA_MAX_WORKERS]; /* bounds the stage times a worker reports */
     uint64_t restarts, hangs, redone;
     uint64_t misbehaved; /* workers killed for writing a value no healthy worker writes */
-    uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes, acc_samples;
+    uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes;
     uint32_t start_failures;  /* consecutive deaths of workers that never ran */
     uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
-    uint64_t last_done;       /* samples completed at the last death */
+    uint64_t last_done;       /* the most samples seen done (feed__ring_progress) at a death */
     /* Poison pills: samples that killed max_retries + 1 workers. Later
      * epochs send them straight to a substitute (feed__pool_quarantined). */
     struct feed__quarantined {
@@ -86,6 +91,9 @@ void feed__pool_stop(feed__pool *p);
  * again; its death is reported as "wrote <what>". No-op if w is not running.
  * Any thread. */
 void feed__pool_condemn(feed__pool *p, uint32_t w, const char *what);
+/* How long worker w (its current process) has lived, with p->mu held: the
+ * bound on each stage time it reports (a worker writes its counters). */
+uint64_t feed__pool_lifetime_ns(const feed__pool *p, uint32_t w);
 /* FEED_OK, or the async error that stopped the pool (message in msg). */
 feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
 /* 1 if sample id was quarantined as a poison pill (why gets the reason). */

@@ -111,11 +111,27 @@ static int reset_states(feed__arena *a, uint32_t i, uint32_t oldgen, uint32_t ne
     return 0;
 }
 
+/* Samples of FILLING slot i done on its current assignment (0 if it is not
+ * FILLING): states compared with the parent's own gen, never a count a
+ * worker keeps. */
+static uint32_t done_in(const feed__arena *a, uint32_t i)
+{
+    const feed__slot_meta *m = &a->meta[i];
+    if (atomic_load_explicit(&m->phase, memory_order_relaxed) != FEED_SLOT_FILLING)
+        return 0;
+    uint32_t done = feed__state(m->gen, FEED_OWNER_DONE), n = 0;
+    _Atomic uint32_t *st = feed__slot_states(a, i);
+    for (uint32_t t = 0; t < m->count; t++)
+        n += atomic_load_explicit(&st[t], memory_order_acquire) == done;
+    return n;
+}
+
 static int drain_locked(feed__arena *a, uint32_t i)
 {
     feed__slot_hdr *s = feed__slot(a, i);
     feed__slot_meta *m = &a->meta[i];
     if (atomic_load_explicit(&m->phase, memory_order_relaxed) == FEED_SLOT_FILLING) {
+        a->retired += done_in(a, i); /* before the FREE ones are closed as DONE below */
         atomic_store_explicit(&m->phase, FEED_SLOT_DRAINING, memory_order_relaxed);
         atomic_store_explicit(&s->phase, FEED_SLOT_DRAINING, memory_order_release);
     }
@@ -176,6 +192,7 @@ static int assign_locked(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoc
     for (uint32_t t = 0; t < a->lay.batch_size; t++)
         if (held(a, atomic_load_explicit(&st[t], memory_order_acquire), oldgen))
             goto busy; /* a worker still writes into this slot */
+    a->retired += done_in(a, i); /* the old batch's states go now (m->phase is still the old one) */
     m->seq = seq, m->epoch = epoch, m->index = batch, m->count = count;
     s->seq = seq, s->epoch = epoch, s->index = batch, s->count = count;
     uint8_t *flags = feed__slot_flags(a, i);
@@ -532,6 +549,40 @@ uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w)
     uint32_t d = claim_deaths_locked(a, w);
     pthread_mutex_unlock(&a->mu);
     return d;
+}
+
+uint64_t feed__ring_progress(feed__arena *a)
+{
+    pthread_mutex_lock(&a->mu);
+    uint64_t n = a->retired;
+    for (uint32_t i = 0; i < a->lay.nslots; i++)
+        n += done_in(a, i);
+    pthread_mutex_unlock(&a->mu);
+    return n;
+}
+
+void feed__ring_holds(feed__arena *a, const uint64_t *prev, uint64_t *next)
+{
+    const uint32_t nw = a->lay.nworkers;
+    memset(next, 0, nw * sizeof *next);
+    pthread_mutex_lock(&a->mu);
+    for (uint32_t i = 0; i < a->lay.nslots; i++) {
+        const feed__slot_meta *m = &a->meta[i];
+        if (atomic_load_explicit(&m->phase, memory_order_relaxed) != FEED_SLOT_FILLING)
+            continue;
+        _Atomic uint32_t *st = feed__slot_states(a, i);
+        for (uint32_t t = 0; t < m->count; t++) {
+            uint32_t cur = atomic_load_explicit(&st[t], memory_order_relaxed);
+            uint32_t o = feed__state_owner(cur);
+            if ((cur >> 8) != m->gen || o == FEED_OWNER_FREE || o > nw)
+                continue;
+            /* 1 + slot, sample and gen: never 0, unique while it is held */
+            uint64_t key = 1 + (((uint64_t)i * a->lay.batch_size + t) << 24 | m->gen);
+            if (key == prev[o - 1] || !next[o - 1])
+                next[o - 1] = key;
+        }
+    }
+    pthread_mutex_unlock(&a->mu);
 }
 
 uint32_t feed__ring_reclaim(feed__arena *a, uint32_t w)

@@ -63,6 +63,20 @@ uint32_t feed__ring_reclaim_why(feed__arena *a, uint32_t w, const char *report, 
 /* Workers that already died on what worker w holds now: on its sample, or
  * on the substitute it is at (the parent's private counts); 0 if none. */
 uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w);
+/* Samples the parent has seen done, ever: DONE states of FILLING slots now,
+ * plus those of batches since reassigned or drained. Only the ring's state
+ * words count (compared with the parent's gens), never a worker's own
+ * tally: a measure of progress no worker can feign without delivering a
+ * sample. Grows, but for a batch whose header was tampered with (handed
+ * out again, feed__ring_guard). */
+uint64_t feed__ring_progress(feed__arena *a);
+/* The sample each worker holds now, as the parent sees it in the state
+ * words of FILLING slots: next[w] (nworkers entries) is a key naming slot,
+ * sample and assignment, prev[w] again if worker w still holds that one
+ * (a worker holds one at a time; a word scribbled to name it may make two),
+ * 0 if it holds none. The parent times a claim from when it first saw it,
+ * so no clock a worker writes decides a hang. */
+void feed__ring_holds(feed__arena *a, const uint64_t *prev, uint64_t *next);
 /* Number of slots whose batch is complete. */
 uint32_t feed__ring_ready_count(const feed__arena *a);
 /* Looks for a state word of FILLING slot i that no worker may write: a gen

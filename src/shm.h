@@ -47,7 +47,7 @@
 #include "image.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 4u
+#define FEED_ARENA_VERSION 5u
 #define FEED_ARENA_MAX_WORKERS 250u
 
 /* owner byte of a sample state word */
@@ -70,10 +70,11 @@ typedef struct feed__worker_rec {
     int32_t pid;
     _Atomic uint32_t reader_kind;   /* FEED__READER_KIND_* the worker got */
     uint32_t pad;
-    _Atomic uint64_t busy_since_ns; /* CLOCK_MONOTONIC at claim; 0 when idle */
-    _Atomic uint64_t samples_done;
+    /* Stage times and bytes, for feed_loader_stats only (the parent bounds
+     * them). Nothing here decides a hang or progress: those the parent
+     * reads from the ring (feed__ring_holds, feed__ring_progress). */
     _Atomic uint64_t read_ns, decode_ns, augment_ns, convert_ns, read_bytes;
-    char pad2[40];
+    char pad2[56];
 } feed__worker_rec;
 
 typedef struct feed__sample_rec {
@@ -178,6 +179,7 @@ typedef struct feed__arena {
     feed__arena_hdr *cfg;  /* the configuration (fields before work_seq), private */
     void *cfg_mem;         /* its allocation */
     feed__slot_meta *meta; /* nslots */
+    uint64_t retired;      /* samples seen done in batches reassigned or drained since (ring.c) */
     pthread_mutex_t mu;    /* guards meta: the ring's parent side takes it (the pool's thread too) */
 } feed__arena;
 

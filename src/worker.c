@@ -302,7 +302,6 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
             continue;
         }
         uint64_t start = feed__now_ns();
-        atomic_store_explicit(&c.rec->busy_since_ns, start, memory_order_relaxed);
         /* This worker is the only writer of its counters: their deltas are
          * this sample's stage times (substitutes included). */
         uint64_t r0 = atomic_load_explicit(&c.rec->read_ns, memory_order_relaxed);
@@ -331,8 +330,6 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
             .flags = feed__slot_flags(a, cl.slot)[cl.t],
         };
         atomic_store_explicit(&tr->head, head + 1, memory_order_release);
-        atomic_store_explicit(&c.rec->busy_since_ns, 0, memory_order_relaxed);
-        atomic_fetch_add_explicit(&c.rec->samples_done, 1, memory_order_relaxed);
         maybe_scribble(&c, &cl);
         feed__ring_complete(a, w, &cl);
         idle_since = feed__now_ns();

@@ -94,6 +94,34 @@ static void test_hang_always_quarantined(void **state)
     fu_assert_no_children();
 }
 
+/* The same while the hung worker keeps every worker record saying "idle"
+ * ("hangidle"): the parent times the claim it sees in the ring, not what a
+ * record says. */
+static void test_hang_hidden_in_record(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=2,sample_timeout_ms=600,max_retries=1";
+    reference(opts, &ref);
+    uint64_t stuck = 9;
+    char fault[256];
+    snprintf(fault, sizeof fault, "hangidle:%s", fu_name(stuck));
+    feed_loader *L = fu_make(opts, fault);
+    fu_collect(L, 1, &got, NULL, NULL);
+    static uint8_t q[FU_MAX_N];
+    q[stuck] = 1;
+    fu_assert_same(&ref, &got, q);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_hangs, 2);
+    assert_int_equal(s.samples_bad, 1);
+    feed_bad_sample b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
+    assert_int_equal(b.sample_id, stuck);
+    if (!strstr(b.message, "died 2 times") || !strstr(b.message, "sample_timeout_ms=600"))
+        fail_msg("message: %s", b.message);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
 /* Slow but good: every attempt takes 450 ms against sample_timeout_ms=300.
  * The first attempt is killed; its retry gets twice the time (then four
  * times), so the sample is delivered as itself, not quarantined. */
@@ -192,6 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hang_once_retried),
         cmocka_unit_test(test_hang_always_quarantined),
+        cmocka_unit_test(test_hang_hidden_in_record),
         cmocka_unit_test(test_slow_sample_longer_budget),
         cmocka_unit_test(test_next_timeout),
         cmocka_unit_test(test_destroy_with_hung_worker),

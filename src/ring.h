@@ -106,6 +106,9 @@ typedef struct feed__claim {
 /* Claims one sample, oldest batch first. Returns 1 with *c set, 0 if there is
  * no unclaimed sample right now. */
 int feed__ring_claim(const feed__arena *a, uint32_t w, feed__claim *c);
+/* A worker that slept and then claimed a sample wakes one more sleeper
+ * (a new batch wakes one worker only; see "Sleeping" in ring.c). */
+void feed__ring_pass_wake(const feed__arena *a);
 /* Marks a claimed sample done (its pixels, label, id and flags are written)
  * and wakes the consumer if it waits. Returns 0, or -1 if the claim was taken
  * away (never happens to a live worker). */

@@ -290,6 +290,7 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
     feed__futex_bump(&h->done_seq); /* the parent may wait for workers to start */
 
     uint64_t idle_since = feed__now_ns();
+    int slept = 0;
     for (;;) {
         uint32_t seen = atomic_load(&h->work_seq);
         feed__claim cl;
@@ -299,8 +300,12 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
              * after the parent's bump and hold back its wake-up: look again
              * at least every second. */
             feed__futex_wait(&h->work_seq, seen, 1000000000ll);
+            slept = 1;
             continue;
         }
+        if (slept) /* a new batch woke one worker: pass it on */
+            feed__ring_pass_wake(a);
+        slept = 0;
         uint64_t start = feed__now_ns();
         /* This worker is the only writer of its counters: their deltas are
          * this sample's stage times (substitutes included). */

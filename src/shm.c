@@ -11,7 +11,8 @@
 #include "internal.h"
 #include "shm.h"
 
-_Static_assert(FEED_ARENA_CFG_BYTES == 4096, "the configuration is one page, before the control words");
+_Static_assert(FEED_ARENA_CFG_BYTES == FEED_ARENA_PAGE_MAX,
+               "the configuration is one largest page, before the control words");
 
 static void layout(feed__layout *l, const feed__arena_geom *g)
 {
@@ -19,7 +20,7 @@ static void layout(feed__layout *l, const feed__arena_geom *g)
     memset(l, 0, sizeof *l);
     l->off_trace = FEED_ALIGN_UP(sizeof(feed__arena_hdr), 64);
     l->trace_stride = FEED_ALIGN_UP(sizeof(feed__trace_ring) + FEED_TRACE_RING * sizeof(feed_trace_event), 64);
-    l->hdr_bytes = FEED_ALIGN_UP(l->off_trace + (uint64_t)g->nworkers * l->trace_stride, 4096);
+    l->hdr_bytes = FEED_ALIGN_UP(l->off_trace + (uint64_t)g->nworkers * l->trace_stride, FEED_ARENA_PAGE_MAX);
     l->nslots = g->nslots;
     l->batch_size = g->batch_size;
     l->nworkers = g->nworkers;
@@ -36,7 +37,7 @@ static void layout(feed__layout *l, const feed__arena_geom *g)
     l->off_flags = off;
     off = FEED_ALIGN_UP(off + B, 4096);
     l->off_pixels = off;
-    l->slot_stride = FEED_ALIGN_UP(off + B * g->sample_bytes, 4096);
+    l->slot_stride = FEED_ALIGN_UP(off + B * g->sample_bytes, FEED_ARENA_PAGE_MAX);
     l->total_bytes = l->hdr_bytes + (uint64_t)g->nslots * l->slot_stride;
 }
 
@@ -254,11 +255,11 @@ feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, si
         return feed__err(FEED_E_INTERNAL, err, errlen,
                          "arena: fd %d is not the configuration (worker and library from different builds?)",
                          cfg_fd);
-    /* The sealed page replaces exactly the configuration: pages of 4 KiB. */
+    /* The sealed pages replace exactly the configuration: whole pages. */
     long page = sysconf(_SC_PAGESIZE);
-    if (page != (long)FEED_ARENA_CFG_BYTES)
-        return feed__err(FEED_E_INTERNAL, err, errlen, "arena: page size %ld, not %u: not supported", page,
-                         (unsigned)FEED_ARENA_CFG_BYTES);
+    if (page <= 0 || page > (long)FEED_ARENA_PAGE_MAX || FEED_ARENA_PAGE_MAX % (unsigned long)page)
+        return feed__err(FEED_E_INTERNAL, err, errlen,
+                         "arena: page size %ld not supported (4, 16 or 64 KiB pages only)", page);
     void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED) {
         int e = errno;
@@ -268,7 +269,7 @@ feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, si
                                      : "");
     }
     /* The configuration is the parent's sealed copy, over the arena's own
-     * first page (which any worker can write, and no one reads): every read
+     * first 64 KiB (which any worker can write, and no one reads): every read
      * of hdr's configuration fields here, and the checks below, see only
      * what the parent wrote. No process can make this page writable. */
     if (mmap(p, FEED_ARENA_CFG_BYTES, PROT_READ, MAP_SHARED | MAP_FIXED, cfg_fd, 0) != p) {

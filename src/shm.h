@@ -6,9 +6,10 @@
  * Layout (all offsets from the arena's start; every live word is a C11
  * atomic that lives in the memfd, so it works across processes):
  *
- *   feed__arena_hdr        geometry, transform, control words, worker records
+ *   feed__arena_hdr        configuration (geometry, transform: its first 64 KiB),
+ *                          control words, worker records
  *   trace rings            one per worker: feed__trace_ring + FEED_TRACE_RING events
- *   slot 0 .. nslots-1     each slot_stride bytes, 4 KiB aligned:
+ *   slot 0 .. nslots-1     each slot_stride bytes, FEED_ARENA_PAGE_MAX aligned:
  *       feed__slot_hdr
  *       states[B]          _Atomic uint32_t: gen << 8 | owner   (see ring.c)
  *       recs[B]            feed__sample_rec
@@ -25,13 +26,14 @@
  * geometry (the parent at create, a worker at attach), never from the
  * shared header afterwards. The parent keeps what it assigned (feed__arena's
  * cfg and meta) in private memory and treats every shared word as input to
- * check (verify.h). The configuration page (everything before work_seq) is
+ * check (verify.h). The configuration page(s) (everything before work_seq,
+ * FEED_ARENA_PAGE_MAX bytes: whole pages on any supported kernel) are
  * the parent's: written once from the private copy into a memfd of its own,
  * sealed (F_SEAL_WRITE: no process, the parent included, can write it or map
  * it writable again), handed to every worker on fd FEED_WORKER_CONFIG_FD
- * (worker.h) and mapped by the worker over the first page of its arena
- * mapping (MAP_FIXED, read-only), so a worker's hdr->seed, ->xform, ... are
- * the sealed copy's. The arena memfd's own first page is read by no one: a
+ * (worker.h) and mapped by the worker over the start of its arena mapping
+ * (MAP_FIXED, read-only), so a worker's hdr->seed, ->xform, ... are the
+ * sealed copy's. The arena memfd's own first 64 KiB are read by no one: a
  * worker may write it (it maps the arena read-write), the parent reads its
  * private cfg, never the shared header's configuration fields.
  */
@@ -49,6 +51,11 @@
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
 #define FEED_ARENA_VERSION 5u
 #define FEED_ARENA_MAX_WORKERS 250u
+/* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
+ * arm64 such as Grace, which ships with 64 KiB pages): the configuration,
+ * the header and every slot start on a multiple of it, so the sealed
+ * configuration can replace the arena's first page(s) whatever the page. */
+#define FEED_ARENA_PAGE_MAX 65536u
 
 /* owner byte of a sample state word */
 #define FEED_OWNER_FREE 0u
@@ -124,11 +131,12 @@ typedef struct feed__arena_hdr {
     uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
     uint64_t max_file_bytes;
     uint64_t dataset_size;
-    /* control words, one cache line each; the page before them is the
-     * configuration (the sealed copy in workers). Any worker can write them, so
-     * nothing here stops a worker: the pool ends workers with SIGKILL, the
-     * kernel (PR_SET_PDEATHSIG) when the parent dies. */
-    _Alignas(4096) _Atomic uint32_t work_seq; /* bumped when there is new work */
+    /* control words, one cache line each; the FEED_ARENA_PAGE_MAX bytes
+     * before them are the configuration (the sealed copy in workers). Any
+     * worker can write them, so nothing here stops a worker: the pool ends
+     * workers with SIGKILL, the kernel (PR_SET_PDEATHSIG) when the parent
+     * dies. */
+    _Alignas(FEED_ARENA_PAGE_MAX) _Atomic uint32_t work_seq; /* bumped when there is new work */
     _Alignas(64) _Atomic uint32_t done_seq;   /* bumped when a sample completes */
     _Atomic uint32_t consumer_waiting;
     _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
@@ -203,7 +211,7 @@ feed_status feed__arena_create(feed__arena *a, const feed__arena_geom *g, char *
  * seals it for good (a->cfg_fd), once, before the first spawn. */
 feed_status feed__arena_seal_config(feed__arena *a, char *err, size_t errlen);
 /* Maps an arena from fd and the sealed configuration from cfg_fd read-only
- * over its first page, and checks the magic, version and sizes of that
+ * over its first FEED_ARENA_PAGE_MAX bytes, and checks the magic, version and sizes of that
  * sealed copy (workers). Owns both fds from then on (closed by close). */
 feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, size_t errlen);
 void feed__arena_close(feed__arena *a);

@@ -20,7 +20,7 @@
 #define FEED_WORKER_REPORT_FD 5
 
 /* A worker's fd 6: the arena's configuration page, a sealed memfd (shm.h),
- * mapped read-only over the first page of the arena (fd 3). */
+ * mapped read-only over the first 64 KiB of the arena (fd 3). */
 #define FEED_WORKER_CONFIG_FD 6
 
 /* Prints "feed-worker: MESSAGE" on stderr and writes MESSAGE to the report

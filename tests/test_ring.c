@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -291,6 +292,32 @@ static void test_multiprocess_kill(void **state)
     run_multiprocess(3, 1);
 }
 
+/* The configuration is FEED_ARENA_PAGE_MAX (64 KiB) bytes and the header and
+ * every slot start on a multiple of it: whole pages on 4, 16 and 64 KiB
+ * kernels, so a worker can map the sealed configuration over the start of
+ * its arena mapping on any of them (this machine has 4 KiB pages: the
+ * layout is what can be checked here). */
+static void test_layout_whole_largest_pages(void **state)
+{
+    feed__arena a = make_arena(3, 5, 2), b;
+    assert_int_equal(FEED_ARENA_CFG_BYTES, 65536);
+    assert_int_equal(offsetof(feed__arena_hdr, work_seq) % 65536, 0);
+    assert_int_equal(a.lay.hdr_bytes % 65536, 0);
+    assert_int_equal(a.lay.slot_stride % 65536, 0);
+    a.cfg->seed = 0x1234567890abcdefull;
+    char err[256];
+    assert_int_equal(feed__arena_seal_config(&a, err, sizeof err), FEED_OK);
+    struct stat sb;
+    assert_int_equal(fstat(a.cfg_fd, &sb), 0);
+    assert_int_equal(sb.st_size, 65536);
+    /* A worker's view: the sealed copy over the first 64 KiB, read-only. */
+    assert_int_equal(feed__arena_attach(&b, dup(a.fd), dup(a.cfg_fd), err, sizeof err), FEED_OK);
+    assert_int_equal(b.hdr->seed, 0x1234567890abcdefull);
+    assert_int_equal(b.lay.slot_stride, a.lay.slot_stride);
+    feed__arena_close(&b);
+    feed__arena_close(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_multiprocess_1),
         cmocka_unit_test(test_multiprocess_4),
         cmocka_unit_test(test_multiprocess_kill),
+        cmocka_unit_test(test_layout_whole_largest_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

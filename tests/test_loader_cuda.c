@@ -218,8 +218,12 @@ static void test_device_error_in_last_error(void **state)
 #if defined(FEED_REAL_CUDA)
     skip();
 #else
-    feed_loader *L = make("device=cuda:0,epochs=1,device_prefetch=2");
+    /* Armed before create, over two epochs (about 16 copies): the seventh
+     * copy fails whenever the copier gets to it. (Armed after create, over
+     * one epoch of 4 batches, the copier could copy 2 batches ahead before
+     * the arming: fewer than 6 copies were left, and the epoch ended.) */
     fake_cuda_fail_memcpy_after(6);
+    feed_loader *L = make("device=cuda:0,epochs=2,device_prefetch=2");
     feed_batch b = {.struct_size = sizeof b};
     feed_status st;
     int n = 0;

@@ -375,7 +375,7 @@ static void check_hangs(feed__pool *p)
         return;
     uint64_t now = feed__now_ns(), limit = (uint64_t)p->timeout_ms * 1000000ull;
     /* How long each worker has held its sample, from when this thread first
-     * saw the claim in the ring: at most a round (timeout / 4) short of the
+     * saw the claim in the ring: at most a round (a tick) short of the
      * truth, never longer, and nothing a worker can write moves it. */
     feed__ring_holds(p->a, p->hold_key, p->holds);
     for (uint32_t i = 0; i < p->n; i++) {
@@ -413,7 +413,11 @@ static void *supervisor(void *arg)
 
     int tick = -1;
     if (p->timeout_ms)
-        tick = (int)(p->timeout_ms / 4 < 250 ? (p->timeout_ms / 4 ? p->timeout_ms / 4 : 1) : 250);
+        /* An eighth of the timeout: a claim is first seen up to a tick
+         * after it was made and found over the limit up to a tick after
+         * that, so a hang is killed at most a quarter of sample_timeout_ms
+         * (500 ms) past it. */
+        tick = (int)(p->timeout_ms / 8 < 250 ? (p->timeout_ms / 8 ? p->timeout_ms / 8 : 1) : 250);
     for (;;) {
         /* A worker without a pidfd (no pidfd_open, or it failed: fd table
          * full) is polled with waitpid(WNOHANG) every 20 ms instead. */

@@ -579,17 +579,17 @@ void feed__ring_holds(feed__arena *a, const uint64_t *prev, uint64_t *next)
     memset(next, 0, nw * sizeof *next);
     pthread_mutex_lock(&a->mu);
     for (uint32_t i = 0; i < a->lay.nslots; i++) {
+        /* Every slot, as drain and assign see claims (held()): a seek's
+         * drain waits for those of a slot no longer FILLING. */
         const feed__slot_meta *m = &a->meta[i];
-        if (atomic_load_explicit(&m->phase, memory_order_relaxed) != FEED_SLOT_FILLING)
-            continue;
         _Atomic uint32_t *st = feed__slot_states(a, i);
-        for (uint32_t t = 0; t < m->count; t++) {
+        for (uint32_t t = 0; t < a->lay.batch_size; t++) {
             uint32_t cur = atomic_load_explicit(&st[t], memory_order_relaxed);
-            uint32_t o = feed__state_owner(cur);
-            if ((cur >> 8) != m->gen || o == FEED_OWNER_FREE || o > nw)
+            if (!held(a, cur, m->gen))
                 continue;
+            uint32_t o = feed__state_owner(cur);
             /* 1 + slot, sample and gen: never 0, unique while it is held */
-            uint64_t key = 1 + (((uint64_t)i * a->lay.batch_size + t) << 24 | m->gen);
+            uint64_t key = 1 + (((uint64_t)i * a->lay.batch_size + t) << 24 | cur >> 8);
             if (key == prev[o - 1] || !next[o - 1])
                 next[o - 1] = key;
         }

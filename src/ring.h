@@ -71,7 +71,7 @@ uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w);
  * out again, feed__ring_guard). */
 uint64_t feed__ring_progress(feed__arena *a);
 /* The sample each worker holds now, as the parent sees it in the state
- * words of FILLING slots: next[w] (nworkers entries) is a key naming slot,
+ * words (of any slot: a draining one's claims too): next[w] (nworkers entries) is a key naming slot,
  * sample and assignment, prev[w] again if worker w still holds that one
  * (a worker holds one at a time; a word scribbled to name it may make two),
  * 0 if it holds none. The parent times a claim from when it first saw it,

@@ -200,6 +200,45 @@ static void test_next_timeout(void **state)
     assert_int_equal(unlink(p), 0);
 }
 
+/* A seek while a worker hangs on a sample of a batch in the ring: the seek
+ * drains that slot, waiting for the claim, and the claim is still timed
+ * there (a drained slot's claims were once not: the seek waited for ever).
+ * After it, the epoch from the start is the reference's. */
+static void test_seek_past_hung_worker(void **state)
+{
+    static fu_run ref;
+    const char *opts = "workers=2,shuffle=false,sample_timeout_ms=600,prefetch=2";
+    reference(opts, &ref);
+    uint64_t stuck = 2 * FU_BATCH + 1; /* in batch 2 */
+    char fault[4400];
+    snprintf(fault, sizeof fault, "hang1:%s:%s/s1", fu_name(stuck), fu_marks);
+    feed_loader *L = fu_make(opts, fault);
+    feed_batch b = {.struct_size = sizeof b};
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    assert_int_equal(feed_loader_next(L, &b, 300), FEED_E_TIMEOUT); /* batch 2 is stuck */
+    assert_int_equal(fu_stats(L).worker_hangs, 0);
+    assert_int_equal(feed_loader_seek(L, 0, 0), FEED_OK);
+    assert_int_equal(fu_stats(L).worker_hangs, 1);
+    for (uint64_t k = 0; k < NIMG / FU_BATCH; k++) {
+        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+        assert_int_equal(b.index, k);
+        for (uint32_t i = 0; i < b.count; i++) {
+            assert_int_equal(b.sample_ids[i], ref.id[0][k * FU_BATCH + i]);
+            assert_int_equal(fu_sample_hash(&b, i), ref.hash[0][k * FU_BATCH + i]);
+        }
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    fu_destroy(L);
+    fu_assert_no_children();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/s1", fu_marks);
+    assert_int_equal(unlink(p), 0);
+}
+
 /* Destroy while a worker hangs (no timeout): returns, kills it, leaves no
  * process behind. */
 static void test_destroy_with_hung_worker(void **state)
@@ -223,6 +262,7 @@ int main(void)
         cmocka_unit_test(test_hang_hidden_in_record),
         cmocka_unit_test(test_slow_sample_longer_budget),
         cmocka_unit_test(test_next_timeout),
+        cmocka_unit_test(test_seek_past_hung_worker),
         cmocka_unit_test(test_destroy_with_hung_worker),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -13,6 +13,7 @@
 
 _Static_assert(FEED_ARENA_CFG_BYTES == FEED_ARENA_PAGE_MAX,
                "the configuration is one largest page, before the control words");
+_Static_assert(_Alignof(feed__arena_hdr) <= 4096, "the header asks for no more alignment than a mapping has");
 
 static void layout(feed__layout *l, const feed__arena_geom *g)
 {

@@ -114,30 +114,38 @@ typedef struct feed__slot_hdr {
 } feed__slot_hdr;
 
 typedef struct feed__arena_hdr {
-    uint64_t magic;
-    uint32_t layout_version;
-    uint32_t hdr_bytes;
-    uint64_t total_bytes;
-    uint32_t nslots, batch_size, nworkers, channels;
-    uint64_t slot_stride, sample_bytes;
-    uint64_t off_trace, trace_stride; /* worker w's feed__trace_ring at off_trace + w * trace_stride */
-    uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels; /* within a slot */
-    /* what the workers produce */
-    uint32_t out_dtype, out_layout;
-    float conv_scale[3], conv_bias[3];
-    uint64_t seed;
-    feed__xform xform;
-    uint32_t bad_policy, max_retries, reader;
-    uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
-    uint64_t max_file_bytes;
-    uint64_t dataset_size;
+    /* The configuration: FEED_ARENA_PAGE_MAX bytes (padded by the union,
+     * not by an alignment: the mapping is aligned to the page, which may be
+     * 4 KiB, and the type must not ask for more than the memory has). */
+    union {
+        struct {
+            uint64_t magic;
+            uint32_t layout_version;
+            uint32_t hdr_bytes;
+            uint64_t total_bytes;
+            uint32_t nslots, batch_size, nworkers, channels;
+            uint64_t slot_stride, sample_bytes;
+            uint64_t off_trace, trace_stride; /* worker w's feed__trace_ring at off_trace + w * trace_stride */
+            uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels; /* within a slot */
+            /* what the workers produce */
+            uint32_t out_dtype, out_layout;
+            float conv_scale[3], conv_bias[3];
+            uint64_t seed;
+            feed__xform xform;
+            uint32_t bad_policy, max_retries, reader;
+            uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
+            uint64_t max_file_bytes;
+            uint64_t dataset_size;
+        };
+        char cfg_pages[FEED_ARENA_PAGE_MAX];
+    };
     /* control words, one cache line each; the FEED_ARENA_PAGE_MAX bytes
      * before them are the configuration (the sealed copy in workers). Any
      * worker can write them, so nothing here stops a worker: the pool ends
      * workers with SIGKILL, the kernel (PR_SET_PDEATHSIG) when the parent
      * dies. */
-    _Alignas(FEED_ARENA_PAGE_MAX) _Atomic uint32_t work_seq; /* bumped when there is new work */
-    _Alignas(64) _Atomic uint32_t done_seq;   /* bumped when a sample completes */
+    _Alignas(64) _Atomic uint32_t work_seq; /* bumped when there is new work */
+    _Alignas(64) _Atomic uint32_t done_seq; /* bumped when a sample completes */
     _Atomic uint32_t consumer_waiting;
     _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
 } feed__arena_hdr;

@@ -63,19 +63,21 @@ static void test_hang_once_retried(void **state)
     assert_int_equal(unlink(p), 0);
 }
 
-/* Hangs every time: killed max_retries + 1 times, then replaced by its first
- * substitute and reported as a hang; the rest is exact. */
-static void test_hang_always_quarantined(void **state)
+/* Sample 9 hangs every time under action ("hang", "hangidle"): killed
+ * max_retries + 1 times, then replaced by its first substitute and reported
+ * as a hang; the rest is exact. */
+static void hang_always_quarantined(const char *action)
 {
     static fu_run ref, got;
     const char *opts = "workers=2,sample_timeout_ms=600,max_retries=1";
     reference(opts, &ref);
     uint64_t stuck = 9;
     char fault[256];
-    snprintf(fault, sizeof fault, "hang:%s", fu_name(stuck));
+    snprintf(fault, sizeof fault, "%s:%s", action, fu_name(stuck));
     feed_loader *L = fu_make(opts, fault);
     fu_collect(L, 1, &got, NULL, NULL);
     static uint8_t q[FU_MAX_N];
+    memset(q, 0, sizeof q);
     q[stuck] = 1;
     fu_assert_same(&ref, &got, q);
     feed_stats s = fu_stats(L);
@@ -89,9 +91,14 @@ static void test_hang_always_quarantined(void **state)
     assert_int_equal(b.status, FEED_E_WORKER);
     assert_non_null(strstr(b.path, fu_name(stuck)));
     if (!strstr(b.message, "died 2 times") || !strstr(b.message, "sample_timeout_ms=600"))
-        fail_msg("message: %s", b.message);
+        fail_msg("%s: message: %s", action, b.message);
     fu_destroy(L);
     fu_assert_no_children();
+}
+
+static void test_hang_always_quarantined(void **state)
+{
+    hang_always_quarantined("hang");
 }
 
 /* The same while the hung worker keeps every worker record saying "idle"
@@ -99,27 +106,7 @@ static void test_hang_always_quarantined(void **state)
  * record says. */
 static void test_hang_hidden_in_record(void **state)
 {
-    static fu_run ref, got;
-    const char *opts = "workers=2,sample_timeout_ms=600,max_retries=1";
-    reference(opts, &ref);
-    uint64_t stuck = 9;
-    char fault[256];
-    snprintf(fault, sizeof fault, "hangidle:%s", fu_name(stuck));
-    feed_loader *L = fu_make(opts, fault);
-    fu_collect(L, 1, &got, NULL, NULL);
-    static uint8_t q[FU_MAX_N];
-    q[stuck] = 1;
-    fu_assert_same(&ref, &got, q);
-    feed_stats s = fu_stats(L);
-    assert_int_equal(s.worker_hangs, 2);
-    assert_int_equal(s.samples_bad, 1);
-    feed_bad_sample b = {.struct_size = sizeof b};
-    assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
-    assert_int_equal(b.sample_id, stuck);
-    if (!strstr(b.message, "died 2 times") || !strstr(b.message, "sample_timeout_ms=600"))
-        fail_msg("message: %s", b.message);
-    fu_destroy(L);
-    fu_assert_no_children();
+    hang_always_quarantined("hangidle");
 }
 
 /* Slow but good: every attempt takes 450 ms against sample_timeout_ms=300.

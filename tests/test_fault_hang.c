@@ -133,18 +133,14 @@ static void test_slow_sample_longer_budget(void **state)
     fu_assert_no_children();
 }
 
-/* next() with a timeout on a batch that cannot complete (hang detection off):
- * FEED_E_TIMEOUT, not before the time is up, again on the next call; the
- * position does not move. Once the stuck worker is killed, the sample is
- * retried and the very same batch comes, exact. */
-static void test_next_timeout(void **state)
+/* A loader of opts over which sample 2 * FU_BATCH + 1 (in batch 2) hangs
+ * once (marker fu_marks/mark), after batches 0 and 1 were taken and given
+ * back; *ref is a clean run of opts. */
+static feed_loader *stuck_in_batch_2(const char *opts, const char *mark, fu_run *ref)
 {
-    static fu_run ref;
-    const char *opts = "workers=2,shuffle=false,sample_timeout_ms=0,prefetch=2";
-    reference(opts, &ref);
-    uint64_t stuck = 2 * FU_BATCH + 1; /* in batch 2 */
+    reference(opts, ref);
     char fault[4400];
-    snprintf(fault, sizeof fault, "hang1:%s:%s/t1", fu_name(stuck), fu_marks);
+    snprintf(fault, sizeof fault, "hang1:%s:%s/%s", fu_name(2 * FU_BATCH + 1), fu_marks, mark);
     feed_loader *L = fu_make(opts, fault);
     feed_batch b = {.struct_size = sizeof b};
     for (int i = 0; i < 2; i++) {
@@ -152,6 +148,18 @@ static void test_next_timeout(void **state)
         assert_int_equal(b.index, (uint64_t)i);
         assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
     }
+    return L;
+}
+
+/* next() with a timeout on a batch that cannot complete (hang detection off):
+ * FEED_E_TIMEOUT, not before the time is up, again on the next call; the
+ * position does not move. Once the stuck worker is killed, the sample is
+ * retried and the very same batch comes, exact. */
+static void test_next_timeout(void **state)
+{
+    static fu_run ref;
+    feed_loader *L = stuck_in_batch_2("workers=2,shuffle=false,sample_timeout_ms=0,prefetch=2", "t1", &ref);
+    feed_batch b = {.struct_size = sizeof b};
     uint64_t t0 = feed__now_ns();
     assert_int_equal(feed_loader_next(L, &b, 200), FEED_E_TIMEOUT);
     assert_true(feed__now_ns() - t0 >= 200000000ull);
@@ -194,17 +202,8 @@ static void test_next_timeout(void **state)
 static void test_seek_past_hung_worker(void **state)
 {
     static fu_run ref;
-    const char *opts = "workers=2,shuffle=false,sample_timeout_ms=600,prefetch=2";
-    reference(opts, &ref);
-    uint64_t stuck = 2 * FU_BATCH + 1; /* in batch 2 */
-    char fault[4400];
-    snprintf(fault, sizeof fault, "hang1:%s:%s/s1", fu_name(stuck), fu_marks);
-    feed_loader *L = fu_make(opts, fault);
+    feed_loader *L = stuck_in_batch_2("workers=2,shuffle=false,sample_timeout_ms=600,prefetch=2", "s1", &ref);
     feed_batch b = {.struct_size = sizeof b};
-    for (int i = 0; i < 2; i++) {
-        assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
-        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
-    }
     assert_int_equal(feed_loader_next(L, &b, 300), FEED_E_TIMEOUT); /* batch 2 is stuck */
     assert_int_equal(fu_stats(L).worker_hangs, 0);
     assert_int_equal(feed_loader_seek(L, 0, 0), FEED_OK);

@@ -151,6 +151,18 @@ static feed_loader *stuck_in_batch_2(const char *opts, const char *mark, fu_run 
     return L;
 }
 
+/* Ends a stuck_in_batch_2 loader: no bad sample, no process left, and the
+ * hang did fire (its marker exists). */
+static void done_stuck(feed_loader *L, const char *mark)
+{
+    assert_int_equal(feed_loader_bad_count(L), 0);
+    fu_destroy(L);
+    fu_assert_no_children();
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", fu_marks, mark);
+    assert_int_equal(unlink(p), 0);
+}
+
 /* next() with a timeout on a batch that cannot complete (hang detection off):
  * FEED_E_TIMEOUT, not before the time is up, again on the next call; the
  * position does not move. Once the stuck worker is killed, the sample is
@@ -187,12 +199,7 @@ static void test_next_timeout(void **state)
     s = fu_stats(L);
     assert_int_equal(s.worker_restarts, 2);
     assert_true(s.samples_redone >= 1);
-    assert_int_equal(feed_loader_bad_count(L), 0);
-    fu_destroy(L);
-    fu_assert_no_children();
-    char p[4200];
-    snprintf(p, sizeof p, "%s/t1", fu_marks);
-    assert_int_equal(unlink(p), 0);
+    done_stuck(L, "t1");
 }
 
 /* A seek while a worker hangs on a sample of a batch in the ring: the seek
@@ -217,12 +224,7 @@ static void test_seek_past_hung_worker(void **state)
         }
         assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
     }
-    assert_int_equal(feed_loader_bad_count(L), 0);
-    fu_destroy(L);
-    fu_assert_no_children();
-    char p[4200];
-    snprintf(p, sizeof p, "%s/s1", fu_marks);
-    assert_int_equal(unlink(p), 0);
+    done_stuck(L, "s1");
 }
 
 /* Destroy while a worker hangs (no timeout): returns, kills it, leaves no

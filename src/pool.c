@@ -21,6 +21,7 @@
 #include "pool.h"
 #include "ring.h"
 #include "sandbox.h"
+#include "verify.h"
 #include "worker.h"
 
 extern char **environ;
@@ -235,10 +236,15 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     if (p->stopping)
         return;
 
-    char how[128], msg[700], said[256] = "";
+    char how[128], msg[700], said[4 * 255 + 1] = "";
     if (p->errfds[i] >= 0) {
-        ssize_t k = read(p->errfds[i], said, sizeof said - 1);
-        said[k > 0 ? k : 0] = 0;
+        /* The worker's words, untrusted: what is not printable ASCII (a
+         * terminal's escape sequences, newlines) is shown as \xNN. */
+        char raw[255];
+        ssize_t k = read(p->errfds[i], raw, sizeof raw);
+        while (k > 0 && (raw[k - 1] == '\n' || raw[k - 1] == 0))
+            k--;
+        feed__copy_untrusted(said, sizeof said, raw, k > 0 ? (size_t)k : 0);
         close(p->errfds[i]);
         p->errfds[i] = -1;
     }

@@ -307,6 +307,20 @@ static void test_crash_storm_fails(void **state)
         unlink(script);
     }
 
+    /* What a worker says on its report pipe is untrusted: a terminal's
+     * escape sequence in it comes back as \x1b, never as the byte. */
+    const char *text4 = "#!/bin/sh\nprintf 'cannot \\033[2Jstart\\n' >&5\nexit 3\n";
+    tu_write(script, text4, strlen(text4));
+    chmod(script, 0755);
+    fu_options(&o, NULL, "workers=1");
+    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+    if (!strstr(err, "fail to start") || !strstr(err, ": cannot \\x1b[2Jstart") || strchr(err, 0x1b) ||
+        strchr(err, '\n'))
+        fail_msg("message: %s", err);
+    fu_assert_no_children();
+    unlink(script);
+
     /* One that cannot even be loaded (exit 127, as from the dynamic loader). */
     const char *text3 = "#!/bin/sh\necho 'error while loading shared libraries' >&2\nexit 127\n";
     tu_write(script, text3, strlen(text3));

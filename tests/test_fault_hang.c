@@ -6,6 +6,7 @@
  * feed_loader_next()'s timeout returns FEED_E_TIMEOUT, and calling again
  * delivers the batch once it is ready.
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -227,6 +228,61 @@ static void test_seek_past_hung_worker(void **state)
     done_stuck(L, "s1");
 }
 
+/* A new batch wakes one sleeping worker, which wakes the next (ring.c): with
+ * every worker asleep when a slot is given back, more than one decodes the
+ * new batch. 20 ms a sample, 12 samples: one worker alone would take the
+ * batch's 240 ms (the others sleep up to a second between looks). */
+static void test_new_batch_wakes_the_sleepers(void **state)
+{
+    setenv("FEED_TEST_SLOW_MS", "20", 1);
+    feed_loader *L = fu_make("workers=2,prefetch=2,batch_size=12,shuffle=false,epochs=3", "slow:img_");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    /* Every slot done: nothing to claim, the workers go to sleep. */
+    uint64_t t0 = feed__now_ns();
+    feed_stats s;
+    for (;;) {
+        s = fu_stats(L);
+        if (s.ring_ready == s.ring_slots)
+            break;
+        assert_true(feed__now_ns() - t0 < 30000000000ull);
+        sched_yield();
+    }
+    static feed_trace_event ev[256];
+    while (feed_loader_trace_read(L, ev, 256, NULL) > 0) /* what came before */
+        ;
+    uint64_t want_epoch = s.ring_slots / 2, want_batch = s.ring_slots % 2; /* 2 batches an epoch */
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK); /* assigns batch seq ring_slots */
+    /* The batches before it are held, not given back: a release would
+     * assign one more batch and wake one more worker, chain or not. */
+    feed_batch held[8];
+    assert_true(s.ring_slots <= 8);
+    for (uint32_t k = 1; k <= s.ring_slots; k++) {
+        feed_status st;
+        held[k - 1] = (feed_batch){.struct_size = sizeof b};
+        while ((st = feed_loader_next(L, &held[k - 1], 60000)) == FEED_END_OF_EPOCH)
+            ;
+        assert_int_equal(st, FEED_OK);
+    }
+    b = held[s.ring_slots - 1];
+    assert_int_equal(b.epoch, want_epoch);
+    assert_int_equal(b.index, want_batch);
+    uint32_t workers = 0, n = 0;
+    uint64_t got;
+    while ((got = feed_loader_trace_read(L, ev, 256, NULL)) > 0)
+        for (uint64_t i = 0; i < got; i++)
+            if (ev[i].epoch == want_epoch && ev[i].batch == want_batch)
+                workers |= 1u << ev[i].worker, n++;
+    assert_int_equal(n, 12);
+    if (workers != 3)
+        fail_msg("the new batch was decoded by worker mask 0x%x only", workers);
+    for (uint32_t k = 0; k < s.ring_slots; k++)
+        assert_int_equal(feed_batch_release(L, &held[k], NULL), FEED_OK);
+    fu_destroy(L);
+    unsetenv("FEED_TEST_SLOW_MS");
+    fu_assert_no_children();
+}
+
 /* Destroy while a worker hangs (no timeout): returns, kills it, leaves no
  * process behind. */
 static void test_destroy_with_hung_worker(void **state)
@@ -251,6 +307,7 @@ int main(void)
         cmocka_unit_test(test_slow_sample_longer_budget),
         cmocka_unit_test(test_next_timeout),
         cmocka_unit_test(test_seek_past_hung_worker),
+        cmocka_unit_test(test_new_batch_wakes_the_sleepers),
         cmocka_unit_test(test_destroy_with_hung_worker),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

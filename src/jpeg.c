@@ -641,6 +641,20 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg
     j->err.status = 0;
     j->err.msg[0] = '\0';
     j->own_entropy = 0;
+    /* A fresh decompression object for every file: libjpeg keeps the
+     * quantisation and Huffman tables of the last file (jpeg_abort leaves
+     * them, for abbreviated streams), so a file without its DQT or DHT was
+     * decoded with the last file's tables instead of failing ("Quantization
+     * table 0x00 was not defined") or taking the standard Huffman tables, as
+     * it does alone (test_jpeg_huff's test_tables_not_kept; found by
+     * fuzz_jpeghuff: a file without a DQT decoded after others, not alone). */
+    jpeg_destroy_decompress(&j->cinfo);
+    if (feed__jpeg_init(j)) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "out of memory");
+        return FEED_E_NOMEM;
+    }
+    j->cinfo.progress = &j->progress;
     int rc = feed__jpeg_guarded(j, &c);
     if (rc == FEED_E_DECODE && c.len >= 2 && !(c.data[0] == 0xFF && c.data[1] == 0xD8)) {
         /* libjpeg's "Not a JPEG file: starts with 0x89 0x50": name the format */

@@ -302,6 +302,63 @@ static void test_progressive_left_to_libjpeg(void **state)
     feed__jpeg_destroy(j);
 }
 
+/* d without its segments of marker m (all of them). */
+static uint8_t *strip_segments(const uint8_t *d, size_t len, uint8_t m, size_t *out_len)
+{
+    uint8_t *o = malloc(len);
+    assert_non_null(o);
+    size_t i = 2, n = 2, s0 = scan_start(d, len);
+    memcpy(o, d, 2);
+    while (i + 4 <= s0) {
+        size_t seg = 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
+        if (d[i + 1] != m) {
+            memcpy(o + n, d + i, seg);
+            n += seg;
+        }
+        i += seg;
+    }
+    memcpy(o + n, d + i, len - i);
+    *out_len = n + len - i;
+    return o;
+}
+
+/* Each file is decoded with its own tables: a file without its DQT fails
+ * and one without its DHT takes the standard tables, as each does alone,
+ * even right after a file whose tables libjpeg would have kept. */
+static void test_tables_not_kept(void **state)
+{
+    (void)state;
+    enc_cfg ca = {.w = 64, .h = 48, .hs = 2, .vs = 2, .quality = 97, .optimize = 1, .noise = 1, .seed = 21};
+    enc_cfg cb = {.w = 64, .h = 48, .hs = 2, .vs = 2, .quality = 60, .seed = 22}; /* standard tables */
+    size_t la, lb, lq, lh;
+    uint8_t *a = encode(&ca, &la), *b = encode(&cb, &lb);
+    uint8_t *no_dqt = strip_segments(b, lb, 0xDB, &lq), *no_dht = strip_segments(b, lb, 0xC4, &lh);
+    assert_true(lq < lb && lh < lb);
+    for (int mode = 0; mode <= 2; mode += 2) {
+        feed__jpeg *j = feed__jpeg_create();
+        result alone_q, alone_h, full, after_q, after_h, first;
+        run(j, no_dqt, lq, &g_regions[1], mode, &alone_q);
+        run(j, no_dht, lh, &g_regions[1], mode, &alone_h);
+        run(j, b, lb, &g_regions[1], mode, &full);
+        assert_int_equal(alone_q.rc, FEED_E_DECODE);
+        assert_non_null(strstr(alone_q.msg, "Quantization table 0x00 was not defined"));
+        assert_int_equal(alone_h.rc, 0);
+        expect_same(&alone_h, &full, "no DHT alone (standard tables)", 1, "the file with them");
+        run(j, a, la, &g_regions[1], mode, &first); /* other tables now */
+        run(j, no_dqt, lq, &g_regions[1], mode, &after_q);
+        free(first.bytes);
+        run(j, a, la, &g_regions[1], mode, &first);
+        run(j, no_dht, lh, &g_regions[1], mode, &after_h);
+        expect_same(&after_q, &alone_q, "no DQT after another file", 1, "alone");
+        expect_same(&after_h, &alone_h, "no DHT after another file", 1, "alone");
+        result *all[] = {&alone_q, &alone_h, &full, &after_q, &after_h, &first};
+        for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+            free(all[k]->bytes);
+        feed__jpeg_destroy(j);
+    }
+    free(a), free(b), free(no_dqt), free(no_dht);
+}
+
 static uint32_t rnd(uint32_t *s)
 {
     *s = *s * 1103515245u + 12345u;
@@ -457,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_same_as_libjpeg),
         cmocka_unit_test(test_long_codes),
         cmocka_unit_test(test_progressive_left_to_libjpeg),
+        cmocka_unit_test(test_tables_not_kept),
         cmocka_unit_test(test_corrupt_same_verdict),
         cmocka_unit_test(test_bad_code_reported),
         cmocka_unit_test(test_marker_ahead_of_fast_path),

@@ -111,16 +111,17 @@ static void unseal_config(const feed__arena *a)
 }
 
 /* "hangidle", "exitlie": every worker record, past its state and pid,
- * zeroed ("idle since 0"); with bump, its 64-bit words from the fourth on
- * (counters, whatever the layout calls them) then one higher each time. */
+ * zeroed (nothing busy); with bump, each of those 64-bit words then one
+ * higher (every counter says "one more sample"). */
+_Static_assert(offsetof(feed__worker_rec, reader_kind) == 8, "state and pid first");
+
 static void lie_in_records(const feed__arena *a, int bump)
 {
     for (uint32_t w = 0; w < a->lay.nworkers; w++) {
         feed__worker_rec *r = &a->hdr->workers[w];
-        size_t from = offsetof(feed__worker_rec, pid) + sizeof r->pid;
-        memset((char *)r + from, 0, sizeof *r - from);
+        memset((char *)r + 8, 0, sizeof *r - 8); /* state and pid are the first 8 bytes */
         _Atomic uint64_t *words = (_Atomic uint64_t *)r;
-        for (size_t k = 3; bump && k < sizeof *r / 8; k++)
+        for (size_t k = 1; bump && k < sizeof *r / 8; k++)
             atomic_fetch_add_explicit(&words[k], 1, memory_order_relaxed);
     }
 }
@@ -190,7 +191,7 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
             for (;;)
                 pause();
         if (!strcmp(it, "hangidle"))
-            for (;;) { /* every record says "idle, progress made" */
+            for (;;) { /* every record says "nothing busy" */
                 lie_in_records(a, 0);
                 struct timespec ts = {0, 1000000};
                 nanosleep(&ts, NULL);

@@ -20,11 +20,11 @@
  * "nomem" makes the file's next decode return FEED_E_NOMEM (as a decoder
  * out of memory would), once; "nomemall" every decode of it (the worker
  * tries FEED_READER_TRIES times); both end when the next file is read.
- * "hangidle" hangs while every worker record keeps saying "idle" (all but
- * its state and pid zeroed every millisecond); "exitlie" zeroes them too,
- * adds one to each 64-bit word from the fourth on (the counters: "a sample
- * done") and exits(3). What a worker writes in a record must neither hide
- * a hang nor feign progress.
+ * "hangidle" hangs while every worker record keeps saying "nothing busy"
+ * (all but its state and pid zeroed every millisecond); "exitlie" zeroes
+ * them too, adds one to each of their 64-bit words (every counter: "one
+ * more sample") and exits(3). What a worker writes in a record must neither
+ * hide a hang nor feign progress.
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.

@@ -229,6 +229,23 @@ static void test_crash_on_substitute(void **state)
     free(dir);
 }
 
+/* create with opts and the worker executable script (text written to it):
+ * it must fail with FEED_E_WORKER, leave no loader and no process; err gets
+ * the message. */
+static void create_with_worker(const char *script, const char *text, const char *opts, char *err, size_t errlen)
+{
+    feed_options o;
+    tu_write(script, text, strlen(text));
+    chmod(script, 0755);
+    fu_options(&o, NULL, opts);
+    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
+    feed_loader *L = (feed_loader *)1;
+    assert_int_equal(feed_loader_create(&L, &o, err, errlen), FEED_E_WORKER);
+    assert_null(L);
+    fu_assert_no_children();
+    unlink(script);
+}
+
 /* Workers that die on every sample under fault: next() (or create, if it
  * happens while workers start) fails with FEED_E_WORKER and says so after
  * FEED_BARREN_DEATH_LIMIT (32) deaths in a row; no loop. */
@@ -268,24 +285,12 @@ static void test_crash_storm_fails(void **state)
      * was done: progress is what the parent sees in the ring, not that. */
     crash_storm("exitlie:.jpg");
 
-    feed_options o;
-    char err[1024];
-    feed_loader *L;
     /* A broken install: the worker executable crashes at start. */
-    char script[4000];
+    char script[4000], err[1024];
     snprintf(script, sizeof script, "%s/crashing-worker.sh", fu_marks);
-    const char *text = "#!/bin/sh\nkill -SEGV $$\n";
-    tu_write(script, text, strlen(text));
-    chmod(script, 0755);
-    fu_options(&o, NULL, "workers=2");
-    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
-    L = (feed_loader *)1;
-    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
-    assert_null(L);
+    create_with_worker(script, "#!/bin/sh\nkill -SEGV $$\n", "workers=2", err, sizeof err);
     if (!strstr(err, "fail to start") || !strstr(err, "signal 11") || !strstr(err, script))
         fail_msg("message: %s", err);
-    fu_assert_no_children();
-    unlink(script);
 
     /* A worker that cannot start says why (its report pipe, fd 5), and the
      * error carries it. Here the real feed-worker under an address-space
@@ -293,45 +298,28 @@ static void test_crash_storm_fails(void **state)
     if (!FU_SANITIZED) { /* sanitizers reserve terabytes of address space */
         char real[PATH_MAX];
         assert_non_null(realpath(getenv("FEED_WORKER"), real));
-        char text2[PATH_MAX + 64];
-        snprintf(text2, sizeof text2, "#!/bin/sh\nulimit -v 81920\nexec '%s' \"$@\"\n", real);
-        tu_write(script, text2, strlen(text2));
-        chmod(script, 0755);
-        fu_options(&o, NULL, "workers=1,batch_size=256,height=224,width=224,prefetch=4");
-        snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
-        assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+        char text[PATH_MAX + 64];
+        snprintf(text, sizeof text, "#!/bin/sh\nulimit -v 81920\nexec '%s' \"$@\"\n", real);
+        create_with_worker(script, text, "workers=1,batch_size=256,height=224,width=224,prefetch=4", err,
+                           sizeof err);
         if (!strstr(err, "fail to start") || !strstr(err, "exited with status 3") ||
             !strstr(err, "arena: mmap of") || !strstr(err, "ulimit -v"))
             fail_msg("message: %s", err);
-        fu_assert_no_children();
-        unlink(script);
     }
 
     /* What a worker says on its report pipe is untrusted: a terminal's
      * escape sequence in it comes back as \x1b, never as the byte. */
-    const char *text4 = "#!/bin/sh\nprintf 'cannot \\033[2Jstart\\n' >&5\nexit 3\n";
-    tu_write(script, text4, strlen(text4));
-    chmod(script, 0755);
-    fu_options(&o, NULL, "workers=1");
-    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
-    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+    create_with_worker(script, "#!/bin/sh\nprintf 'cannot \\033[2Jstart\\n' >&5\nexit 3\n", "workers=1", err,
+                       sizeof err);
     if (!strstr(err, "fail to start") || !strstr(err, ": cannot \\x1b[2Jstart") || strchr(err, 0x1b) ||
         strchr(err, '\n'))
         fail_msg("message: %s", err);
-    fu_assert_no_children();
-    unlink(script);
 
     /* One that cannot even be loaded (exit 127, as from the dynamic loader). */
-    const char *text3 = "#!/bin/sh\necho 'error while loading shared libraries' >&2\nexit 127\n";
-    tu_write(script, text3, strlen(text3));
-    chmod(script, 0755);
-    fu_options(&o, NULL, "workers=1");
-    snprintf(o.worker_path, sizeof o.worker_path, "%s", script);
-    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_E_WORKER);
+    create_with_worker(script, "#!/bin/sh\necho 'error while loading shared libraries' >&2\nexit 127\n",
+                       "workers=1", err, sizeof err);
     if (!strstr(err, "status 127") || !strstr(err, "missing shared library"))
         fail_msg("message: %s", err);
-    fu_assert_no_children();
-    unlink(script);
 }
 
 /* Workers, first and respawned, are the feed-worker executable (posix_spawn

@@ -83,6 +83,7 @@ struct feed__jpeg {
     feed__jpeg_cap cap; /* the planar capture (jpeg_planes.c) */
     feed__huff *huff;   /* libfeed's entropy decoder (jpeg_huff.c) */
     int own_entropy;    /* the last decode used it */
+    int arm_progressive; /* install it at the next progress call (a progressive file's first) */
 };
 
 static void feed__jpeg_fail(j_common_ptr ci)
@@ -103,6 +104,13 @@ static void feed__jpeg_progress(j_common_ptr ci)
 {
     struct jpeg_decompress_struct *d = (struct jpeg_decompress_struct *)ci;
     struct feed__jpeg_err *e = (struct feed__jpeg_err *)ci->err;
+    feed__jpeg *j = (feed__jpeg *)(void *)d; /* cinfo is its first member */
+    if (j->arm_progressive) {
+        /* jpeg_start_decompress set up the first scan and reads every scan
+         * before it returns: libfeed's decoder goes in now or not at all */
+        j->arm_progressive = 0;
+        j->own_entropy = feed__huff_install_progressive(j->huff, d);
+    }
     if (d->input_scan_number > (int)FEED_JPEG_MAX_SCANS) {
         e->status = FEED_E_DECODE;
         snprintf(e->msg, sizeof e->msg, "progressive JPEG has more than %u scans: refused",
@@ -538,11 +546,15 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         jpeg_calc_output_dimensions(ci);
         planes = feed__jpeg_planes_ok(ci);
     }
+    j->arm_progressive = !r.libjpeg_entropy && ci->progressive_mode;
     jpeg_start_decompress(ci);
+    j->arm_progressive = 0;
     if (r.libjpeg_entropy == 2)
         feed__src_chunked(j, 256);
-    else if (!r.libjpeg_entropy)
+    else if (!r.libjpeg_entropy && !ci->progressive_mode)
         j->own_entropy = feed__huff_install(j->huff, ci);
+    else if (j->own_entropy && feed__huff_handed_back(j->huff))
+        j->own_entropy = 0; /* a scan went back to libjpeg's decoder */
     if (ci->output_width != sw || ci->output_height != sh ||
         ci->output_components != (planes ? ci->num_components : 4)) {
         snprintf(msg, msglen, "internal: unexpected scaled size");
@@ -641,6 +653,7 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg
     j->err.status = 0;
     j->err.msg[0] = '\0';
     j->own_entropy = 0;
+    j->arm_progressive = 0;
     /* A fresh decompression object for every file: libjpeg keeps the
      * quantisation and Huffman tables of the last file (jpeg_abort leaves
      * them, for abbreviated streams), so a file without its DQT or DHT was

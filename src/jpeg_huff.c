@@ -1,6 +1,6 @@
 /*
- * jpeg_huff.c - a sequential Huffman decoder in libjpeg's entropy-decoder
- * slot (jpeg_huff.h says why).
+ * jpeg_huff.c - a Huffman decoder for sequential and progressive scans in
+ * libjpeg's entropy-decoder slot (jpeg_huff.h says why).
  *
  * The bit reader keeps up to 64 bits, most significant first, in buf; cnt of
  * them are valid. Bits below cnt are either zero or the stream's next bits
@@ -26,15 +26,30 @@
  * lookahead (SLOW: walk the lengths, maxcode/valoffset as in the standard's
  * F.16). DC entries are the same with a run of 0. The tables of a file are
  * kept for the next one when the file carries the same (most do).
+ *
+ * Progressive files (G.1.2): the four kinds of scan (DC or AC band, first
+ * or refinement) each have their decode_mcu, on the same bit reader and
+ * tables (an EOB entry keeps its run, EOBn; a refinement scan's table has no
+ * pairs, its codes being followed by correction bits). libjpeg's own
+ * progressive decoder stays behind ours: its start_pass checks each scan and
+ * keeps the progression state that its coefficient controller reads. The
+ * output is its coefficients, bit for bit (tests/test_jpeg_huff.c), and the
+ * same errors at the same places: a DC sum past INT_MAX (libjpeg-turbo 2.1
+ * refuses it), a new refinement coefficient of more than one bit.
  */
 #include "jpeg_huff.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h> /* jpeglib.h needs FILE */
 #include <stdlib.h>
 #include <string.h>
 
 #include <jpeglib.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <jerror.h>
 #include <jpegint.h>
@@ -71,6 +86,7 @@ typedef struct huff_tbl {
     /* the DHT it was made from (bits[0] unused), to keep it for the next file */
     UINT8 bits[17];
     int built;
+    int pairs; /* FULL entries may hold two coefficients (not for a refinement scan) */
 } huff_tbl;
 
 typedef struct blk_info {
@@ -94,8 +110,16 @@ struct feed__huff {
     bit_state br;
     int last_dc[MAX_COMPS_IN_SCAN];
     unsigned restarts_to_go;
+    unsigned eobrun; /* progressive AC scans: blocks left in the current end-of-band run */
+    /* progressive files: libjpeg's own decoder, whose start_pass still checks
+     * each scan's parameters and keeps cinfo->coef_bits (the progression) */
+    struct jpeg_entropy_decoder *lib;
+    int handed_back; /* a scan our tables cannot take went back to it */
     blk_info blk[D_MAX_BLOCKS_IN_MCU];
     JCOEF scratch[DCTSIZE2]; /* where the values of a block nobody reads go */
+    /* natural-order bit mask, a byte at a time -> the same positions as
+     * zigzag-order bits (progressive refinement: feed__ph_nonzero) */
+    uint64_t zigzag_of[8][256];
     huff_tbl dc[NUM_HUFF_TBLS], ac[NUM_HUFF_TBLS];
 };
 
@@ -117,9 +141,9 @@ static inline int32_t feed__extend(uint32_t v, int s)
 /* Builds t from the DHT h (the checks of libjpeg's jpeg_make_d_derived_tbl,
  * which has already accepted it; they are repeated because the lookup
  * relies on them). Returns -1 for a table it would refuse. */
-static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
+static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc, int pairs)
 {
-    if (t->built && memcmp(t->bits + 1, h->bits + 1, 16) == 0) {
+    if (t->built && t->pairs == pairs && memcmp(t->bits + 1, h->bits + 1, 16) == 0) {
         int n = 0;
         for (int l = 1; l <= 16; l++)
             n += h->bits[l];
@@ -175,7 +199,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
         for (int i = 0; i < span; i++) {
             int32_t e;
             if (!dc && s == 0) {
-                e = r == 15 ? (K_CODE | rs << 8 | l) : (K_EOB | l);
+                e = (r == 15 ? K_CODE : K_EOB) | rs << 8 | l; /* an EOB keeps its run: EOBn */
             } else if (l + s <= nb) { /* s <= 9: the value field's 10 bits hold it */
                 int32_t v = 0;
                 if (s) {
@@ -189,7 +213,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
             t->fast[base + i] = e;
         }
     }
-    if (!dc) /* pairs: a FULL entry whose left-over bits hold another FULL one */
+    if (!dc && pairs) /* pairs: a FULL entry whose left-over bits hold another FULL one */
         for (int i = 0; i < nn; i++) {
             int32_t e1 = t->fast[i];
             int n1 = e1 & 31;
@@ -204,6 +228,7 @@ static int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc)
             t->fast[i] = feed__full(n1 + n2, (e1 >> 8) & 15, FEED_FULL_V1(e1), ((e2 >> 8) & 15) + 1, v2);
         }
     t->built = 1;
+    t->pairs = pairs;
     return 0;
 }
 
@@ -331,9 +356,32 @@ static void feed__huff_restart(j_decompress_ptr ci, feed__huff *h)
     b->lim = ci->unread_marker ? b->p : b->end;
     for (int c = 0; c < ci->comps_in_scan; c++)
         h->last_dc[c] = 0;
+    h->eobrun = 0;
     h->restarts_to_go = ci->restart_interval;
     if (ci->unread_marker == 0)
         h->pub.insufficient_data = FALSE;
+}
+
+/* An MCU is done: the source catches up with the bits read, and an MCU that
+ * ate into the zeros padded past a marker is reported, as libjpeg does the
+ * first time it needs them (JWRN_HIT_MARKER, "premature end of data
+ * segment"; libfeed makes it an error). Also called before any other error
+ * within an MCU, which libjpeg would only have reached after that warning. */
+/* always_inline: as a call, feed__huff_decode_mcu's loop ran 19% slower on
+ * the Zen 4 VM (decodebench train 851 vs 715 us an image), code placement. */
+static inline __attribute__((always_inline)) void feed__huff_end_mcu(j_decompress_ptr ci, feed__huff *h)
+{
+    bit_state *b = &h->br;
+    ci->src->next_input_byte = b->p;
+    ci->src->bytes_in_buffer = (size_t)(b->end - b->p);
+    if (b->ate || b->cnt < b->fake) {
+        b->ate = 0;
+        b->fake = b->cnt;
+        if (!h->pub.insufficient_data) {
+            WARNMS(ci, JWRN_HIT_MARKER);
+            h->pub.insufficient_data = TRUE;
+        }
+    }
 }
 
 static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
@@ -429,16 +477,327 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
         }
     }
     b->buf = buf, b->cnt = cnt, b->p = p;
-    ci->src->next_input_byte = p;
-    ci->src->bytes_in_buffer = (size_t)(b->end - p);
-    if (b->ate || b->cnt < b->fake) {
-        b->ate = 0;
-        b->fake = b->cnt;
-        if (!h->pub.insufficient_data) {
-            WARNMS(ci, JWRN_HIT_MARKER);
-            h->pub.insufficient_data = TRUE;
+    feed__huff_end_mcu(ci, h);
+    return TRUE;
+}
+
+/* ---- progressive scans (the standard's G.1.2; libjpeg-turbo's jdphuff.c
+ * does the same, one bit and one code at a time) ----------------------------- */
+
+/* The MCU's prologue, as libjpeg's: a restart marker when the interval is
+ * done. Returns 0 when the segment ran out of data (the MCU stays as it is). */
+static inline int feed__ph_begin(j_decompress_ptr ci, feed__huff *h)
+{
+    if (ci->restart_interval) {
+        if (h->restarts_to_go == 0)
+            feed__huff_restart(ci, h);
+        h->restarts_to_go--;
+    }
+    return !h->pub.insufficient_data;
+}
+
+/* One bit (a correction bit, a new coefficient's sign). */
+#define FEED_BIT(v)                                                                        \
+    do {                                                                                   \
+        if (__builtin_expect(cnt == 0, 0))                                                 \
+            FEED_REFILL();                                                                 \
+        (v) = (int)(buf >> 63);                                                            \
+        FEED_DROP(1);                                                                      \
+    } while (0)
+
+/* An error in the middle of an MCU: libjpeg would have said the segment
+ * ended first if the bits read so far reach into the padding. */
+#define FEED_PH_FAIL(warn_or_err, code)                                                    \
+    do {                                                                                   \
+        b->buf = buf, b->cnt = cnt, b->p = p;                                              \
+        feed__huff_end_mcu(ci, h);                                                         \
+        warn_or_err(ci, code);                                                             \
+    } while (0)
+
+/* The symbol of an AC code from a lookup entry that is not FULL-and-usable
+ * (CODE or SLOW; `from` the length to walk from). */
+#define FEED_AC_SYMBOL(rs, e, t)                                                           \
+    do {                                                                                   \
+        if (((e) & K_MASK) == K_CODE) {                                                    \
+            (rs) = ((e) >> 8) & 0xFF;                                                      \
+            FEED_DROP((e) & 31);                                                           \
+        } else if (((e) & K_MASK) == K_SLOW) {                                             \
+            FEED_WALK(rs, t, FEED_HUFF_BITS + 1);                                          \
+        } else {                                                                           \
+            FEED_WALK(rs, t, 1);                                                           \
+        }                                                                                  \
+    } while (0)
+
+/* DC, first scan: each block's difference, scaled by 2^Al. */
+static boolean feed__ph_dc_first(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    if (!feed__ph_begin(ci, h))
+        return TRUE;
+    bit_state *b = &h->br;
+    uint64_t buf = b->buf;
+    int cnt = b->cnt;
+    const JOCTET *p = b->p, *lim = b->lim;
+    const int al = ci->Al;
+    for (int n = 0; n < ci->blocks_in_MCU; n++) {
+        const blk_info *bi = &h->blk[n];
+        FEED_REFILL();
+        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_BITS)];
+        int32_t diff;
+        if ((e & K_MASK) == K_FULL) {
+            diff = FEED_FULL_V1(e);
+            FEED_DROP(e & 31);
+        } else {
+            int s;
+            if ((e & K_MASK) == K_CODE) {
+                s = (e >> 8) & 0xFF;
+                FEED_DROP(e & 31);
+            } else {
+                FEED_WALK(s, bi->dc, FEED_HUFF_BITS + 1);
+            }
+            diff = 0;
+            if (s) {
+                uint32_t v = FEED_PEEK(s);
+                FEED_DROP(s);
+                diff = feed__extend(v, s);
+            }
+        }
+        int last = h->last_dc[bi->comp];
+        if ((last >= 0 && diff > INT32_MAX - last) || (last < 0 && diff < INT32_MIN - last))
+            FEED_PH_FAIL(ERREXIT, JERR_BAD_DCT_COEF);
+        last += diff;
+        h->last_dc[bi->comp] = last;
+        mcu[n][0][0] = (JCOEF)(int32_t)((uint32_t)last << al);
+    }
+    b->buf = buf, b->cnt = cnt, b->p = p;
+    feed__huff_end_mcu(ci, h);
+    return TRUE;
+}
+
+/* DC, refinement: one bit of each block's value. libjpeg reads it even past
+ * the end of the segment (zeros change nothing). */
+static boolean feed__ph_dc_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    feed__ph_begin(ci, h);
+    bit_state *b = &h->br;
+    uint64_t buf = b->buf;
+    int cnt = b->cnt;
+    const JOCTET *p = b->p, *lim = b->lim;
+    const int p1 = 1 << ci->Al;
+    for (int n = 0; n < ci->blocks_in_MCU; n++) {
+        int bit;
+        FEED_BIT(bit);
+        if (bit)
+            mcu[n][0][0] |= (JCOEF)p1;
+    }
+    b->buf = buf, b->cnt = cnt, b->p = p;
+    feed__huff_end_mcu(ci, h);
+    return TRUE;
+}
+
+/* End of band n: 2^n blocks (this one included) plus n more bits' worth. */
+#define FEED_EOBRUN(run, r)                                                                \
+    do {                                                                                   \
+        (run) = 1u << (r);                                                                 \
+        if (r) {                                                                           \
+            (run) += FEED_PEEK(r);                                                         \
+            FEED_DROP(r);                                                                  \
+        }                                                                                  \
+    } while (0)
+
+/* AC, first scan of band Ss..Se (one component, one block an MCU). */
+static boolean feed__ph_ac_first(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    if (!feed__ph_begin(ci, h))
+        return TRUE;
+    if (h->eobrun > 0) { /* a block of the band's run of zeros */
+        h->eobrun--;
+        return TRUE;
+    }
+    bit_state *b = &h->br;
+    uint64_t buf = b->buf;
+    int cnt = b->cnt;
+    const JOCTET *p = b->p, *lim = b->lim;
+    const uint8_t *nat = feed__natural;
+    const huff_tbl *t = h->blk[0].ac;
+    const int32_t *fast = t->fast;
+    const int se = ci->Se, al = ci->Al;
+    JCOEF *blk = mcu[0][0];
+    for (int k = ci->Ss; k <= se;) {
+        FEED_REFILL();
+        int32_t e = fast[FEED_PEEK(FEED_HUFF_BITS)];
+        int rs;
+        if ((e & K_MASK) == K_FULL) {
+            int r1 = (e >> 8) & 15, f = FEED_FULL_F(e);
+            if (__builtin_expect(k + r1 < se || !f, 1)) {
+                k += r1;
+                blk[nat[k + f]] = (JCOEF)(int32_t)((uint32_t)FEED_FULL_V2(e) << al);
+                blk[nat[k]] = (JCOEF)(int32_t)((uint32_t)FEED_FULL_V1(e) << al);
+                FEED_DROP(e & 31);
+                k += f + 1;
+                continue;
+            }
+            FEED_WALK(rs, t, 1); /* the pair's second is past the band: the first alone */
+        } else if ((e & K_MASK) == K_EOB) {
+            FEED_DROP(e & 31);
+            unsigned run;
+            FEED_EOBRUN(run, (e >> 12) & 15);
+            h->eobrun = run - 1;
+            break;
+        } else {
+            FEED_AC_SYMBOL(rs, e, t);
+        }
+        int r = rs >> 4, s = rs & 15;
+        if (s) {
+            k += r;
+            uint32_t v = FEED_PEEK(s);
+            FEED_DROP(s);
+            blk[nat[k]] = (JCOEF)(int32_t)((uint32_t)feed__extend(v, s) << al);
+            k++;
+        } else if (r == 15) {
+            k += 16;
+        } else {
+            unsigned run;
+            FEED_EOBRUN(run, r);
+            h->eobrun = run - 1;
+            break;
         }
     }
+    b->buf = buf, b->cnt = cnt, b->p = p;
+    feed__huff_end_mcu(ci, h);
+    return TRUE;
+}
+
+/* The block's non-zero coefficients as bits in zigzag order (bit k for the
+ * k-th coefficient of the zigzag scan). */
+static inline uint64_t feed__ph_nonzero(const feed__huff *h, const JCOEF *blk)
+{
+    uint64_t nat = 0;
+#if defined(__SSE2__)
+    const __m128i z = _mm_setzero_si128();
+    for (int i = 0; i < 4; i++) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(blk + 16 * i + 8));
+        __m128i zero = _mm_packs_epi16(_mm_cmpeq_epi16(a, z), _mm_cmpeq_epi16(b, z));
+        nat |= (uint64_t)(uint16_t)~_mm_movemask_epi8(zero) << (16 * i);
+    }
+#else
+    for (int i = 0; i < DCTSIZE2; i++)
+        nat |= (uint64_t)(blk[i] != 0) << i;
+#endif
+    uint64_t m = 0;
+    for (int b = 0; b < 8; b++)
+        m |= h->zigzag_of[b][(nat >> (8 * b)) & 0xFF];
+    return m;
+}
+
+/* Bits k..63 (none for k = 64 and past). */
+static inline uint64_t feed__from(int k)
+{
+    return k >= 64 ? 0 : ~0ull << k;
+}
+
+/* A correction bit for each coefficient of mask m (zigzag bits, all of them
+ * non-zero), in zigzag order: 1 makes its magnitude grow by p1 (unless that
+ * bit is set already, which libjpeg checks too). Without a branch on the
+ * bits: they are the stream's, as good as random. */
+#define FEED_CORRECT(m)                                                                    \
+    do {                                                                                   \
+        uint64_t m_ = (m);                                                                 \
+        while (m_) {                                                                       \
+            JCOEF *c_ = blk + nat[__builtin_ctzll(m_)];                                    \
+            m_ &= m_ - 1;                                                                  \
+            int bit_;                                                                      \
+            FEED_BIT(bit_);                                                                \
+            int v_ = *c_;                                                                  \
+            int d_ = v_ >= 0 ? p1 : m1;                                                    \
+            v_ += d_ & -(bit_ & ((v_ & p1) == 0));                                         \
+            *c_ = (JCOEF)v_;                                                               \
+        }                                                                                  \
+    } while (0)
+
+/* AC, refinement of band Ss..Se by one bit (Al = Ah - 1): codes place newly
+ * non-zero coefficients of +-2^Al; every coefficient already non-zero that
+ * the decoding passes gets a correction bit. libjpeg walks the band a
+ * coefficient at a time with a branch on each (zero or not, bit or not);
+ * this walks the bit mask of the non-zero ones: a code's run of r zeros ends
+ * at the (r+1)-th zero bit past k, and the correction bits go to the
+ * non-zero bits in between. The coefficients made non-zero in this block lie
+ * behind k, so the mask taken at its start stays right ahead of k. */
+static boolean feed__ph_ac_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    if (!feed__ph_begin(ci, h))
+        return TRUE;
+    bit_state *b = &h->br;
+    uint64_t buf = b->buf;
+    int cnt = b->cnt;
+    const JOCTET *p = b->p, *lim = b->lim;
+    const uint8_t *nat = feed__natural;
+    const huff_tbl *t = h->blk[0].ac;
+    const int32_t *fast = t->fast;
+    const int se = ci->Se;
+    const int p1 = 1 << ci->Al, m1 = (int)(~0u << ci->Al);
+    JCOEF *blk = mcu[0][0];
+    const uint64_t band = ~feed__from(se + 1); /* bits 0..Se */
+    const uint64_t nz = feed__ph_nonzero(h, blk) & band;
+    int k = ci->Ss;
+    unsigned run = h->eobrun;
+    if (run == 0) {
+        while (k <= se) {
+            FEED_REFILL();
+            int32_t e = fast[FEED_PEEK(FEED_HUFF_BITS)];
+            int r, s;
+            if ((e & K_MASK) == K_FULL && (FEED_FULL_V1(e) == 1 || FEED_FULL_V1(e) == -1)) {
+                /* a new coefficient: its code and sign bit (the table has no pairs) */
+                r = (e >> 8) & 15;
+                s = FEED_FULL_V1(e) > 0 ? p1 : m1;
+                FEED_DROP(e & 31);
+            } else if ((e & K_MASK) == K_EOB) {
+                FEED_DROP(e & 31);
+                FEED_EOBRUN(run, (e >> 12) & 15);
+                break;
+            } else {
+                int rs;
+                FEED_AC_SYMBOL(rs, e, t);
+                r = rs >> 4;
+                s = rs & 15;
+                if (s) {
+                    if (s != 1) { /* a new coefficient is one bit */
+                        b->buf = buf, b->cnt = cnt, b->p = p;
+                        feed__huff_end_mcu(ci, h);
+                        WARNMS(ci, JWRN_HUFF_BAD_CODE);
+                    }
+                    int sign;
+                    FEED_BIT(sign);
+                    s = sign ? p1 : m1;
+                } else if (r != 15) {
+                    FEED_EOBRUN(run, r);
+                    break;
+                }
+                /* s 0, r 15: sixteen zeros (ZRL) */
+            }
+            uint64_t ahead = feed__from(k);
+            uint64_t zeros = ~nz & band & ahead;
+            for (int i = 0; i < r; i++)
+                zeros &= zeros - 1;
+            /* past the band when the data says so: libjpeg stops at Se + 1 */
+            int at = zeros ? __builtin_ctzll(zeros) : se + 1;
+            FEED_CORRECT(nz & ahead & ~feed__from(at));
+            if (s)
+                blk[nat[at]] = (JCOEF)s;
+            k = at + 1;
+        }
+    }
+    if (run > 0) { /* in an end-of-band run: correction bits to the end of the band */
+        FEED_CORRECT(nz & feed__from(k));
+        run--;
+    }
+    h->eobrun = run;
+    b->buf = buf, b->cnt = cnt, b->p = p;
+    feed__huff_end_mcu(ci, h);
     return TRUE;
 }
 
@@ -458,8 +817,8 @@ static int feed__huff_setup(feed__huff *h, j_decompress_ptr ci)
         if (d < 0 || d >= NUM_HUFF_TBLS || a < 0 || a >= NUM_HUFF_TBLS || !ci->dc_huff_tbl_ptrs[d] ||
             !ci->ac_huff_tbl_ptrs[a])
             return -1;
-        if (feed__huff_build(&h->dc[d], ci->dc_huff_tbl_ptrs[d], 1) ||
-            feed__huff_build(&h->ac[a], ci->ac_huff_tbl_ptrs[a], 0))
+        if (feed__huff_build(&h->dc[d], ci->dc_huff_tbl_ptrs[d], 1, 0) ||
+            feed__huff_build(&h->ac[a], ci->ac_huff_tbl_ptrs[a], 0, 1))
             return -1;
         h->last_dc[c] = 0;
     }
@@ -491,7 +850,21 @@ static void feed__huff_start_pass(j_decompress_ptr ci)
 
 feed__huff *feed__huff_create(void)
 {
-    return calloc(1, sizeof(feed__huff));
+    feed__huff *h = calloc(1, sizeof(feed__huff));
+    if (!h)
+        return NULL;
+    uint8_t zz[DCTSIZE2];
+    for (int k = 0; k < DCTSIZE2; k++)
+        zz[feed__natural[k]] = (uint8_t)k;
+    for (int b = 0; b < 8; b++)
+        for (int v = 0; v < 256; v++) {
+            uint64_t m = 0;
+            for (int i = 0; i < 8; i++)
+                if (v >> i & 1)
+                    m |= 1ull << zz[8 * b + i];
+            h->zigzag_of[b][v] = m;
+        }
+    return h;
 }
 
 void feed__huff_destroy(feed__huff *h)
@@ -513,4 +886,79 @@ int feed__huff_install(feed__huff *h, j_decompress_ptr ci)
     h->pub.decode_mcu = feed__huff_decode_mcu;
     ci->entropy = &h->pub;
     return 1;
+}
+
+/* Scan set-up for a progressive file, after libjpeg's start_pass checked it
+ * (JERR_BAD_PROGRESSION, JWRN_BOGUS_PROGRESSION), updated the progression
+ * and made its own tables (JERR_NO_HUFF_TABLE, JERR_BAD_HUFF_TABLE). Returns
+ * -1 for a table libfeed's lookup cannot take. */
+static int feed__ph_setup(feed__huff *h, j_decompress_ptr ci)
+{
+    int dc = ci->Ss == 0, refine = ci->Ah != 0;
+    if (ci->blocks_in_MCU < 1 || ci->blocks_in_MCU > D_MAX_BLOCKS_IN_MCU ||
+        ci->comps_in_scan < 1 || ci->comps_in_scan > MAX_COMPS_IN_SCAN || (!dc && ci->blocks_in_MCU != 1))
+        return -1;
+    for (int c = 0; c < ci->comps_in_scan; c++) {
+        const jpeg_component_info *cp = ci->cur_comp_info[c];
+        int d = cp->dc_tbl_no, a = cp->ac_tbl_no;
+        if (dc && !refine &&
+            (d < 0 || d >= NUM_HUFF_TBLS || !ci->dc_huff_tbl_ptrs[d] ||
+             feed__huff_build(&h->dc[d], ci->dc_huff_tbl_ptrs[d], 1, 0)))
+            return -1;
+        if (!dc && (a < 0 || a >= NUM_HUFF_TBLS || !ci->ac_huff_tbl_ptrs[a] ||
+                    feed__huff_build(&h->ac[a], ci->ac_huff_tbl_ptrs[a], 0, !refine)))
+            return -1;
+        h->last_dc[c] = 0;
+    }
+    for (int n = 0; n < ci->blocks_in_MCU; n++) {
+        int c = ci->MCU_membership[n];
+        const jpeg_component_info *cp = ci->cur_comp_info[c];
+        blk_info *bi = &h->blk[n];
+        bi->dc = &h->dc[cp->dc_tbl_no & (NUM_HUFF_TBLS - 1)];
+        bi->ac = &h->ac[cp->ac_tbl_no & (NUM_HUFF_TBLS - 1)];
+        bi->comp = c;
+        bi->dc_needed = bi->ac_needed = 1;
+    }
+    memset(&h->br, 0, sizeof h->br);
+    h->br.p = ci->src->next_input_byte;
+    h->br.end = h->br.p + ci->src->bytes_in_buffer;
+    h->br.lim = ci->unread_marker ? h->br.p : h->br.end;
+    h->pub.insufficient_data = FALSE;
+    h->restarts_to_go = ci->restart_interval;
+    h->eobrun = 0;
+    h->pub.decode_mcu = dc ? (refine ? feed__ph_dc_refine : feed__ph_dc_first)
+                           : (refine ? feed__ph_ac_refine : feed__ph_ac_first);
+    return 0;
+}
+
+/* Each later scan: libjpeg's start_pass on its own object first. */
+static void feed__ph_start_pass(j_decompress_ptr ci)
+{
+    feed__huff *h = (feed__huff *)ci->entropy;
+    ci->entropy = h->lib;
+    (*h->lib->start_pass)(ci);
+    if (feed__ph_setup(h, ci)) {
+        h->handed_back = 1; /* libjpeg decodes the rest of the file */
+        return;
+    }
+    ci->entropy = &h->pub;
+}
+
+int feed__huff_install_progressive(feed__huff *h, j_decompress_ptr ci)
+{
+    if (!h || !ci->progressive_mode || ci->arith_code || ci->data_precision != 8 || !ci->entropy ||
+        ci->entropy == &h->pub || ci->input_scan_number != 1 || ci->input_iMCU_row != 0)
+        return 0;
+    h->lib = ci->entropy; /* its start_pass has run for the first scan */
+    h->handed_back = 0;
+    if (feed__ph_setup(h, ci))
+        return 0;
+    h->pub.start_pass = feed__ph_start_pass;
+    ci->entropy = &h->pub;
+    return 1;
+}
+
+int feed__huff_handed_back(const feed__huff *h)
+{
+    return h && h->handed_back;
 }

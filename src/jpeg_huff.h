@@ -1,6 +1,7 @@
 /*
- * jpeg_huff.h - libfeed's own Huffman (entropy) decoder for sequential JPEG
- * scans, put in place of libjpeg-turbo's inside a libjpeg decompression.
+ * jpeg_huff.h - libfeed's own Huffman (entropy) decoder for sequential and
+ * progressive JPEG scans, put in place of libjpeg-turbo's inside a libjpeg
+ * decompression.
  *
  * Why: on the photos libfeed is built for, the entropy decoding is 67-72% of
  * a region decode (decodebench's *-entropy rows) and the rest of the
@@ -15,6 +16,13 @@
  * clean files but not on some damaged ones: it turns a code that is in no
  * table into a silent zero, and leaves stale coefficients when a marker lies
  * within the 512 bytes a block it reads ahead.
+ *
+ * Progressive files: libjpeg-turbo 2.1's progressive decoder (jdphuff.c) has
+ * no fast path at all, a bit and a branch at a time; on the generated
+ * dataset its 5% progressive files took 14% of the workers' time (perf,
+ * bench/results/issue17d/perf_train_workers.txt). Ours reads the codes as
+ * above and passes a refinement scan's correction bits by a bit mask of the
+ * block's non-zero coefficients instead of a branch on each.
  *
  * It plugs into libjpeg's entropy-decoder interface (jpeg_entropy_decoder in
  * jpegint.h, unchanged since 6b), the way jpeg_planes.c replaces the
@@ -39,5 +47,18 @@ void feed__huff_destroy(feed__huff *h); /* accepts NULL */
  * decompression (until jpeg_abort_decompress/jpeg_finish_decompress).
  */
 int feed__huff_install(feed__huff *h, struct jpeg_decompress_struct *ci);
+
+/*
+ * Progressive Huffman JPEG of 8-bit samples, source in memory: call when
+ * jpeg_start_decompress() has set up the first scan and decoded nothing of
+ * it (its first progress_monitor call). Takes over the entropy decoding of
+ * every scan: libjpeg's progressive decoder stays behind it and still checks
+ * each scan's parameters and keeps the progression (cinfo->coef_bits) in its
+ * start_pass, and gets the scan back when a table is one libfeed's lookup
+ * cannot take (feed__huff_handed_back() says so then). Returns 1 when
+ * installed, 0 (nothing changed) otherwise.
+ */
+int feed__huff_install_progressive(feed__huff *h, struct jpeg_decompress_struct *ci);
+int feed__huff_handed_back(const feed__huff *h);
 
 #endif /* FEED_JPEG_HUFF_H */

@@ -36,7 +36,41 @@ typedef struct enc_cfg {
     int restart_rows; /* or in MCU rows */
     int noise;        /* ti_pixels (sharp, noisy) rather than ti_photo */
     uint32_t seed;
+    int progressive;  /* 1 jpeg_simple_progression, 2 deep successive approximation (below) */
 } enc_cfg;
+
+/* Progression 2: the DC in three steps (interleaved, or each component on
+ * its own), AC bands 1-2, 3-20 and 21-63 with 3, 1 and 0 bits held back,
+ * refined one bit a scan (the bands in another order for each component). */
+static jpeg_scan_info *deep_script(int ncomp, int dc_apart, int *n_out)
+{
+    jpeg_scan_info *s = calloc(64, sizeof *s);
+    assert_non_null(s);
+    int n = 0;
+    for (int a = 2; a >= 0; a--) {
+        if (dc_apart && ncomp > 1) {
+            for (int c = 0; c < ncomp; c++)
+                s[n++] = (jpeg_scan_info){1, {c}, 0, 0, a == 2 ? 0 : a + 1, a};
+        } else {
+            s[n++] = (jpeg_scan_info){ncomp, {0, 1, 2}, 0, 0, a == 2 ? 0 : a + 1, a};
+        }
+    }
+    for (int c = 0; c < ncomp; c++) {
+        s[n++] = (jpeg_scan_info){1, {c}, 1, 2, 0, 3};
+        s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 0, 1};
+        if (c == 1) {
+            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
+            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
+        } else {
+            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
+            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
+        }
+        for (int a = 2; a >= 0; a--)
+            s[n++] = (jpeg_scan_info){1, {c}, 1, 2, a + 1, a};
+    }
+    *n_out = n;
+    return s;
+}
 
 static void *setup_cfg(struct jpeg_compress_struct *ci, const void *arg)
 {
@@ -52,6 +86,15 @@ static void *setup_cfg(struct jpeg_compress_struct *ci, const void *arg)
         ci->comp_info[0].v_samp_factor = c->vs;
         for (int k = 1; k < 3; k++)
             ci->comp_info[k].h_samp_factor = ci->comp_info[k].v_samp_factor = 1;
+    }
+    if (c->progressive == 1) {
+        jpeg_simple_progression(ci);
+    } else if (c->progressive >= 2) {
+        int n;
+        jpeg_scan_info *s = deep_script(ci->num_components, c->progressive == 3, &n);
+        ci->scan_info = s;
+        ci->num_scans = n;
+        return s; /* freed by ti_jpeg_lib */
     }
     return NULL;
 }
@@ -284,18 +327,135 @@ static void test_long_codes(void **state)
     feed__jpeg_destroy(theirs);
 }
 
-/* Progressive files (several scans) stay with libjpeg's decoder. */
-static void test_progressive_left_to_libjpeg(void **state)
+/* Progressive files of every kind (libjpeg's simple progression, and deep
+ * successive approximation with the DC interleaved or not; restart
+ * intervals; grey and every sampling): the same bytes out as libjpeg-turbo's
+ * decoder, and libfeed's decoder ran every scan. */
+static void test_progressive_same_as_libjpeg(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    static const int samp[][3] = {{0, 2, 2}, {1, 1, 1}, {0, 1, 1}, {0, 2, 1}, {0, 1, 2}, {0, 4, 1}};
+    static const uint32_t sizes[][2] = {{203, 157}, {1, 1}, {64, 64}, {95, 333}, {17, 9}};
+    static const int quality[] = {90, 100, 40, 75};
+    int files = 0, restarts = 0;
+    for (int i = 0; i < 36; i++) {
+        enc_cfg c = {0};
+        c.w = sizes[i % 5][0];
+        c.h = sizes[i % 5][1];
+        c.grey = samp[i % 6][0];
+        c.hs = samp[i % 6][1];
+        c.vs = samp[i % 6][2];
+        c.quality = quality[(i / 6) % 4];
+        c.progressive = 1 + i % 3;
+        c.restart = i % 4 == 1 ? 1 + i % 7 : 0;
+        c.restart_rows = i % 4 == 3 ? 1 : 0;
+        c.noise = (i / 2) % 2;
+        c.seed = (uint32_t)(100 + i);
+        size_t len;
+        uint8_t *d = encode(&c, &len);
+        char what[128];
+        snprintf(what, sizeof what, "progressive %d file %d (%ux%u %s %dx%d q%d rst%d/%d %s)",
+                 c.progressive, i, c.w, c.h, c.grey ? "grey" : "ycc", c.hs, c.vs, c.quality,
+                 c.restart, c.restart_rows, c.noise ? "noise" : "photo");
+        assert_int_equal(check_same(ours, theirs, d, len, what), (int)NREGIONS);
+        restarts += c.restart || c.restart_rows;
+        free(d);
+        files++;
+    }
+    assert_true(restarts >= 15);
+    assert_int_equal(files, 36);
+    /* a bigger busy one: long EOB runs and long codes in every kind of scan */
+    enc_cfg big = {.w = 700, .h = 500, .hs = 2, .vs = 2, .quality = 97, .noise = 1, .seed = 7,
+                   .progressive = 2};
+    size_t len;
+    uint8_t *d = encode(&big, &len);
+    assert_int_equal(check_same(ours, theirs, d, len, "700x500 q97 progressive"), (int)NREGIONS);
+    free(d);
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
+/* A grey progressive file of one DC scan, w x h, every block's difference
+ * +32767 (a table of one code, "0", for size 15), made byte by byte. */
+static uint8_t *dc_ramp(uint32_t w, uint32_t h, size_t *len)
+{
+    const uint32_t blocks = ((w + 7) / 8) * ((h + 7) / 8);
+    size_t cap = 256 + (size_t)blocks * 3, n = 0;
+    uint8_t *d = malloc(cap);
+    assert_non_null(d);
+    static const uint8_t dqt[] = {0xFF, 0xD8, 0xFF, 0xDB, 0x00, 0x43, 0x00}; /* SOI, DQT 0 */
+    memcpy(d, dqt, sizeof dqt), n = sizeof dqt;
+    memset(d + n, 1, 64), n += 64;
+    const uint8_t sof[] = {0xFF, 0xC2, 0x00, 0x0B, 0x08, (uint8_t)(h >> 8), (uint8_t)h,
+                           (uint8_t)(w >> 8), (uint8_t)w, 0x01, 0x01, 0x11, 0x00};
+    memcpy(d + n, sof, sizeof sof), n += sizeof sof;
+    static const uint8_t dht[] = {0xFF, 0xC4, 0x00, 0x14, 0x00, 1, 0, 0, 0, 0, 0, 0,
+                                  0,    0,    0,    0,    0,    0, 0, 0, 0, 15};
+    memcpy(d + n, dht, sizeof dht), n += sizeof dht;
+    static const uint8_t sos[] = {0xFF, 0xDA, 0x00, 0x08, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00};
+    memcpy(d + n, sos, sizeof sos), n += sizeof sos;
+    for (uint32_t b = 0; b < blocks; b++) /* the code 0, then 15 one bits; FF stuffed */
+        d[n++] = 0x7F, d[n++] = 0xFF, d[n++] = 0x00;
+    d[n++] = 0xFF, d[n++] = 0xD9;
+    assert_true(n <= cap);
+    *len = n;
+    return d;
+}
+
+/* A progressive DC scan whose differences add up past INT_MAX (65539 blocks
+ * of +32767): libjpeg-turbo refuses it ("DCT coefficient out of range") and
+ * so does ours; 65280 blocks decode, the same bytes from both. */
+static void test_dc_sum_overflow_refused(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    static const region_want corner = {1, {0, 0, 0.05, 0.05}, 0};
+    static const uint32_t heights[] = {2040, 2056}; /* 256 x 255 and 256 x 257 blocks */
+    for (int i = 0; i < 2; i++) {
+        size_t len;
+        uint8_t *d = dc_ramp(2048, heights[i], &len);
+        result a, x;
+        run(ours, d, len, &corner, 0, &a);
+        run(theirs, d, len, &corner, 2, &x);
+        assert_true(a.own);
+        expect_same(&a, &x, "DC ramp", (size_t)i, "libjpeg's exact path");
+        if (i == 0) {
+            assert_int_equal(a.rc, 0);
+        } else {
+            assert_int_equal(a.rc, FEED_E_DECODE);
+            assert_non_null(strstr(a.msg, "DCT coefficient out of range"));
+        }
+        free(a.bytes);
+        free(x.bytes);
+        free(d);
+    }
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
+static void *setup_arith(struct jpeg_compress_struct *ci, const void *arg)
+{
+    (void)arg;
+    ci->arith_code = TRUE;
+    jpeg_simple_progression(ci);
+    return NULL;
+}
+
+/* Arithmetic-coded files (progressive or not) stay with libjpeg's decoder,
+ * and decode. */
+static void test_arithmetic_left_to_libjpeg(void **state)
 {
     (void)state;
     feed__jpeg *j = feed__jpeg_create();
     uint8_t *px = ti_photo(80, 60, 1);
     size_t len;
-    uint8_t *d = ti_jpeg_progressive(px, 80, 60, 0, &len);
+    uint8_t *d = ti_jpeg_lib(px, 80, 60, setup_arith, NULL, &len);
     result r;
     run(j, d, len, &g_regions[0], 0, &r);
     assert_int_equal(r.rc, 0);
     assert_false(r.own);
+    assert_int_equal(r.n, 80u * 60u * 4u);
     free(r.bytes);
     free(d);
     free(px);
@@ -378,9 +538,14 @@ static void test_corrupt_same_verdict(void **state)
         {.w = 120, .h = 90, .hs = 2, .vs = 2, .quality = 95, .restart = 3, .noise = 1, .seed = 2},
         {.w = 77, .h = 51, .grey = 1, .quality = 80, .optimize = 1, .restart_rows = 1, .seed = 3},
         {.w = 64, .h = 48, .hs = 1, .vs = 1, .quality = 100, .optimize = 1, .noise = 1, .seed = 4},
+        {.w = 120, .h = 90, .hs = 2, .vs = 2, .quality = 90, .seed = 5, .progressive = 1},
+        {.w = 96, .h = 72, .hs = 2, .vs = 1, .quality = 95, .noise = 1, .restart = 2, .seed = 6,
+         .progressive = 2},
+        {.w = 77, .h = 51, .grey = 1, .quality = 85, .restart_rows = 1, .seed = 7, .progressive = 3},
+        {.w = 64, .h = 64, .hs = 1, .vs = 1, .quality = 100, .noise = 1, .seed = 8, .progressive = 3},
     };
     uint32_t seed = 12345;
-    int agree_ok = 0, agree_fail = 0, bad_code = 0;
+    int agree_ok = 0, agree_fail = 0, bad_code = 0, prog_ok = 0, prog_fail = 0;
     for (size_t b = 0; b < sizeof base / sizeof *base; b++) {
         size_t len;
         uint8_t *clean = encode(&base[b], &len);
@@ -427,6 +592,11 @@ static void test_corrupt_same_verdict(void **state)
                     agree_ok++;
                 else
                     agree_fail++;
+                if (base[b].progressive) {
+                    assert_true(a.own || a.rc); /* ours ran (or the header was refused first) */
+                    prog_ok += a.rc == 0;
+                    prog_fail += a.rc != 0;
+                }
                 if (strstr(a.msg, "bad Huffman code"))
                     bad_code++;
                 free(a.bytes);
@@ -436,8 +606,10 @@ static void test_corrupt_same_verdict(void **state)
         free(d);
         free(clean);
     }
-    fprintf(stderr, "damaged variants: both decode %d, both refuse %d (a bad code: %d)\n", agree_ok,
-            agree_fail, bad_code);
+    fprintf(stderr, "damaged variants: both decode %d, both refuse %d (a bad code: %d; progressive: %d, %d)\n",
+            agree_ok, agree_fail, bad_code, prog_ok, prog_fail);
+    assert_true(prog_ok > 50);
+    assert_true(prog_fail > 50);
     assert_true(agree_ok > 100);
     assert_true(agree_fail > 100);
     assert_true(bad_code > 10);
@@ -513,7 +685,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_libjpeg),
         cmocka_unit_test(test_long_codes),
-        cmocka_unit_test(test_progressive_left_to_libjpeg),
+        cmocka_unit_test(test_progressive_same_as_libjpeg),
+        cmocka_unit_test(test_arithmetic_left_to_libjpeg),
+        cmocka_unit_test(test_dc_sum_overflow_refused),
         cmocka_unit_test(test_tables_not_kept),
         cmocka_unit_test(test_corrupt_same_verdict),
         cmocka_unit_test(test_bad_code_reported),

@@ -50,6 +50,9 @@
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
 
 #include <jerror.h>
 #include <jpegint.h>
@@ -693,24 +696,61 @@ static inline uint64_t feed__ph_nonzero(const feed__huff *h, const JCOEF *blk)
     return m;
 }
 
+typedef boolean jpeg_decode_mcu_fn(j_decompress_ptr, JBLOCKROW *);
+
+#if defined(__x86_64__)
+/* BMI2's pdep, in asm so that the body stays free of target attributes; run
+ * only where feed__refine_level() found it. */
+static inline uint64_t feed__pdep(uint64_t src, uint64_t mask)
+{
+    uint64_t r;
+    __asm__("pdepq %2, %1, %0" : "=r"(r) : "r"(src), "rm"(mask));
+    return r;
+}
+#else
+static inline uint64_t feed__pdep(uint64_t src, uint64_t mask)
+{
+    (void)src, (void)mask;
+    return 0; /* never called: no pdep level off x86-64 */
+}
+#endif
+
 /* Bits k..63 (none for k = 64 and past). */
 static inline uint64_t feed__from(int k)
 {
     return k >= 64 ? 0 : ~0ull << k;
 }
 
-/* A correction bit for each coefficient of mask m (zigzag bits, all of them
- * non-zero), in zigzag order: 1 makes its magnitude grow by p1 (unless that
- * bit is set already, which libjpeg checks too). Without a branch on the
- * bits: they are the stream's, as good as random. */
-#define FEED_CORRECT(m)                                                                    \
+/* n (0..63) bits of the stream onto the bottom of acc. */
+#define FEED_TAKE(acc, n)                                                                  \
     do {                                                                                   \
-        uint64_t m_ = (m);                                                                 \
+        int n_ = (n);                                                                      \
+        if (__builtin_expect(n_ > cnt, 0)) {                                               \
+            if (n_ > 32) {                                                                 \
+                FEED_REFILL();                                                             \
+                (acc) = (acc) << 32 | FEED_PEEK(32);                                       \
+                FEED_DROP(32);                                                             \
+                n_ -= 32;                                                                  \
+            }                                                                              \
+            FEED_REFILL();                                                                 \
+        }                                                                                  \
+        (acc) = (acc) << n_ | (n_ ? buf >> (64 - n_) : 0);                                 \
+        FEED_DROP(n_);                                                                     \
+    } while (0)
+
+/* The correction bits acc (n of them, the first read the highest) to the
+ * coefficients of mask m (zigzag bits, as many, all non-zero), in zigzag
+ * order: 1 makes a magnitude grow by p1 (unless that bit is set already,
+ * which libjpeg checks too). Without a branch on the bits: they are the
+ * stream's, as good as random. */
+#define FEED_APPLY(m, acc, n)                                                              \
+    do {                                                                                   \
+        uint64_t m_ = (m), a_ = (n) ? (acc) << (64 - (n)) : 0;                             \
         while (m_) {                                                                       \
             JCOEF *c_ = blk + nat[__builtin_ctzll(m_)];                                    \
             m_ &= m_ - 1;                                                                  \
-            int bit_;                                                                      \
-            FEED_BIT(bit_);                                                                \
+            int bit_ = (int)(a_ >> 63);                                                    \
+            a_ <<= 1;                                                                      \
             int v_ = *c_;                                                                  \
             int d_ = v_ >= 0 ? p1 : m1;                                                    \
             v_ += d_ & -(bit_ & ((v_ & p1) == 0));                                         \
@@ -721,12 +761,16 @@ static inline uint64_t feed__from(int k)
 /* AC, refinement of band Ss..Se by one bit (Al = Ah - 1): codes place newly
  * non-zero coefficients of +-2^Al; every coefficient already non-zero that
  * the decoding passes gets a correction bit. libjpeg walks the band a
- * coefficient at a time with a branch on each (zero or not, bit or not);
- * this walks the bit mask of the non-zero ones: a code's run of r zeros ends
- * at the (r+1)-th zero bit past k, and the correction bits go to the
- * non-zero bits in between. The coefficients made non-zero in this block lie
- * behind k, so the mask taken at its start stays right ahead of k. */
-static boolean feed__ph_ac_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
+ * coefficient at a time with a branch on each (zero or not, bit or not).
+ * This works on the bit mask of the non-zero ones: a code's run of r zeros
+ * ends at the (r+1)-th zero bit past k, the n non-zero bits in between take
+ * the stream's next n bits at once, and the block's correction bits are put
+ * on at its end. That is exact because each coefficient of the band is
+ * passed once: the new ones lie behind k (so the mask taken at the start
+ * stays right ahead of k), and every non-zero one of the band gets exactly
+ * one bit, in zigzag order, by the end of the block. */
+static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_decompress_ptr ci,
+                                                                             JBLOCKROW *mcu, int pdep)
 {
     feed__huff *h = (feed__huff *)ci->entropy;
     if (!feed__ph_begin(ci, h))
@@ -743,6 +787,9 @@ static boolean feed__ph_ac_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
     JCOEF *blk = mcu[0][0];
     const uint64_t band = ~feed__from(se + 1); /* bits 0..Se */
     const uint64_t nz = feed__ph_nonzero(h, blk) & band;
+    uint64_t todo = nz & feed__from(ci->Ss); /* the coefficients that get a bit */
+    uint64_t acc = 0;                          /* their bits so far */
+    int nacc = 0;
     int k = ci->Ss;
     unsigned run = h->eobrun;
     if (run == 0) {
@@ -781,24 +828,121 @@ static boolean feed__ph_ac_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
             }
             uint64_t ahead = feed__from(k);
             uint64_t zeros = ~nz & band & ahead;
-            for (int i = 0; i < r; i++)
-                zeros &= zeros - 1;
-            /* past the band when the data says so: libjpeg stops at Se + 1 */
+            if (pdep) { /* the (r+1)-th zero at once */
+                zeros = feed__pdep(1ull << r, zeros);
+            } else {
+                for (int i = 0; i < r; i++)
+                    zeros &= zeros - 1;
+            }
             int at = zeros ? __builtin_ctzll(zeros) : se + 1;
-            FEED_CORRECT(nz & ahead & ~feed__from(at));
-            if (s)
-                blk[nat[at]] = (JCOEF)s;
+            int n = __builtin_popcountll(nz & ahead & ~feed__from(at));
+            FEED_TAKE(acc, n);
+            nacc += n;
+            if (__builtin_expect(at <= se, 1)) {
+                blk[nat[at]] = (JCOEF)s; /* a zero before: 0 for a ZRL changes nothing */
+            } else {
+                /* past the band, as damaged data can say: libjpeg puts the new
+                 * coefficient at zigzag Se + 1 after the bits (Se 63: on
+                 * coefficient 63 itself, which may have had one) */
+                FEED_APPLY(todo, acc, nacc);
+                todo = 0, nacc = 0;
+                if (s)
+                    blk[nat[at]] = (JCOEF)s;
+            }
             k = at + 1;
         }
     }
-    if (run > 0) { /* in an end-of-band run: correction bits to the end of the band */
-        FEED_CORRECT(nz & feed__from(k));
+    if (run > 0) { /* in an end-of-band run: a bit for each to the end of the band */
+        int n = __builtin_popcountll(nz & feed__from(k));
+        FEED_TAKE(acc, n);
+        nacc += n;
         run--;
     }
+    FEED_APPLY(todo, acc, nacc);
     h->eobrun = run;
     b->buf = buf, b->cnt = cnt, b->p = p;
     feed__huff_end_mcu(ci, h);
     return TRUE;
+}
+
+static boolean feed__ph_ac_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
+{
+    return feed__ph_ac_refine_body(ci, mcu, 0);
+}
+
+#if defined(__x86_64__)
+/* The same with the popcnt instruction (baseline x86-64 has none: the
+ * builtin is a libgcc call there), and with BMI2's pdep too. */
+__attribute__((target("popcnt"))) static boolean feed__ph_ac_refine_popcnt(j_decompress_ptr ci,
+                                                                           JBLOCKROW *mcu)
+{
+    return feed__ph_ac_refine_body(ci, mcu, 0);
+}
+
+__attribute__((target("popcnt,bmi,bmi2"))) static boolean feed__ph_ac_refine_pdep(j_decompress_ptr ci,
+                                                                                 JBLOCKROW *mcu)
+{
+    return feed__ph_ac_refine_body(ci, mcu, 1);
+}
+
+/* AMD (and Hygon) before family 19h (Zen 3) run pdep in microcode. */
+static int feed__slow_pdep(void)
+{
+    unsigned a, b, c, d;
+    if (!__get_cpuid(0, &a, &b, &c, &d))
+        return 1;
+    int amd = (b == 0x68747541 && d == 0x69746e65 && c == 0x444d4163) || /* AuthenticAMD */
+              (b == 0x6f677948 && d == 0x6e65476e && c == 0x656e6975);   /* HygonGenuine */
+    if (!amd)
+        return 0;
+    if (!__get_cpuid(1, &a, &b, &c, &d))
+        return 1;
+    unsigned family = (a >> 8) & 0xF;
+    if (family == 0xF)
+        family += (a >> 20) & 0xFF;
+    return family < 0x19;
+}
+
+/* 0 plain, 1 popcnt, 2 popcnt and a fast pdep (AMD's before Zen 3 run it
+ * in microcode, tens of cycles a bit of the mask: the loop is faster there). */
+static int feed__refine_level(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = !__builtin_cpu_supports("popcnt")                         ? 0
+            : __builtin_cpu_supports("bmi2") && !feed__slow_pdep() ? 2
+                                                                   : 1;
+    }
+    return v;
+}
+#define FEED_REFINE_TOP feed__refine_level()
+#else
+#define FEED_REFINE_TOP 0
+#endif
+
+static int g_refine_forced = -1; /* feed__huff_refine_level() */
+
+int feed__huff_refine_level(int level)
+{
+    int top = FEED_REFINE_TOP;
+    if (level > top)
+        return -1;
+    g_refine_forced = level;
+    return level < 0 ? top : level;
+}
+
+static jpeg_decode_mcu_fn *feed__ph_refine_fn(void)
+{
+    int l = g_refine_forced >= 0 ? g_refine_forced : FEED_REFINE_TOP;
+#if defined(__x86_64__)
+    if (l == 2)
+        return feed__ph_ac_refine_pdep;
+    if (l == 1)
+        return feed__ph_ac_refine_popcnt;
+#endif
+    (void)l;
+    return feed__ph_ac_refine;
 }
 
 #if JPEG_LIB_VERSION >= 70
@@ -927,7 +1071,7 @@ static int feed__ph_setup(feed__huff *h, j_decompress_ptr ci)
     h->restarts_to_go = ci->restart_interval;
     h->eobrun = 0;
     h->pub.decode_mcu = dc ? (refine ? feed__ph_dc_refine : feed__ph_dc_first)
-                           : (refine ? feed__ph_ac_refine : feed__ph_ac_first);
+                           : (refine ? feed__ph_refine_fn() : feed__ph_ac_first);
     return 0;
 }
 

@@ -61,4 +61,13 @@ int feed__huff_install(feed__huff *h, struct jpeg_decompress_struct *ci);
 int feed__huff_install_progressive(feed__huff *h, struct jpeg_decompress_struct *ci);
 int feed__huff_handed_back(const feed__huff *h);
 
+/*
+ * The refinement-scan kernel: -1 the best this CPU runs well (the default),
+ * 0 plain C, 1 with popcnt, 2 with popcnt and pdep (x86-64). For tests and
+ * side-by-side runs; set before decoding, not while another thread decodes.
+ * Returns the level now in force, or -1 (nothing changed) for one this CPU
+ * lacks.
+ */
+int feed__huff_refine_level(int level);
+
 #endif /* FEED_JPEG_HUFF_H */

@@ -311,6 +311,28 @@ static inline int feed__huff_has_ff(uint64_t x)
         buf = b->buf, cnt = b->cnt, p = b->p, lim = b->lim;                                \
     } while (0)
 
+/* FEED_REFILL without the branch on cnt, which the data decides (a refill
+ * every symbol or two): eight bytes go in whenever they hold no 0xFF (the
+ * arithmetic is right for any cnt), the byte-wise path only when needed. */
+#define FEED_REFILL_EAGER()                                                                \
+    do {                                                                                   \
+        if (__builtin_expect(lim - p >= 8, 1)) {                                           \
+            uint64_t x_;                                                                   \
+            memcpy(&x_, p, 8);                                                             \
+            if (__builtin_expect(!feed__huff_has_ff(x_), 1)) {                             \
+                buf |= __builtin_bswap64(x_) >> cnt;                                       \
+                p += (63 - cnt) >> 3;                                                      \
+                cnt |= 56;                                                                 \
+                break;                                                                     \
+            }                                                                              \
+        }                                                                                  \
+        if (cnt >= 32)                                                                     \
+            break;                                                                         \
+        b->buf = buf, b->cnt = cnt, b->p = p;                                              \
+        feed__huff_refill_slow(ci, b);                                                     \
+        buf = b->buf, cnt = b->cnt, p = b->p, lim = b->lim;                                \
+    } while (0)
+
 /* F.16: the code at the top of the buffer, its length walked from `from`
  * (the lookahead's length + 1 for a K_SLOW entry; 1 where no lookup was
  * made). A code in no table drops 17 bits and counts as symbol 0, as
@@ -794,7 +816,7 @@ static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_d
     unsigned run = h->eobrun;
     if (run == 0) {
         while (k <= se) {
-            FEED_REFILL();
+            FEED_REFILL_EAGER();
             int32_t e = fast[FEED_PEEK(FEED_HUFF_BITS)];
             int r, s;
             if ((e & K_MASK) == K_FULL && (FEED_FULL_V1(e) == 1 || FEED_FULL_V1(e) == -1)) {

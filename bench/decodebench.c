@@ -66,6 +66,7 @@
 #include "geometry.h"
 #include "image.h"
 #include "jpeg.h"
+#include "jpeg_huff.h" /* feed__huff_refine_level, for --refine-level */
 #include "resize.h" /* feed__resize_simd, for --resize-level */
 
 typedef db_file file;
@@ -75,6 +76,31 @@ size_t g_nfiles;
 static size_t g_capfiles;
 static size_t g_max = 500;
 static const char *g_format = "jpeg";
+static int g_progressive_only; /* --progressive-only */
+
+/* A progressive JPEG: its frame marker (the first SOFn) is SOF2 (Huffman) or
+ * SOF6/SOF10/SOF14 (arithmetic, hierarchical). */
+static int is_progressive_jpeg(const uint8_t *d, size_t n)
+{
+    size_t i = 2;
+    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8)
+        return 0;
+    while (i + 4 <= n) {
+        if (d[i] != 0xFF)
+            return 0;
+        uint8_t m = d[i + 1];
+        if (m == 0xFF) {
+            i++;
+            continue;
+        }
+        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
+            return m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE;
+        if (m == 0xDA || m == 0xD9)
+            return 0;
+        i += 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
+    }
+    return 0;
+}
 
 static int add_file(const char *path)
 {
@@ -95,6 +121,10 @@ static int add_file(const char *path)
         return -1;
     }
     fclose(f);
+    if (g_progressive_only && !is_progressive_jpeg(d, (size_t)st.st_size)) {
+        free(d);
+        return 0;
+    }
     if (g_nfiles == g_capfiles) {
         g_capfiles = g_capfiles ? g_capfiles * 2 : 256;
         g_files = realloc(g_files, g_capfiles * sizeof *g_files);
@@ -442,7 +472,7 @@ static void usage(void)
     fprintf(stderr,
             "usage: decodebench --data DIR [--json FILE] [--max N] [--seconds S] [--workers W]\n"
             "                   [--size N] [--format F] [--pil SCRIPT] [--resize-level L] [--rows LIST]\n"
-            "                   [--quiet]\n"
+            "                   [--progressive-only] [--refine-level L] [--quiet]\n"
             "  --data DIR     ImageFolder tree or folder with files.txt\n"
             "  --json FILE    also write the results as JSON\n"
             "  --max N        use at most N files (default 500)\n"
@@ -455,7 +485,10 @@ static void usage(void)
             "  --rows LIST    measure only these rows (comma-separated names, as printed;\n"
             "                 the ceiling is always measured), e.g. for a profiler\n"
             "  --resize-level L  resize kernels: 0 C, 1 SSE2, 2 AVX2, 3 AVX-512 (default:\n"
-            "                 the best this CPU has; for side-by-side runs)\n");
+            "                 the best this CPU has; for side-by-side runs)\n"
+            "  --progressive-only  only the progressive JPEGs among the files (up to --max)\n"
+            "  --refine-level L  progressive refinement kernel: 0 C, 1 popcnt, 2 popcnt and\n"
+            "                 pdep (default: the best this CPU runs well)\n");
     exit(2);
 }
 
@@ -489,6 +522,16 @@ int main(int argc, char **argv)
             feed__resize_simd = (int)strtol(v, NULL, 10), i++;
         else if (!strcmp(a, "--rows") && v)
             rows = v, i++;
+        else if (!strcmp(a, "--progressive-only"))
+            g_progressive_only = 1;
+        else if (!strcmp(a, "--refine-level") && v) {
+            int l = (int)strtol(v, NULL, 10);
+            if (feed__huff_refine_level(l) != l) {
+                fprintf(stderr, "decodebench: this CPU has no refinement kernel %d\n", l);
+                return 2;
+            }
+            i++;
+        }
         else if (!strcmp(a, "--quiet"))
             quiet = 1;
         else

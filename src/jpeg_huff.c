@@ -929,12 +929,14 @@ static int feed__slow_pdep(void)
  * in microcode, tens of cycles a bit of the mask: the loop is faster there). */
 static int feed__refine_level(void)
 {
-    static int v = -1;
+    static int cached = -1; /* atomic: decoders may start on several threads */
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (v < 0) {
         __builtin_cpu_init();
         v = !__builtin_cpu_supports("popcnt")                         ? 0
             : __builtin_cpu_supports("bmi2") && !feed__slow_pdep() ? 2
                                                                    : 1;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
     }
     return v;
 }
@@ -950,13 +952,15 @@ int feed__huff_refine_level(int level)
     int top = FEED_REFINE_TOP;
     if (level > top)
         return -1;
-    g_refine_forced = level;
+    __atomic_store_n(&g_refine_forced, level, __ATOMIC_RELAXED);
     return level < 0 ? top : level;
 }
 
 static jpeg_decode_mcu_fn *feed__ph_refine_fn(void)
 {
-    int l = g_refine_forced >= 0 ? g_refine_forced : FEED_REFINE_TOP;
+    int l = __atomic_load_n(&g_refine_forced, __ATOMIC_RELAXED);
+    if (l < 0)
+        l = FEED_REFINE_TOP;
 #if defined(__x86_64__)
     if (l == 2)
         return feed__ph_ac_refine_pdep;

@@ -170,6 +170,17 @@ int main(int argc, char **argv)
     j = ti_jpeg_restart(odd, 37, 19, 2, 0, &len);
     put(dir, "restart-mcus-420", train, j, len);
     free(j);
+    /* successive approximation in depth (ti_deep_scan_script): every kind of
+     * refinement scan, bands that end inside the block, EOB runs */
+    j = ti_jpeg_progressive_deep(rgb, 48, 40, 0, 0, 0, &len);
+    put(dir, "progressive-deep-420", val, j, len);
+    free(j);
+    j = ti_jpeg_progressive_deep(odd, 37, 19, 0, 1, 2, &len);
+    put(dir, "progressive-deep-dc-apart-restart", train, j, len);
+    free(j);
+    j = ti_jpeg_progressive_deep(rgb, 48, 40, 1, 0, 3, &len);
+    put(dir, "progressive-deep-grey-restart", full_f32, j, len);
+    free(j);
     /* PNG and WebP: the same dispatch (image.c picks the decoder from the bytes) */
     static const struct {
         const char *name;

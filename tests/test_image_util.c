@@ -165,6 +165,61 @@ uint8_t *ti_jpeg_progressive(const uint8_t *rgb, uint32_t w, uint32_t h, int bit
     return ti_jpeg_lib(rgb, w, h, setup_progressive, &bitwise, len);
 }
 
+void *ti_deep_scan_script(int ncomp, int dc_apart, int *n_out)
+{
+    jpeg_scan_info *s = calloc(64, sizeof *s);
+    if (!s)
+        abort();
+    int n = 0;
+    for (int a = 2; a >= 0; a--) {
+        if (dc_apart && ncomp > 1) {
+            for (int c = 0; c < ncomp; c++)
+                s[n++] = (jpeg_scan_info){1, {c}, 0, 0, a == 2 ? 0 : a + 1, a};
+        } else {
+            s[n++] = (jpeg_scan_info){ncomp, {0, 1, 2}, 0, 0, a == 2 ? 0 : a + 1, a};
+        }
+    }
+    for (int c = 0; c < ncomp; c++) {
+        s[n++] = (jpeg_scan_info){1, {c}, 1, 2, 0, 3};
+        s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 0, 1};
+        if (c == 1) {
+            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
+            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
+        } else {
+            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
+            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
+        }
+        for (int a = 2; a >= 0; a--)
+            s[n++] = (jpeg_scan_info){1, {c}, 1, 2, a + 1, a};
+    }
+    *n_out = n;
+    return s;
+}
+
+typedef struct deep_arg {
+    int grey, dc_apart, restart;
+} deep_arg;
+
+static void *setup_deep(struct jpeg_compress_struct *ci, const void *arg)
+{
+    const deep_arg *a = arg;
+    if (a->grey)
+        jpeg_set_colorspace(ci, JCS_GRAYSCALE);
+    ci->restart_interval = (unsigned)a->restart;
+    int n;
+    jpeg_scan_info *s = ti_deep_scan_script(ci->num_components, a->dc_apart, &n);
+    ci->scan_info = s;
+    ci->num_scans = n;
+    return s;
+}
+
+uint8_t *ti_jpeg_progressive_deep(const uint8_t *rgb, uint32_t w, uint32_t h, int grey, int dc_apart,
+                                  int restart, size_t *len)
+{
+    deep_arg a = {grey, dc_apart, restart};
+    return ti_jpeg_lib(rgb, w, h, setup_deep, &a, len);
+}
+
 static void put16(uint8_t *p, uint32_t v, int big)
 {
     if (big) {

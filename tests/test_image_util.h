@@ -43,6 +43,17 @@ uint8_t *ti_jpeg_restart(const uint8_t *rgb, uint32_t w, uint32_t h, int interva
  * coefficient of every component refined one bit at a time: 2090 valid
  * scans, a decompression bomb by scan count. */
 uint8_t *ti_jpeg_progressive(const uint8_t *rgb, uint32_t w, uint32_t h, int bitwise, size_t *len);
+/* A progressive scan script for ncomp (1 or 3) components, malloc'ed, *n scans:
+ * the DC in three steps (interleaved, or each component on its own when
+ * dc_apart), AC bands 1-2, 3-20 and 21-63 with 3, 1 and 0 bits held back,
+ * refined one bit a scan (the bands in another order for the second
+ * component). A jpeg_scan_info array (an unnamed struct in jpeglib.h, hence
+ * void *) for ci->scan_info / num_scans. */
+void *ti_deep_scan_script(int ncomp, int dc_apart, int *n);
+/* ti_jpeg_lib with that script: 4:2:0 (or grey), quality 90, restart
+ * interval `restart` MCUs (0: none). */
+uint8_t *ti_jpeg_progressive_deep(const uint8_t *rgb, uint32_t w, uint32_t h, int grey, int dc_apart,
+                                  int restart, size_t *len);
 /* A copy of jpeg with an APP1 Exif segment holding orientation o spliced in
  * after SOI (big-endian TIFF when big, else little-endian). */
 uint8_t *ti_with_exif(const uint8_t *jpeg, size_t len, uint32_t o, int big, size_t *out_len);

@@ -37,41 +37,8 @@ typedef struct enc_cfg {
     int restart_rows; /* or in MCU rows */
     int noise;        /* ti_pixels (sharp, noisy) rather than ti_photo */
     uint32_t seed;
-    int progressive;  /* 1 jpeg_simple_progression, 2 deep successive approximation (below) */
+    int progressive;  /* 1 jpeg_simple_progression, 2 and 3 ti_deep_scan_script (3: DC apart) */
 } enc_cfg;
-
-/* Progression 2: the DC in three steps (interleaved, or each component on
- * its own), AC bands 1-2, 3-20 and 21-63 with 3, 1 and 0 bits held back,
- * refined one bit a scan (the bands in another order for each component). */
-static jpeg_scan_info *deep_script(int ncomp, int dc_apart, int *n_out)
-{
-    jpeg_scan_info *s = calloc(64, sizeof *s);
-    assert_non_null(s);
-    int n = 0;
-    for (int a = 2; a >= 0; a--) {
-        if (dc_apart && ncomp > 1) {
-            for (int c = 0; c < ncomp; c++)
-                s[n++] = (jpeg_scan_info){1, {c}, 0, 0, a == 2 ? 0 : a + 1, a};
-        } else {
-            s[n++] = (jpeg_scan_info){ncomp, {0, 1, 2}, 0, 0, a == 2 ? 0 : a + 1, a};
-        }
-    }
-    for (int c = 0; c < ncomp; c++) {
-        s[n++] = (jpeg_scan_info){1, {c}, 1, 2, 0, 3};
-        s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 0, 1};
-        if (c == 1) {
-            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
-            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
-        } else {
-            s[n++] = (jpeg_scan_info){1, {c}, 21, 63, 0, 0};
-            s[n++] = (jpeg_scan_info){1, {c}, 3, 20, 1, 0};
-        }
-        for (int a = 2; a >= 0; a--)
-            s[n++] = (jpeg_scan_info){1, {c}, 1, 2, a + 1, a};
-    }
-    *n_out = n;
-    return s;
-}
 
 static void *setup_cfg(struct jpeg_compress_struct *ci, const void *arg)
 {
@@ -92,7 +59,7 @@ static void *setup_cfg(struct jpeg_compress_struct *ci, const void *arg)
         jpeg_simple_progression(ci);
     } else if (c->progressive >= 2) {
         int n;
-        jpeg_scan_info *s = deep_script(ci->num_components, c->progressive == 3, &n);
+        jpeg_scan_info *s = ti_deep_scan_script(ci->num_components, c->progressive == 3, &n);
         ci->scan_info = s;
         ci->num_scans = n;
         return s; /* freed by ti_jpeg_lib */

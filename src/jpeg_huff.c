@@ -1108,7 +1108,10 @@ static void feed__ph_start_pass(j_decompress_ptr ci)
     ci->entropy = h->lib;
     (*h->lib->start_pass)(ci);
     if (feed__ph_setup(h, ci)) {
-        h->handed_back = 1; /* libjpeg decodes the rest of the file */
+        /* libjpeg decodes the rest of the file. Not reached with libjpeg-turbo
+         * 2.1, whose table checks (just run) are feed__huff_build's: kept so
+         * that a libjpeg accepting more falls back instead of failing. */
+        h->handed_back = 1;
         return;
     }
     ci->entropy = &h->pub;

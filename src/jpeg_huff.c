@@ -364,6 +364,39 @@ static __attribute__((noinline)) int feed__huff_walk(j_decompress_ptr ci, bit_st
         buf = b->buf, cnt = b->cnt;                                                        \
     } while (0)
 
+/* The decode loops keep the bit reader in locals (b: its home in h). */
+#define FEED_STATE_LOAD(h)                                                                 \
+    bit_state *b = &(h)->br;                                                               \
+    uint64_t buf = b->buf;                                                                 \
+    int cnt = b->cnt;                                                                      \
+    const JOCTET *p = b->p, *lim = b->lim
+#define FEED_STATE_SAVE() (b->buf = buf, b->cnt = cnt, b->p = p)
+
+/* F.2.2.1: a DC difference (code and value) with table t; e is scratch. */
+#define FEED_DC_DIFF(diff, e, t)                                                           \
+    do {                                                                                   \
+        FEED_REFILL();                                                                     \
+        (e) = (t)->fast[FEED_PEEK(FEED_HUFF_BITS)];                                        \
+        if (((e) & K_MASK) == K_FULL) {                                                    \
+            (diff) = FEED_FULL_V1(e);                                                      \
+            FEED_DROP((e) & 31);                                                           \
+        } else {                                                                           \
+            int s_;                                                                        \
+            if (((e) & K_MASK) == K_CODE) {                                                \
+                s_ = ((e) >> 8) & 0xFF;                                                    \
+                FEED_DROP((e) & 31);                                                       \
+            } else {                                                                       \
+                FEED_WALK(s_, t, FEED_HUFF_BITS + 1);                                      \
+            }                                                                              \
+            (diff) = 0;                                                                    \
+            if (s_) {                                                                      \
+                uint32_t v_ = FEED_PEEK(s_);                                               \
+                FEED_DROP(s_);                                                             \
+                (diff) = feed__extend(v_, s_);                                             \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
 /* Resynchronise at a restart marker (libjpeg's process_restart). */
 static void feed__huff_restart(j_decompress_ptr ci, feed__huff *h)
 {
@@ -420,36 +453,14 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
     if (h->pub.insufficient_data) /* the rest of the segment stays zero */
         return TRUE;
 
-    bit_state *b = &h->br;
-    uint64_t buf = b->buf;
-    int cnt = b->cnt;
-    const JOCTET *p = b->p, *lim = b->lim;
+    FEED_STATE_LOAD(h);
     const uint8_t *nat = feed__natural;
     for (int n = 0; n < ci->blocks_in_MCU; n++) {
         const blk_info *bi = &h->blk[n];
         JCOEF *out = mcu ? mcu[n][0] : NULL;
 
-        FEED_REFILL();
-        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_BITS)];
-        int32_t diff;
-        if ((e & K_MASK) == K_FULL) {
-            diff = FEED_FULL_V1(e);
-            FEED_DROP(e & 31);
-        } else {
-            int s;
-            if ((e & K_MASK) == K_CODE) {
-                s = (e >> 8) & 0xFF;
-                FEED_DROP(e & 31);
-            } else {
-                FEED_WALK(s, bi->dc, FEED_HUFF_BITS + 1);
-            }
-            diff = 0;
-            if (s) {
-                uint32_t v = FEED_PEEK(s);
-                FEED_DROP(s);
-                diff = feed__extend(v, s);
-            }
-        }
+        int32_t e, diff;
+        FEED_DC_DIFF(diff, e, bi->dc);
         if (bi->dc_needed) {
             /* wraps as libjpeg's int does on the corrupt files that overflow it */
             int dc = (int)((unsigned)h->last_dc[bi->comp] + (unsigned)diff);
@@ -501,7 +512,7 @@ static boolean feed__huff_decode_mcu(j_decompress_ptr ci, JBLOCKROW *mcu)
             }
         }
     }
-    b->buf = buf, b->cnt = cnt, b->p = p;
+    FEED_STATE_SAVE();
     feed__huff_end_mcu(ci, h);
     return TRUE;
 }
@@ -534,7 +545,7 @@ static inline int feed__ph_begin(j_decompress_ptr ci, feed__huff *h)
  * ended first if the bits read so far reach into the padding. */
 #define FEED_PH_FAIL(warn_or_err, code)                                                    \
     do {                                                                                   \
-        b->buf = buf, b->cnt = cnt, b->p = p;                                              \
+        FEED_STATE_SAVE();                                                                 \
         feed__huff_end_mcu(ci, h);                                                         \
         warn_or_err(ci, code);                                                             \
     } while (0)
@@ -559,34 +570,12 @@ static boolean feed__ph_dc_first(j_decompress_ptr ci, JBLOCKROW *mcu)
     feed__huff *h = (feed__huff *)ci->entropy;
     if (!feed__ph_begin(ci, h))
         return TRUE;
-    bit_state *b = &h->br;
-    uint64_t buf = b->buf;
-    int cnt = b->cnt;
-    const JOCTET *p = b->p, *lim = b->lim;
+    FEED_STATE_LOAD(h);
     const int al = ci->Al;
     for (int n = 0; n < ci->blocks_in_MCU; n++) {
         const blk_info *bi = &h->blk[n];
-        FEED_REFILL();
-        int32_t e = bi->dc->fast[FEED_PEEK(FEED_HUFF_BITS)];
-        int32_t diff;
-        if ((e & K_MASK) == K_FULL) {
-            diff = FEED_FULL_V1(e);
-            FEED_DROP(e & 31);
-        } else {
-            int s;
-            if ((e & K_MASK) == K_CODE) {
-                s = (e >> 8) & 0xFF;
-                FEED_DROP(e & 31);
-            } else {
-                FEED_WALK(s, bi->dc, FEED_HUFF_BITS + 1);
-            }
-            diff = 0;
-            if (s) {
-                uint32_t v = FEED_PEEK(s);
-                FEED_DROP(s);
-                diff = feed__extend(v, s);
-            }
-        }
+        int32_t e, diff;
+        FEED_DC_DIFF(diff, e, bi->dc);
         int last = h->last_dc[bi->comp];
         if ((last >= 0 && diff > INT32_MAX - last) || (last < 0 && diff < INT32_MIN - last))
             FEED_PH_FAIL(ERREXIT, JERR_BAD_DCT_COEF);
@@ -594,7 +583,7 @@ static boolean feed__ph_dc_first(j_decompress_ptr ci, JBLOCKROW *mcu)
         h->last_dc[bi->comp] = last;
         mcu[n][0][0] = (JCOEF)(int32_t)((uint32_t)last << al);
     }
-    b->buf = buf, b->cnt = cnt, b->p = p;
+    FEED_STATE_SAVE();
     feed__huff_end_mcu(ci, h);
     return TRUE;
 }
@@ -605,10 +594,7 @@ static boolean feed__ph_dc_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
 {
     feed__huff *h = (feed__huff *)ci->entropy;
     feed__ph_begin(ci, h);
-    bit_state *b = &h->br;
-    uint64_t buf = b->buf;
-    int cnt = b->cnt;
-    const JOCTET *p = b->p, *lim = b->lim;
+    FEED_STATE_LOAD(h);
     const int p1 = 1 << ci->Al;
     for (int n = 0; n < ci->blocks_in_MCU; n++) {
         int bit;
@@ -616,7 +602,7 @@ static boolean feed__ph_dc_refine(j_decompress_ptr ci, JBLOCKROW *mcu)
         if (bit)
             mcu[n][0][0] |= (JCOEF)p1;
     }
-    b->buf = buf, b->cnt = cnt, b->p = p;
+    FEED_STATE_SAVE();
     feed__huff_end_mcu(ci, h);
     return TRUE;
 }
@@ -641,10 +627,7 @@ static boolean feed__ph_ac_first(j_decompress_ptr ci, JBLOCKROW *mcu)
         h->eobrun--;
         return TRUE;
     }
-    bit_state *b = &h->br;
-    uint64_t buf = b->buf;
-    int cnt = b->cnt;
-    const JOCTET *p = b->p, *lim = b->lim;
+    FEED_STATE_LOAD(h);
     const uint8_t *nat = feed__natural;
     const huff_tbl *t = h->blk[0].ac;
     const int32_t *fast = t->fast;
@@ -690,7 +673,7 @@ static boolean feed__ph_ac_first(j_decompress_ptr ci, JBLOCKROW *mcu)
             break;
         }
     }
-    b->buf = buf, b->cnt = cnt, b->p = p;
+    FEED_STATE_SAVE();
     feed__huff_end_mcu(ci, h);
     return TRUE;
 }
@@ -797,10 +780,7 @@ static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_d
     feed__huff *h = (feed__huff *)ci->entropy;
     if (!feed__ph_begin(ci, h))
         return TRUE;
-    bit_state *b = &h->br;
-    uint64_t buf = b->buf;
-    int cnt = b->cnt;
-    const JOCTET *p = b->p, *lim = b->lim;
+    FEED_STATE_LOAD(h);
     const uint8_t *nat = feed__natural;
     const huff_tbl *t = h->blk[0].ac;
     const int32_t *fast = t->fast;
@@ -835,7 +815,7 @@ static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_d
                 s = rs & 15;
                 if (s) {
                     if (s != 1) { /* a new coefficient is one bit */
-                        b->buf = buf, b->cnt = cnt, b->p = p;
+                        FEED_STATE_SAVE();
                         feed__huff_end_mcu(ci, h);
                         WARNMS(ci, JWRN_HUFF_BAD_CODE);
                     }
@@ -882,7 +862,7 @@ static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_d
     }
     FEED_APPLY(todo, acc, nacc);
     h->eobrun = run;
-    b->buf = buf, b->cnt = cnt, b->p = p;
+    FEED_STATE_SAVE();
     feed__huff_end_mcu(ci, h);
     return TRUE;
 }

@@ -228,6 +228,32 @@ static int check_same(feed__jpeg *ours, feed__jpeg *theirs, const uint8_t *d, si
     return own;
 }
 
+/* The i-th file of a sweep: the sizes, samplings (grey, h, v) and qualities
+ * in turn; a restart interval of 1 + i % rmod MCUs on every fourth file and
+ * of one MCU row on every fourth other; noise on every other pair. */
+static enc_cfg sweep_cfg(int i, const uint32_t (*sizes)[2], int nsizes, const int (*samp)[3], int nsamp,
+                         const int *quality, int nq, int rmod)
+{
+    enc_cfg c = {0};
+    c.w = sizes[i % nsizes][0];
+    c.h = sizes[i % nsizes][1];
+    c.grey = samp[i % nsamp][0];
+    c.hs = samp[i % nsamp][1];
+    c.vs = samp[i % nsamp][2];
+    c.quality = quality[(i / nsamp) % nq];
+    c.restart = i % 4 == 1 ? 1 + i % rmod : 0;
+    c.restart_rows = i % 4 == 3 ? 1 : 0;
+    c.noise = (i / 2) % 2;
+    return c;
+}
+
+static void describe(const enc_cfg *c, int i, char *what, size_t n)
+{
+    snprintf(what, n, "progressive %d opt%d file %d (%ux%u %s %dx%d q%d rst%d/%d %s)", c->progressive,
+             c->optimize, i, c->w, c->h, c->grey ? "grey" : "ycc", c->hs, c->vs, c->quality, c->restart,
+             c->restart_rows, c->noise ? "noise" : "photo");
+}
+
 /* ---- tests ------------------------------------------------------------------------- */
 
 /* Clean files of every kind: the same bytes out as libjpeg-turbo's decoder,
@@ -244,24 +270,13 @@ static void test_same_as_libjpeg(void **state)
     static const int quality[] = {100, 90, 30, 75, 98};
     int files = 0, longest = 0, restarts = 0;
     for (int i = 0; i < 70; i++) {
-        enc_cfg c = {0};
-        c.w = sizes[i % 5][0];
-        c.h = sizes[i % 5][1];
-        c.grey = samp[i % 7][0];
-        c.hs = samp[i % 7][1];
-        c.vs = samp[i % 7][2];
-        c.quality = quality[(i / 7) % 5];
+        enc_cfg c = sweep_cfg(i, sizes, 5, samp, 7, quality, 5, 9);
         c.optimize = (i / 3) % 2;
-        c.restart = i % 4 == 1 ? 1 + i % 9 : 0;
-        c.restart_rows = i % 4 == 3 ? 1 : 0;
-        c.noise = (i / 2) % 2;
         c.seed = (uint32_t)i;
         size_t len;
         uint8_t *d = encode(&c, &len);
         char what[128];
-        snprintf(what, sizeof what, "file %d (%ux%u %s %dx%d q%d opt%d rst%d/%d %s)", i, c.w, c.h,
-                 c.grey ? "grey" : "ycc", c.hs, c.vs, c.quality, c.optimize, c.restart,
-                 c.restart_rows, c.noise ? "noise" : "photo");
+        describe(&c, i, what, sizeof what);
         int own = check_same(ours, theirs, d, len, what);
         assert_int_equal(own, (int)NREGIONS); /* ours decoded every region */
         int l = longest_ac_code(d, len);
@@ -310,24 +325,13 @@ static void test_progressive_same_as_libjpeg(void **state)
     /* every refinement kernel this CPU has (feed__huff_refine_level) */
     for (int lv = 0; feed__huff_refine_level(lv) == lv; lv++, levels++)
     for (int i = 0; i < 36; i++) {
-        enc_cfg c = {0};
-        c.w = sizes[i % 5][0];
-        c.h = sizes[i % 5][1];
-        c.grey = samp[i % 6][0];
-        c.hs = samp[i % 6][1];
-        c.vs = samp[i % 6][2];
-        c.quality = quality[(i / 6) % 4];
+        enc_cfg c = sweep_cfg(i, sizes, 5, samp, 6, quality, 4, 7);
         c.progressive = 1 + i % 3;
-        c.restart = i % 4 == 1 ? 1 + i % 7 : 0;
-        c.restart_rows = i % 4 == 3 ? 1 : 0;
-        c.noise = (i / 2) % 2;
         c.seed = (uint32_t)(100 + i);
         size_t len;
         uint8_t *d = encode(&c, &len);
         char what[128];
-        snprintf(what, sizeof what, "progressive %d file %d (%ux%u %s %dx%d q%d rst%d/%d %s)",
-                 c.progressive, i, c.w, c.h, c.grey ? "grey" : "ycc", c.hs, c.vs, c.quality,
-                 c.restart, c.restart_rows, c.noise ? "noise" : "photo");
+        describe(&c, i, what, sizeof what);
         assert_int_equal(check_same(ours, theirs, d, len, what), (int)NREGIONS);
         restarts += c.restart || c.restart_rows;
         free(d);

@@ -256,6 +256,12 @@ static void describe(const enc_cfg *c, int i, char *what, size_t n)
 
 /* ---- tests ------------------------------------------------------------------------- */
 
+static uint32_t rnd(uint32_t *s)
+{
+    *s = *s * 1103515245u + 12345u;
+    return (*s >> 8) & 0xFFFFFF;
+}
+
 /* Clean files of every kind: the same bytes out as libjpeg-turbo's decoder,
  * and libfeed's decoder is the one that ran (for every sequential file). */
 static void test_same_as_libjpeg(void **state)
@@ -410,6 +416,46 @@ static void test_dc_sum_overflow_refused(void **state)
     feed__jpeg_destroy(theirs);
 }
 
+/* A flat picture but for a few busy blocks at the top: the AC scans'
+ * end-of-band runs grow to thousands of blocks (up to EOB14, 14 run bits,
+ * libjpeg's longest: seen with a counting build), and refinement scans carry
+ * correction bits for the busy blocks between runs. Both progressions, with and
+ * without restart intervals (a run ends at each restart). */
+static void test_progressive_long_eob_runs(void **state)
+{
+    (void)state;
+    feed__jpeg *ours = feed__jpeg_create(), *theirs = feed__jpeg_create();
+    const uint32_t w = 1536, h = 1024;
+    uint8_t *px = malloc((size_t)w * h * 3);
+    assert_non_null(px);
+    memset(px, 128, (size_t)w * h * 3);
+    uint32_t seed = 77;
+    for (int b = 0; b < 40; b++) { /* 40 busy 8x8 blocks in the top eighth, the rest flat */
+        uint32_t bx = rnd(&seed) % (w / 8), by = rnd(&seed) % (h / 64);
+        for (uint32_t y = 0; y < 8; y++)
+            for (uint32_t x = 0; x < 24; x++)
+                px[((size_t)(by * 8 + y) * w + bx * 8) * 3 + x] = (uint8_t)rnd(&seed);
+    }
+    static const int prog[] = {1, 2, 3, 1};
+    static const int restart[] = {0, 0, 0, 500};
+    for (int i = 0; i < 4; i++) {
+        enc_cfg c = {.w = w, .h = h, .hs = 2, .vs = 2, .quality = 95, .progressive = prog[i],
+                     .restart = restart[i]};
+        size_t len;
+        uint8_t *d = ti_jpeg_lib(px, w, h, setup_cfg, &c, &len);
+        assert_non_null(d);
+        /* 24576 luma blocks in this few bytes: most of them in runs */
+        assert_true(len < 40000);
+        char what[64];
+        snprintf(what, sizeof what, "long EOB runs, progression %d, restart %d", prog[i], restart[i]);
+        assert_int_equal(check_same(ours, theirs, d, len, what), (int)NREGIONS);
+        free(d);
+    }
+    free(px);
+    feed__jpeg_destroy(ours);
+    feed__jpeg_destroy(theirs);
+}
+
 static void *setup_arith(struct jpeg_compress_struct *ci, const void *arg)
 {
     (void)arg;
@@ -493,12 +539,6 @@ static void test_tables_not_kept(void **state)
         feed__jpeg_destroy(j);
     }
     free(a), free(b), free(no_dqt), free(no_dht);
-}
-
-static uint32_t rnd(uint32_t *s)
-{
-    *s = *s * 1103515245u + 12345u;
-    return (*s >> 8) & 0xFFFFFF;
 }
 
 /* Damaged copies of clean files (bytes flipped, the scan cut short before
@@ -667,6 +707,7 @@ int main(void)
         cmocka_unit_test(test_progressive_same_as_libjpeg),
         cmocka_unit_test(test_arithmetic_left_to_libjpeg),
         cmocka_unit_test(test_dc_sum_overflow_refused),
+        cmocka_unit_test(test_progressive_long_eob_runs),
         cmocka_unit_test(test_tables_not_kept),
         cmocka_unit_test(test_corrupt_same_verdict),
         cmocka_unit_test(test_bad_code_reported),

@@ -6,8 +6,9 @@
  * which decodes some damaged streams differently, never runs).
  *
  * Input: one byte that picks the scale (bits 0-2: M/8 = 1 + b % 8), the
- * region (bits 3-5: one of eight boxes) and planar or RGBX output (bit 6),
- * then the JPEG file.
+ * region (bits 3-5: one of eight boxes), planar or RGBX output (bit 6) and
+ * for progressive files libfeed's plain C refinement kernel instead of the
+ * best this CPU has (bit 7), then the JPEG file.
  *
  * Property: the same status, message and bytes.
  */
@@ -15,6 +16,7 @@
 
 #include "fuzz.h"
 #include "jpeg.h"
+#include "jpeg_huff.h"
 #include "test_image_util.h"
 
 typedef struct fz_arg {
@@ -73,6 +75,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1)
         return 0;
     fz_arg a = {data[0], 0}, b = {data[0], 2};
+    feed__huff_refine_level(data[0] & 0x80 ? 0 : -1);
     feed__jpeg_image ia, ib;
     char ma[256], mb[256];
     int ra = feed__jpeg_decode(ours, data + 1, size - 1, fz_plan, &a, &ia, ma, sizeof ma);

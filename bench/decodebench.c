@@ -78,28 +78,25 @@ static size_t g_max = 500;
 static const char *g_format = "jpeg";
 static int g_progressive_only; /* --progressive-only */
 
-/* A progressive JPEG: its frame marker (the first SOFn) is SOF2 (Huffman) or
- * SOF6/SOF10/SOF14 (arithmetic, hierarchical). */
+/* A progressive JPEG, as libfeed's decoder reads the header (the plan sees
+ * feed__jpeg_info and stops the decode there). */
+static int plan_is_progressive(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+                               size_t msglen)
+{
+    (void)r, (void)msg, (void)msglen;
+    *(int *)arg = info->progressive != 0;
+    return FEED_E_DECODE; /* header only */
+}
+
 static int is_progressive_jpeg(const uint8_t *d, size_t n)
 {
-    size_t i = 2;
-    if (n < 4 || d[0] != 0xFF || d[1] != 0xD8)
+    static feed__jpeg *j;
+    if (!j && !(j = feed__jpeg_create()))
         return 0;
-    while (i + 4 <= n) {
-        if (d[i] != 0xFF)
-            return 0;
-        uint8_t m = d[i + 1];
-        if (m == 0xFF) {
-            i++;
-            continue;
-        }
-        if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC)
-            return m == 0xC2 || m == 0xC6 || m == 0xCA || m == 0xCE;
-        if (m == 0xDA || m == 0xD9)
-            return 0;
-        i += 2 + ((size_t)d[i + 2] << 8 | d[i + 3]);
-    }
-    return 0;
+    int prog = 0;
+    feed__jpeg_image img;
+    feed__jpeg_decode(j, d, n, plan_is_progressive, &prog, &img, NULL, 0);
+    return prog;
 }
 
 static int add_file(const char *path)

@@ -541,8 +541,9 @@ static inline int feed__ph_begin(j_decompress_ptr ci, feed__huff *h)
         FEED_DROP(1);                                                                      \
     } while (0)
 
-/* An error in the middle of an MCU: libjpeg would have said the segment
- * ended first if the bits read so far reach into the padding. */
+/* An error or warning in the middle of an MCU: libjpeg would have said the
+ * segment ended first if the bits read so far reach into the padding (after
+ * a warning that returns, decoding goes on from the locals). */
 #define FEED_PH_FAIL(warn_or_err, code)                                                    \
     do {                                                                                   \
         FEED_STATE_SAVE();                                                                 \
@@ -814,11 +815,8 @@ static inline __attribute__((always_inline)) boolean feed__ph_ac_refine_body(j_d
                 r = rs >> 4;
                 s = rs & 15;
                 if (s) {
-                    if (s != 1) { /* a new coefficient is one bit */
-                        FEED_STATE_SAVE();
-                        feed__huff_end_mcu(ci, h);
-                        WARNMS(ci, JWRN_HUFF_BAD_CODE);
-                    }
+                    if (s != 1) /* a new coefficient is one bit */
+                        FEED_PH_FAIL(WARNMS, JWRN_HUFF_BAD_CODE);
                     int sign;
                     FEED_BIT(sign);
                     s = sign ? p1 : m1;

@@ -35,7 +35,7 @@
  *   val-rgb      the same through the interleaved RGB decode
  *   val-noroi    the same with roi_decode=0
  *   train-ljhuff, val-ljhuff   train and val with libjpeg-turbo's Huffman
- *                decoder in place of libfeed's (src/jpeg_huff.c): the same
+ *                decoder in place of libfeed's (src/decode/jpeg_huff.c): the same
  *                pixels, side by side
  *   train-entropy, val-entropy   what no ROI decode can go below with
  *                libfeed's Huffman decoder: the same kind of crop box (train:
@@ -62,12 +62,12 @@
 #include <turbojpeg.h>
 
 #include "decodebench.h"
+#include "decode/jpeg.h"
+#include "decode/jpeg_huff.h" /* feed__huff_refine_level, for --refine-level */
 #include "feed.h"
-#include "geometry.h"
-#include "image.h"
-#include "jpeg.h"
-#include "jpeg_huff.h" /* feed__huff_refine_level, for --refine-level */
-#include "resize.h" /* feed__resize_simd, for --resize-level */
+#include "pixels/geometry.h"
+#include "pixels/pipeline.h"
+#include "pixels/resize.h" /* feed__resize_simd, for --resize-level */
 
 typedef db_file file;
 

@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "image.h"
-#include "jpeg.h"
+#include "decode/jpeg.h"
+#include "pixels/pipeline.h"
 
 typedef struct db_file {
     uint8_t *data;

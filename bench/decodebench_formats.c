@@ -21,12 +21,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "decode/jpeg.h"
+#include "decode/png.h"
+#include "decode/webp.h"
 #include "decodebench.h"
 #include "feed.h"
-#include "image.h"
-#include "jpeg.h"
-#include "png.h"
-#include "webp.h"
+#include "pixels/pipeline.h"
 
 enum { F_PIL, F_FULL, F_TRAIN, F_VAL, F_COUNT };
 static const char *f_names[F_COUNT] = {"pil", "full", "train", "val"};

@@ -52,8 +52,8 @@
 
 #include <feed.h>
 
-#include "index.h"
-#include "loader_test.h"
+#include "dataset/index.h"
+#include "hooks/loader_test.h"
 
 static const char *prog = "faultbench";
 

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "feedbench.h"
-#include "options.h"
+#include "loader/options.h"
 
 static void usage(FILE *f)
 {

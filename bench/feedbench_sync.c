@@ -3,7 +3,7 @@
  * decoded, augmented and converted right here in the training thread, then
  * copied to the device, then stepped; nothing overlaps.
  *
- * The sync loader links the library's internal pipeline (src/image.h,
+ * The sync loader links the library's internal pipeline (src/pixels/pipeline.h,
  * index.h, sampler.h, reader.h, convert.h): exactly the per-sample work of a
  * worker, done in-line.
  */
@@ -17,13 +17,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "convert.h"
+#include "dataset/index.h"
 #include "feedbench.h"
-#include "image.h"
-#include "index.h"
-#include "options.h"
-#include "reader.h"
-#include "sampler.h"
+#include "io/reader.h"
+#include "loader/options.h"
+#include "loader/sampler.h"
+#include "pixels/convert.h"
+#include "pixels/pipeline.h"
 
 void fb_run_sync(bench *B)
 {

@@ -7,7 +7,7 @@
  *
  * 1. plain: back-to-back cudaMemcpyAsync of one batch of uint8 pixels from a
  *    cudaMallocHost buffer, timed with events: the link's H2D bandwidth.
- * 2. backend: the CUDA backend (cuda/device_cuda.c) fed by a raw-tensor ring:
+ * 2. backend: the CUDA backend (src/device/cuda/device_cuda.c) fed by a raw-tensor ring:
  *    slots in a shared mapping, filled once and always READY (no decode, no
  *    workers), consumed by a loop that only waits and releases on a stream.
  *    Throughput = pixel bytes delivered / wall time, and the copy-only rate
@@ -29,8 +29,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "convert.h"
-#include "device.h"
+#include "device/device.h"
+#include "pixels/convert.h"
 
 static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 static void die(const char *fmt, ...)

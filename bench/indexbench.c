@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "index.h"
-#include "tar.h"
+#include "dataset/index.h"
+#include "dataset/tar.h"
 
 #define SHARD_SAMPLES 1000u
 #define NCLASSES 1000u

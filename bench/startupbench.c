@@ -21,7 +21,7 @@
 
 #include <feed.h>
 
-#include "loader_test.h"
+#include "hooks/loader_test.h"
 
 static double now_ms(void)
 {

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
 #include "feed.h"
-#include "image.h"
+#include "pixels/convert.h"
+#include "pixels/pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,7 +43,7 @@ static inline size_t fz_nonfinite(uint32_t dtype, const void *out, size_t n)
 }
 
 /*
- * One sample of a loader with (validated) options o, as src/worker.c runs it:
+ * One sample of a loader with (validated) options o, as src/worker/loop.c runs it:
  * decode + augment into hwc (height*width*3 bytes), then, unless the output
  * is uint8 HWC, convert into conv (height*width*3 elements of dtype).
  * Checks what image.h promises for any bytes: a status among OK, DECODE,

@@ -11,7 +11,7 @@
  * sample into the next); a uint8 HWC "conversion" is a copy, or a mirror.
  */
 #include "fuzz.h"
-#include "options.h"
+#include "loader/options.h"
 
 #define FZ_HDR 16
 #define FZ_MAX_PIXELS (1u << 20) /* OSS-Fuzz's cap for libjpeg-turbo's own decoder */

@@ -1,5 +1,5 @@
 /*
- * fuzz_index.c - the dataset index builder (src/index.c) on untrusted input:
+ * fuzz_index.c - the dataset index builder (src/dataset/index.c) on untrusted input:
  * "path label" file lists and ImageFolder trees.
  *
  * Input: one mode byte, then the rest.
@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dataset/index.h"
 #include "fuzz.h"
-#include "index.h"
 
 #define FZ_MAX_LINES 48
 #define FZ_MAX_DEPTH 40

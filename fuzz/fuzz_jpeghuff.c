@@ -1,5 +1,5 @@
 /*
- * fuzz_jpeghuff.c - libfeed's Huffman decoder (src/jpeg_huff.c) against
+ * fuzz_jpeghuff.c - libfeed's Huffman decoder (src/decode/jpeg_huff.c) against
  * libjpeg-turbo's exact path, differentially: the same file through the
  * same region decode (feed__jpeg_decode) with region.libjpeg_entropy 0 and 2
  * (2: the data handed to libjpeg in small pieces, so that its fast path,
@@ -14,9 +14,9 @@
  */
 #include <string.h>
 
+#include "decode/jpeg.h"
+#include "decode/jpeg_huff.h"
 #include "fuzz.h"
-#include "jpeg.h"
-#include "jpeg_huff.h"
 #include "test_image_util.h"
 
 typedef struct fz_arg {

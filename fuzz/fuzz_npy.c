@@ -1,5 +1,5 @@
 /*
- * fuzz_npy.c - .npy headers (src/npy.c) on untrusted input, as a .npy
+ * fuzz_npy.c - .npy headers (src/dataset/npy.c) on untrusted input, as a .npy
  * source's array and labels files are.
  *
  * Input: the file's bytes. Properties: parse succeeds or fails with a
@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataset/index.h"
+#include "dataset/npy.h"
 #include "fuzz.h"
-#include "index.h"
-#include "npy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

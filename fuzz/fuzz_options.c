@@ -11,7 +11,7 @@
  * here, so that one input stays fast).
  */
 #include "fuzz.h"
-#include "options.h"
+#include "loader/options.h"
 #include "test_image_util.h"
 
 static uint8_t *jpeg; /* a small valid JPEG */

@@ -1,5 +1,5 @@
 /*
- * fuzz_scancache.c - a saved folder scan (src/scancache.c) as the untrusted
+ * fuzz_scancache.c - a saved folder scan (src/dataset/scancache.c) as the untrusted
  * file it is: feed__scancache_parse.
  *
  * Input: one mode byte, then the file. Mode bit 0: write this build's scan
@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dataset/scancache.h"
 #include "fuzz.h"
-#include "scancache.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,5 +1,5 @@
 /*
- * fuzz_tar.c - the tar shard scanner (src/tar.c) on untrusted bytes: the
+ * fuzz_tar.c - the tar shard scanner (src/dataset/tar.c) on untrusted bytes: the
  * input is one shard.
  *
  * Properties: the scan returns FEED_OK (a broken shard is problems, not a
@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "dataset/tar.h"
 #include "fuzz.h"
-#include "tar.h"
 
 typedef struct tz {
     const uint8_t *p;

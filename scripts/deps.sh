@@ -18,8 +18,8 @@ feed_check /usr/include/turbojpeg.h libturbojpeg0-dev
 feed_check /usr/include/jpeglib.h libjpeg62-turbo-dev
 feed_check /usr/include/liburing.h liburing-dev
 feed_check /usr/include/seccomp.h libseccomp-dev
-feed_check /usr/include/spng.h libspng-dev       # PNG, in feed-worker (src/png.c)
-feed_check /usr/include/webp/decode.h libwebp-dev # WebP, in feed-worker (src/webp.c)
+feed_check /usr/include/spng.h libspng-dev       # PNG, in feed-worker (src/decode/png.c)
+feed_check /usr/include/webp/decode.h libwebp-dev # WebP, in feed-worker (src/decode/webp.c)
 feed_check /usr/include/cmocka.h libcmocka-dev
 feed_check python3 python3
 # Open MPI: examples/mpi_shards.c and its ctest (mpirun -np 2 / 4, two simulated nodes).

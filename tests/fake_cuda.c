@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "convert.h"
-#include "convert_launch.h"
+#include "device/cuda/convert_launch.h"
 #include "fake_cuda.h"
+#include "pixels/convert.h"
 
 enum { OP_COPY, OP_RECORD, OP_WAIT, OP_HOST, OP_CONVERT };
 enum { MEM_DEVICE, MEM_PINNED, MEM_REGISTERED };

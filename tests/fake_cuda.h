@@ -2,7 +2,7 @@
  * fake_cuda.h - a small fake of the CUDA runtime, for tests only.
  *
  * tests/fake_cuda.c defines the subset of cuda_runtime_api.h that
- * the CUDA backend (the C files in cuda/) uses, with the same names and signatures, so it
+ * the CUDA backend (the C files in src/device/cuda/) uses, with the same names and signatures, so it
  * compiles unchanged against it and runs with no GPU: device memory is host
  * memory, each stream is a thread that runs its queued work in order after a
  * small random delay (simulated hardware latency), events complete in stream

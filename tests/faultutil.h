@@ -28,12 +28,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dataset/index.h"
 #include "feed.h"
-#include "index.h"
-#include "loader_test.h"
-#include "pool.h"
+#include "hooks/loader_test.h"
+#include "supervise/pool.h"
 #include "testutil.h"
-#include "worker.h"
+#include "worker/loop.h"
 
 #define FU_SIDE 48
 #define FU_BATCH 4

@@ -1,5 +1,5 @@
 /*
- * test_augment.c - the pixel stages (src/resize.c, geometry.c, colour.c,
+ * test_augment.c - the pixel stages (src/pixels/resize.c, geometry.c, colour.c,
  * image.c): each op against a float64 reference, RandomResizedCrop's
  * distribution against torchvision's definition, and feed__image_process()
  * end to end (modes, EXIF, ROI/DCT scaling bounds, determinism).
@@ -18,13 +18,13 @@
 
 #include <turbojpeg.h>
 
-#include "colour.h"
+#include "common/rng.h"
+#include "decode/jpeg.h"
 #include "feed.h"
-#include "geometry.h"
-#include "image.h"
-#include "jpeg.h"
-#include "resize.h"
-#include "rng.h"
+#include "pixels/colour.h"
+#include "pixels/geometry.h"
+#include "pixels/pipeline.h"
+#include "pixels/resize.h"
 #include "test_image_util.h"
 
 

@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "badlog.h"
-#include "index.h"
-#include "shm.h"
+#include "arena/arena.h"
+#include "dataset/index.h"
+#include "loader/badlog.h"
 #include "testutil.h"
 
 #define B 8

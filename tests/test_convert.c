@@ -1,5 +1,5 @@
 /*
- * test_convert.c - src/convert.c and the per-element functions of convert.h
+ * test_convert.c - src/pixels/convert.c and the per-element functions of convert.h
  * (which the CUDA kernel shares).
  *
  *  - float16/bfloat16 rounding against independent references computed in
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "convert.h"
+#include "pixels/convert.h"
 
 static float from_bits(uint32_t u)
 {

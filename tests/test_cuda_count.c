@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "device.h"
+#include "device/device.h"
 
 static int gpu_visible(void)
 {

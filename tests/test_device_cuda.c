@@ -1,5 +1,5 @@
 /*
- * test_device_cuda.c - the CUDA backend (cuda/) driven through a
+ * test_device_cuda.c - the CUDA backend (src/device/cuda/) driven through a
  * test ring: a producer thread fills a few host slots with known pixel
  * patterns; wait_ready/release_slot are the ring's callbacks.
  *
@@ -35,9 +35,9 @@
 #include <cmocka.h>
 #include <cuda_runtime_api.h>
 
-#include "convert.h"
-#include "device.h"
-#include "internal.h"
+#include "common/internal.h"
+#include "device/device.h"
+#include "pixels/convert.h"
 #ifdef FEED_FAKE_CUDA
 #include "fake_cuda.h"
 #endif

@@ -1,5 +1,5 @@
 /*
- * test_dlpack.c - the C DLPack deleters bindings use (src/dlpack.c): a
+ * test_dlpack.c - the C DLPack deleters bindings use (src/loader/dlpack.c): a
  * deleter queues its context's key and asks once for a collect; a deleter
  * called twice queues once; collect hands out at most max keys and keeps the
  * rest; deleters racing from many threads lose and duplicate nothing (run

@@ -22,8 +22,8 @@
 #include <cmocka.h>
 
 #include "faultutil.h"
-#include "image.h"
-#include "sampler.h"
+#include "loader/sampler.h"
+#include "pixels/pipeline.h"
 
 #define NGOOD 24
 

@@ -15,8 +15,8 @@
 
 #include <limits.h>
 
+#include "common/rng.h"
 #include "faultutil.h"
-#include "rng.h"
 
 #define NIMG 40
 #define EPOCHS 4

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/internal.h"
 #include "faultutil.h"
-#include "internal.h"
 
 #define NIMG 24
 

@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "common/internal.h"
 #include "faultutil.h"
-#include "fault.h"
-#include "internal.h"
+#include "hooks/fault.h"
 
 #define NIMG 96
 #define EPOCHS (FU_SANITIZED ? 3 : 8) /* sanitized workers respawn slowly */

@@ -24,9 +24,9 @@
 #include <grp.h>
 #include <pwd.h>
 
+#include "common/internal.h"
 #include "faultutil.h"
-#include "internal.h"
-#include "memroom.h"
+#include "loader/memroom.h"
 
 #define NIMG 16
 

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "image.h"
-#include "jpeg.h"
+#include "decode/jpeg.h"
+#include "pixels/pipeline.h"
 
 /* Kinds of synthetic JPEG. */
 enum {

@@ -5,8 +5,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "index.h"
-#include "format.h"
+#include "common/format.h"
+#include "dataset/index.h"
 #include "testutil.h"
 
 static char *root;

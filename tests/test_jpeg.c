@@ -1,5 +1,5 @@
 /*
- * test_jpeg.c - src/jpeg.c: region + DCT-scaled decoding against TurboJPEG's
+ * test_jpeg.c - src/decode/jpeg.c: region + DCT-scaled decoding against TurboJPEG's
  * full decode, colour spaces, errors, EXIF parsing.
  */
 #include <setjmp.h>
@@ -15,9 +15,9 @@
 
 #include <turbojpeg.h>
 
+#include "decode/jpeg.h"
 #include "feed.h"
-#include "image.h"
-#include "jpeg.h"
+#include "pixels/pipeline.h"
 #include "test_image_util.h"
 
 /* ---- helpers ---------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * test_jpeg_huff.c - src/jpeg_huff.c, libfeed's Huffman decoder, against
+ * test_jpeg_huff.c - src/decode/jpeg_huff.c, libfeed's Huffman decoder, against
  * libjpeg-turbo's own on the same files, through the same region decode
  * (feed__jpeg_decode with region.libjpeg_entropy 0, 1 and 2): the same bytes
  * out for every sampling, quality, table, restart interval, scale and
@@ -20,9 +20,9 @@
 
 #include <jpeglib.h>
 
+#include "decode/jpeg.h"
+#include "decode/jpeg_huff.h"
 #include "feed.h"
-#include "jpeg.h"
-#include "jpeg_huff.h"
 #include "test_image_util.h"
 
 /* ---- making files ------------------------------------------------------------------ */

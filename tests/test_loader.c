@@ -20,11 +20,11 @@
 #include <sys/wait.h>
 #include <time.h>
 
-#include "convert.h"
-#include "image.h"
-#include "index.h"
-#include "loader_test.h"
-#include "rng.h"
+#include "common/rng.h"
+#include "dataset/index.h"
+#include "hooks/loader_test.h"
+#include "pixels/convert.h"
+#include "pixels/pipeline.h"
 #include "testutil.h"
 
 #define NIMG 45

@@ -15,7 +15,7 @@
  *    are threads that run their work after random delays);
  *  - test_loader_cuda_real (FEED_REAL_CUDA): against the CUDA runtime and a
  *    real GPU, where the device pointer must be device memory and the
- *    conversion ran in cuda/convert.cu; it exits 77 (skip) without a GPU.
+ *    conversion ran in src/device/cuda/convert.cu; it exits 77 (skip) without a GPU.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,14 +25,14 @@
 
 #include <cuda_runtime_api.h>
 
-#include "convert.h"
-#include "device.h"
+#include "device/device.h"
+#include "pixels/convert.h"
 #if !defined(FEED_REAL_CUDA)
 #include "fake_cuda.h"
 #endif
-#include "image.h"
-#include "index.h"
-#include "loader_test.h"
+#include "dataset/index.h"
+#include "hooks/loader_test.h"
+#include "pixels/pipeline.h"
 #include "testutil.h"
 
 #define NIMG 30

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "memroom.h"
+#include "loader/memroom.h"
 #include "testutil.h"
 
 #define MiB (1024ull * 1024ull)

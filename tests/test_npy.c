@@ -1,5 +1,5 @@
 /*
- * test_npy.c - .npy arrays as a source (src/npy.c): the header parser on
+ * test_npy.c - .npy arrays as a source (src/dataset/npy.c): the header parser on
  * every variant numpy writes and every malformed one; create's error for
  * each bad header or labels file, naming the file and what is wrong; the
  * array's pipeline against the decoded-image pipeline; and the loader end to
@@ -11,10 +11,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "convert.h"
-#include "image.h"
-#include "index.h"
-#include "npy.h"
+#include "dataset/index.h"
+#include "dataset/npy.h"
+#include "pixels/convert.h"
+#include "pixels/pipeline.h"
 #include "test_image_util.h"
 #include "testutil.h"
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "feed.h"
-#include "options.h"
+#include "loader/options.h"
 
 static void test_parse(void **state)
 {
@@ -255,7 +255,7 @@ static void test_struct_size(void **state)
 }
 
 /* What each launcher sets, as their documentation names it (written out here,
- * not taken from src/options.c, so a typo there fails). */
+ * not taken from src/loader/options.c, so a typo there fails). */
 static const struct {
     const char *rank, *size, *local, *name;
 } env[] = {

@@ -3,8 +3,8 @@
  *
  * For option sets at and past the edge of every transform option: when
  * feed__options_validate() accepts them, the transform built from them the
- * way feed_loader_create() builds it (src/loader.c) is accepted by
- * feed__image_process() (feed__check_xform in src/augment.c) and decodes a
+ * way feed_loader_create() builds it (src/loader/loader.c) is accepted by
+ * feed__image_process() (feed__xform_check in src/pixels/xform.c) and decodes a
  * sample, and the normalised output (host conversion, the same arithmetic as
  * the CUDA kernel) is finite in the chosen dtype. An option that passes
  * create and then fails every sample in the workers fails this test.
@@ -20,10 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "convert.h"
 #include "feed.h"
-#include "image.h"
-#include "options.h"
+#include "loader/options.h"
+#include "pixels/convert.h"
+#include "pixels/pipeline.h"
 #include "test_image_util.h"
 
 /* As feed_loader_create() fills the arena's transform. */

@@ -1,5 +1,5 @@
 /*
- * test_planar.c - the planar JPEG pipeline (src/jpeg_planes.c, the plane
+ * test_planar.c - the planar JPEG pipeline (src/decode/jpeg_planes.c, the plane
  * resize in resize.c, ycc.c, image.c): the plane resize is an RGBX channel's
  * arithmetic at every SIMD level, the YCbCr conversion is identical at every
  * level and within 1 of the exact one, and feed__image_process() on planes
@@ -21,13 +21,13 @@
 
 #include <turbojpeg.h>
 
+#include "common/rng.h"
 #include "feed.h"
-#include "image.h"
-#include "resize.h"
-#include "rng.h"
-#include "geometry.h"
+#include "pixels/geometry.h"
+#include "pixels/pipeline.h"
+#include "pixels/resize.h"
+#include "pixels/ycc.h"
 #include "test_image_util.h"
-#include "ycc.h"
 
 
 

@@ -1,5 +1,5 @@
 /*
- * test_png.c - src/png.c and the pipeline's PNG path: every colour type and
+ * test_png.c - src/decode/png.c and the pipeline's PNG path: every colour type and
  * bit depth (grey 1/4/8/16, grey+alpha, palette, palette+tRNS, RGB, RGBA,
  * 16-bit, Adam7 interlaced) decoded to the RGB the test computes itself from
  * the samples it encoded (the reference shares no code with libspng's
@@ -23,10 +23,10 @@
 #include <spng.h>
 #include <webp/encode.h>
 
+#include "decode/jpeg.h"
+#include "decode/png.h"
 #include "feed.h"
-#include "image.h"
-#include "jpeg.h"
-#include "png.h"
+#include "pixels/pipeline.h"
 #include "test_image_util.h"
 
 /* ---- encoding fixtures ----------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /*
- * test_readahead.c - read-ahead (src/readahead.c) asks the kernel for exactly
+ * test_readahead.c - read-ahead (src/loader/readahead.c) asks the kernel for exactly
  * the files the workers will read next: after evicting the dataset from the
  * page cache (fadvise DONTNEED, no privileges needed), a loader whose
  * consumer does not move has the files of the ring's batches plus
@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dataset/index.h"
 #include "feed.h"
-#include "index.h"
 #include "testutil.h"
 
 #define NIMG 64

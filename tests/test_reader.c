@@ -1,5 +1,5 @@
 /*
- * test_reader.c - the file reader (src/reader.c): both kinds, byte for byte,
+ * test_reader.c - the file reader (src/io/reader.c): both kinds, byte for byte,
  * limits, errors, and faults injected through the syscall table.
  */
 #include <dirent.h>
@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "feed.h"
-#include "reader.h"
+#include "io/reader.h"
 
 /* ---- fixture: a temp dir with files of awkward sizes ------------------------ */
 

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ring.h"
-#include "shm.h"
+#include "arena/arena.h"
+#include "arena/ring.h"
 
 #define SAMPLE_BYTES 64
 

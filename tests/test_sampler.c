@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "internal.h"
-#include "sampler.h"
+#include "common/internal.h"
+#include "loader/sampler.h"
 
 static char *self_exe;
 

@@ -1,5 +1,5 @@
 /*
- * test_sandbox.c - workers are locked down once set up (src/sandbox.h).
+ * test_sandbox.c - workers are locked down once set up (src/worker/sandbox.h).
  *
  *   - a running worker is under seccomp with no_new_privs, its oom_score_adj
  *     is 1000 and its address space is capped (max_worker_memory);
@@ -24,8 +24,8 @@
 
 #include <turbojpeg.h>
 
-#include "fault.h"
 #include "faultutil.h"
+#include "hooks/fault.h"
 #include "test_image_util.h"
 
 #define NIMG 12

@@ -1,5 +1,5 @@
 /*
- * test_scancache.c - the saved ImageFolder scan (src/scancache.c): a reload
+ * test_scancache.c - the saved ImageFolder scan (src/dataset/scancache.c): a reload
  * gives the identical index; adding, removing or renaming a file, a nested
  * folder or a class makes it stale (the folder is scanned again and the
  * result equals a fresh scan); a file rewritten in place keeps it; a
@@ -17,7 +17,7 @@
 #include <ftw.h>
 #include <time.h>
 
-#include "scancache.h"
+#include "dataset/scancache.h"
 #include "testutil.h"
 
 static char *root;

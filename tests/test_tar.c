@@ -13,9 +13,9 @@
 #include <fcntl.h>
 #include <limits.h>
 
-#include "index.h"
-#include "shards.h"
-#include "tar.h"
+#include "dataset/index.h"
+#include "dataset/shards.h"
+#include "dataset/tar.h"
 #include "testutil.h"
 
 /* ---- a tar in memory ------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /*
  * test_trace.c - the parent's reader of the workers' timeline rings
- * (src/trace.c), on an arena whose rings the test fills as a worker would.
+ * (src/supervise/trace.c), on an arena whose rings the test fills as a worker would.
  * A worker that has published head may already be writing event head over
  * event head - FEED_TRACE_RING: the reader must never return that one.
  */
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shm.h"
-#include "trace.h"
+#include "arena/arena.h"
+#include "supervise/trace.h"
 
 #define R FEED_TRACE_RING
 

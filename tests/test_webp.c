@@ -1,5 +1,5 @@
 /*
- * test_webp.c - src/webp.c: lossless WebP (RGB and RGBA) decoded to exactly
+ * test_webp.c - src/decode/webp.c: lossless WebP (RGB and RGBA) decoded to exactly
  * the pixels encoded; lossy close to them and equal to libwebp's own
  * one-call decode (our buffer, stride and region plumbing); random regions
  * (libwebp's cropping) against a full decode;
@@ -21,11 +21,11 @@
 #include <webp/encode.h>
 #include <webp/mux.h>
 
+#include "decode/jpeg.h"
+#include "decode/webp.h"
 #include "feed.h"
-#include "image.h"
-#include "jpeg.h"
+#include "pixels/pipeline.h"
 #include "test_image_util.h"
-#include "webp.h"
 
 
 /* The whole image resized to oh x ow (none: the crop and jitter fields unused). */

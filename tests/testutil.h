@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "index.h"
+#include "dataset/index.h"
+#include "pixels/pipeline.h"
 
 /* A fresh temporary directory under $FEED_TEST_TMP (or /tmp). */
 static inline char *tu_mkdtemp(const char *tag)

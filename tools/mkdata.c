@@ -52,7 +52,7 @@
 #include <turbojpeg.h>
 #include <webp/encode.h>
 
-#include "tar.h"
+#include "dataset/tar.h"
 
 #define PROG "feed-mkdata"
 #define MAX_REGIONS 64

@@ -45,7 +45,7 @@ _DATALOADER_ONLY = {
 }
 
 
-# The numeric options, by the type feed_options_set() parses (src/options.c),
+# The numeric options, by the type feed_options_set() parses (src/loader/options.c),
 # each with the largest value it takes. Checked here, so that True is not
 # taken as 1 nor 2.5 as 2, and the error names the option.
 _U32_MAX, _U64_MAX = (1 << 32) - 1, (1 << 64) - 1

@@ -125,7 +125,7 @@ def test_distributed_sampler_drop_last_and_drop_last(dataset, world, batch, samp
 
 def test_drop_last_choice_against_torch_over_many_sizes():
     # _drop_last_for over many dataset sizes, world and batch sizes: libfeed's
-    # batches with the drop_last it picks (src/sampler.c: rank r's i-th sample
+    # batches with the drop_last it picks (src/loader/sampler.c: rank r's i-th sample
     # at position i * world + r of the order, wrapping around; one drop_last
     # cutting the shares and the short batch), less the sample it says to
     # leave out, are torch's BatchSampler over DistributedSampler, unshuffled.

@@ -3,7 +3,7 @@
 Skipped unless torch sees a CUDA device and libfeed was built with its CUDA
 backend (scripts/gpu-check.sh runs these on a GPU machine). The host loader
 with the same options is the reference: the device conversion must give the
-same bits (cuda/convert.cu and src/convert.c share their arithmetic).
+same bits (src/device/cuda/convert.cu and src/pixels/convert.c share their arithmetic).
 """
 import os
 

@@ -1,0 +1,5 @@
+# src/arena: the shared arena and the ring (both processes).
+set(FEED_ARENA_SOURCES
+  src/arena/arena.c
+  src/arena/ring.c
+)

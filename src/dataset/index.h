@@ -1,0 +1,174 @@
+/*
+ * index.h - the dataset index: one compact table of (path, label), built once
+ * by the parent and shared read-only with the workers through a memfd.
+ *
+ * Layout (one allocation, position independent, offsets from the header):
+ *   feed__index_hdr | entries[count] | class name offsets[nclasses]
+ *   | shard path offsets[nshards] | string pool
+ * (the class name offsets only for an ImageFolder, named_classes = 1; the
+ * shard table only for tar shards, kind = FEED_INDEX_SHARDS).
+ * Paths in the pool are relative to hdr->root (absolute ones are kept as is),
+ * each stored once: a file's path per sample, a shard's path per shard.
+ *
+ * Every sample of kinds FILES and SHARDS is a byte range of a file: a whole
+ * file (ImageFolder, file list) or a member of a tar shard. The worker and the
+ * read-ahead ask feed__index_path and feed__index_range, never those kinds.
+ *
+ * Kind FEED_INDEX_NPY (npy.h) has no entries: every sample is one record
+ * of the array file named by the pool's one path, described by hdr->npy,
+ * with its label in the int32 table at labels_off; its samples are pixels,
+ * not encoded images, and the worker reads them on a path of their own.
+ */
+#ifndef FEED_INDEX_H
+#define FEED_INDEX_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dataset/npy.h"
+#include "feed.h"
+
+#define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
+#define FEED_INDEX_VERSION 2u
+/* Labels are int32 (feed_batch.labels): 0..FEED_MAX_LABEL, so at most
+ * FEED_MAX_LABEL + 1 classes. Index memory does not depend on the labels: a
+ * file list has no per-class table, an ImageFolder one entry per folder. */
+#define FEED_MAX_LABEL 2147483647u
+
+/* 16 bytes a sample for kinds FILES and SHARDS (NPY has no entries):
+ *   files:  path_off = offset of the path in the pool, path_len = its length;
+ *   shards: path_off = shard id << 40 | offset of the member's data in the
+ *           shard, path_len = the member's length. So a shard holds at most
+ *           1 TiB, an index at most 2^24 shards, a member at most 4 GiB
+ *           (more shards: an error; a member past those limits: reported
+ *           and skipped like a malformed one). */
+typedef struct feed__index_entry {
+    uint64_t path_off;
+    int32_t label;
+    uint32_t path_len;
+} feed__index_entry;
+
+/* Source kinds (hdr->kind). */
+enum { FEED_INDEX_FILES = 0, FEED_INDEX_SHARDS = 1, FEED_INDEX_NPY = 2 };
+#define FEED_INDEX_SHARD_SHIFT 40
+#define FEED_INDEX_MAX_SHARDS (1u << 24)
+#define FEED_INDEX_MAX_SHARD_OFFSET ((1ull << FEED_INDEX_SHARD_SHIFT) - 1)
+
+typedef struct feed__index_hdr {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nclasses;
+    uint32_t named_classes; /* 1: ImageFolder (class names in the pool) */
+    uint32_t kind;          /* FEED_INDEX_FILES, FEED_INDEX_SHARDS or FEED_INDEX_NPY */
+    uint64_t count;
+    uint64_t total_bytes;
+    uint64_t entries_off, classes_off, pool_off, pool_bytes;
+    uint64_t shards_off, nshards; /* kind SHARDS: nshards path offsets into the pool */
+    uint64_t problems;            /* malformed members skipped while indexing (reported) */
+    char root[FEED_PATH_MAX]; /* absolute directory the paths are relative to */
+    /* kind FEED_INDEX_NPY only */
+    feed__npy_images npy;
+    uint64_t labels_off; /* int32[count] */
+} feed__index_hdr;
+
+/* Names of skipped files kept for the report, and the room they have. */
+#define FEED_INDEX_SKIPPED_SHOWN 5u
+#define FEED_INDEX_SKIPPED_NAMES 512
+
+typedef struct feed__index {
+    feed__index_hdr *hdr; /* the whole index starts here */
+    int fd;               /* memfd holding it (-1 if not shared yet) */
+    int owned_map;        /* 1: hdr is an mmap of fd; 0: malloc'd */
+    /* ImageFolder: regular files in class folders whose extension is not an
+     * image's (.txt, .gif, ...), left out; the first few by name, relative
+     * to the root, ", "-separated. Builder's side only (not shared). */
+    uint64_t skipped;
+    char skipped_names[FEED_INDEX_SKIPPED_NAMES];
+    /* Tar shards: the first malformed member's report (hdr->problems counts
+     * them all), as stderr had it. Builder's side only. */
+    char first_problem[FEED_INDEX_SKIPPED_NAMES];
+} feed__index;
+
+/* Builds the index: tar shards when source is a shard pattern, a .tar file or
+ * a list of .tar paths (shards.h); an ImageFolder tree when source is a
+ * directory and file_list is empty; a .npy array (by its magic bytes) when
+ * source is one; else a "path label" list (file_list, or source when it is a
+ * file). Errors name the path and, for lists, the line; malformed shard
+ * members are reported on stderr and skipped (hdr->problems). */
+feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list,
+                              char *err, size_t errlen);
+
+/* What to index, with everything feed__index_build does not ask for. */
+typedef struct feed__index_spec {
+    const char *source, *file_list;
+    const char *labels;          /* .npy labels of a .npy source ("" or NULL: none) */
+    uint32_t scan_cache;         /* ImageFolder: 1 = reuse a saved scan, save a new one (scancache.h) */
+    const char *scan_cache_path; /* "" or NULL: ROOT/.libfeed-scan */
+    char *note;                  /* out: what happened to the saved scan, "" if nothing to say */
+    size_t notelen;
+    int *cache_hit;              /* out (if not NULL): 1 when the saved scan was used */
+} feed__index_spec;
+feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
+/* The folder scan's rules (which names are images, the index version) as a
+ * number, so a saved scan made under other rules is not reused. */
+uint32_t feed__index_scan_rules(void);
+/* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers. */
+feed_status feed__index_share(feed__index *ix, char *err, size_t errlen);
+/* Maps a shared index read-only from fd and checks its header (workers). */
+feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen);
+void feed__index_free(feed__index *ix);
+
+struct feed__tar_io;
+/* Opens shard i of paths[0..n) for the scan (fd, size) or fails. */
+typedef feed_status (*feed__shard_open_fn)(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
+/* Builds a shard index from n shards (paths relative to root, or absolute),
+ * scanning each through open/close: files for feed__index_build, generated
+ * headers for bench/indexbench. */
+feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                     feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
+                                     char *err, size_t errlen);
+
+static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
+{
+    return (const feed__index_entry *)((const char *)h + h->entries_off);
+}
+/* The file sample i is read from (relative to root, or absolute; an array's:
+ * the array file, the same for every i). */
+static inline const char *feed__index_path(const feed__index_hdr *h, uint64_t i)
+{
+    if (h->kind == FEED_INDEX_NPY)
+        return (const char *)h + h->pool_off;
+    const feed__index_entry *e = &feed__index_entries(h)[i];
+    if (h->kind == FEED_INDEX_SHARDS) {
+        const uint64_t *offs = (const uint64_t *)((const char *)h + h->shards_off);
+        return (const char *)h + h->pool_off + offs[e->path_off >> FEED_INDEX_SHARD_SHIFT];
+    }
+    return (const char *)h + h->pool_off + e->path_off;
+}
+/* 1 and the byte range [*off, *off + *len) of the file when sample i is part
+ * of a file (a shard member); 0 when it is the whole file (or an array's
+ * record, which the worker locates from hdr->npy). */
+static inline int feed__index_range(const feed__index_hdr *h, uint64_t i, uint64_t *off, uint64_t *len)
+{
+    if (h->kind != FEED_INDEX_SHARDS)
+        return 0;
+    const feed__index_entry *e = &feed__index_entries(h)[i];
+    *off = e->path_off & FEED_INDEX_MAX_SHARD_OFFSET;
+    *len = e->path_len;
+    return 1;
+}
+static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
+{
+    if (h->kind == FEED_INDEX_NPY)
+        return ((const int32_t *)((const char *)h + h->labels_off))[i];
+    return feed__index_entries(h)[i].label;
+}
+static inline const char *feed__index_class(const feed__index_hdr *h, uint32_t c)
+{
+    const uint64_t *offs = (const uint64_t *)((const char *)h + h->classes_off);
+    return (const char *)h + h->pool_off + offs[c];
+}
+
+#endif

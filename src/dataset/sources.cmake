@@ -1,0 +1,9 @@
+# src/dataset: the index and its sources (folder scan, file list, tar shards, .npy, the scan cache).
+# Both processes: the parent builds the index, a worker reads its records.
+set(FEED_DATASET_SOURCES
+  src/dataset/index.c
+  src/dataset/npy.c
+  src/dataset/scancache.c
+  src/dataset/tar.c
+  src/dataset/shards.c
+)

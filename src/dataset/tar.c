@@ -1,0 +1,534 @@
+/*
+ * tar.c - scan WebDataset tar shards (see tar.h).
+ *
+ * Written here rather than with libarchive: the index needs only the header
+ * offsets and sizes (never the data, except the few bytes of each label), the
+ * scan must go on past a broken member and say where it was, and the worker
+ * reads members by (offset, length) with its own reader; libarchive's
+ * streaming model gives none of these three for free, and the format part is
+ * ~200 lines.
+ *
+ * One pread of two blocks per member: the header and, for a small member (the
+ * .cls label), its data. Members are visited in order, so the kernel's own
+ * read-ahead makes the scan of a cold shard mostly sequential.
+ */
+#include "dataset/tar.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/internal.h"
+#include "common/rng.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+#define BLK 512
+/* A pax header or GNU long name bigger than this is not a name: refused. */
+#define TAR_META_MAX (1u << 16)
+#define TAR_NAME_MAX 4096
+#define LABEL_MAX_BYTES 32
+
+int feed__tar_is_image_ext(const char *ext)
+{
+    return !strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg") || !strcasecmp(ext, "png") ||
+           !strcasecmp(ext, "webp");
+}
+
+/* ---- header fields ------------------------------------------------------------ */
+
+/* Octal (NUL/space terminated, leading spaces allowed) or GNU base-256.
+ * Returns -1 when the field is neither. */
+static int parse_num(const uint8_t *f, size_t n, uint64_t *out)
+{
+    uint64_t v = 0;
+    if (f[0] & 0x80) { /* base-256: big-endian, the top bit of the first byte is the flag */
+        if (f[0] & 0x40)
+            return -1; /* negative */
+        v = f[0] & 0x3f;
+        for (size_t i = 1; i < n; i++) {
+            if (v >> 56)
+                return -1;
+            v = v << 8 | f[i];
+        }
+        *out = v;
+        return 0;
+    }
+    size_t i = 0;
+    while (i < n && f[i] == ' ')
+        i++;
+    size_t d = i;
+    for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
+        if (v >> 60)
+            return -1;
+        v = v * 8 + (uint64_t)(f[i] - '0');
+    }
+    if (i == d || (i < n && f[i] != 0 && f[i] != ' '))
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Sum of the 512 bytes of h, read as unsigned (flip = 0) or with each byte's
+ * top bit flipped (flip = 0x80: the signed sum + 512 * 128). */
+static uint64_t byte_sum(const uint8_t *h, uint8_t flip)
+{
+#if defined(__SSE2__)
+    /* psadbw against zero: the sum of 8 bytes in each 64-bit half */
+    const __m128i z = _mm_setzero_si128(), f = _mm_set1_epi8((char)flip);
+    __m128i acc = z;
+    for (int i = 0; i < BLK; i += 16)
+        acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(h + i)), f), z));
+    return (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
+#else
+    /* eight bytes at a time into four 16-bit lanes (64 words: at most 32640 a lane) */
+    uint64_t lanes = 0, fl = 0x0101010101010101ull * flip;
+    for (int i = 0; i < BLK; i += 8) {
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        w ^= fl;
+        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
+    }
+    return (lanes & 0xffff) + ((lanes >> 16) & 0xffff) + ((lanes >> 32) & 0xffff) + (lanes >> 48);
+#endif
+}
+
+/* The header's checksum: the sum of its bytes with the checksum field read
+ * as spaces; some old tars summed signed chars. */
+static int checksum_ok(const uint8_t *h)
+{
+    uint64_t want;
+    if (parse_num(h + 148, 8, &want))
+        return 0;
+    uint64_t field = 0;
+    for (int i = 148; i < 156; i++)
+        field += h[i];
+    uint64_t u = byte_sum(h, 0) - field + 8 * ' ';
+    if (u == want)
+        return 1;
+    int64_t sfield = 0;
+    for (int i = 148; i < 156; i++)
+        sfield += (int8_t)h[i];
+    int64_t sg = (int64_t)byte_sum(h, 0x80) - BLK * 128 - sfield + 8 * ' ';
+    return (uint64_t)sg == want;
+}
+
+static int all_zero(const uint8_t *h)
+{
+    uint64_t any = 0;
+    for (int i = 0; i < BLK; i += 8) {
+        uint64_t w;
+        memcpy(&w, h + i, 8);
+        any |= w;
+        if (any) /* a header's name starts it: the first word decides */
+            return 0;
+    }
+    return 1;
+}
+
+/* The name in the header: POSIX ustar joins prefix/name; GNU ("ustar  ")
+ * uses the prefix bytes for other fields. */
+static void header_name(const uint8_t *h, char *out, size_t outlen)
+{
+    int posix = !memcmp(h + 257, "ustar\0", 6);
+    size_t nl = strnlen((const char *)h, 100), pl = posix ? strnlen((const char *)h + 345, 155) : 0;
+    size_t o = 0;
+    if (pl + nl + 2 > outlen) /* cannot happen: outlen is TAR_NAME_MAX */
+        pl = 0, nl = nl < outlen ? nl : outlen - 1;
+    if (pl) {
+        memcpy(out, h + 345, pl);
+        out[pl] = '/';
+        o = pl + 1;
+    }
+    memcpy(out + o, h, nl);
+    out[o + nl] = 0;
+}
+
+/* Control bytes of a name become '?' before it goes into a message. */
+static void printable(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+/* pax records "LEN key=value\n": picks path and size. -1 if malformed. */
+static int parse_pax(const char *p, size_t n, char *path, size_t pathlen, int *have_path,
+                     uint64_t *size, int *have_size)
+{
+    size_t i = 0;
+    while (i < n) {
+        size_t len = 0, j = i;
+        while (j < n && p[j] >= '0' && p[j] <= '9' && len < TAR_META_MAX)
+            len = len * 10 + (size_t)(p[j++] - '0');
+        if (j == i || j >= n || p[j] != ' ' || len < 5 || len > n - i || p[i + len - 1] != '\n')
+            return -1;
+        const char *kv = p + j + 1, *end = p + i + len - 1;
+        const char *eq = memchr(kv, '=', (size_t)(end - kv));
+        if (!eq)
+            return -1;
+        size_t klen = (size_t)(eq - kv), vlen = (size_t)(end - eq - 1);
+        if (klen == 4 && !memcmp(kv, "path", 4)) {
+            if (vlen >= pathlen)
+                return -1;
+            memcpy(path, eq + 1, vlen);
+            path[vlen] = 0;
+            *have_path = 1;
+        } else if (klen == 4 && !memcmp(kv, "size", 4)) {
+            uint64_t v = 0;
+            if (!vlen)
+                return -1;
+            for (size_t k = 0; k < vlen; k++) {
+                char c = eq[1 + k];
+                if (c < '0' || c > '9' || v > UINT64_MAX / 10 - 10)
+                    return -1;
+                v = v * 10 + (uint64_t)(c - '0');
+            }
+            *size = v;
+            *have_size = 1;
+        }
+        i += len;
+    }
+    return 0;
+}
+
+/* ---- keys seen in this shard: an open-addressing set of 64-bit hashes --------------- */
+
+typedef struct keyset {
+    uint64_t *h;
+    size_t n, cap; /* cap: a power of two */
+} keyset;
+
+static uint64_t hash_key(const char *s, size_t n)
+{
+    uint64_t x = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++)
+        x = (x ^ (uint8_t)s[i]) * 0x100000001b3ull;
+    return feed__mix64(x) | 1; /* 0 marks an empty cell */
+}
+
+/* 1: added; 0: was there; -1: out of memory. */
+static int keyset_add(keyset *k, uint64_t h)
+{
+    if (2 * (k->n + 1) > k->cap) {
+        size_t cap = k->cap ? k->cap * 2 : 1024;
+        uint64_t *t = feed__calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < k->cap; i++)
+            if (k->h[i]) {
+                size_t j = k->h[i] & (cap - 1);
+                while (t[j])
+                    j = (j + 1) & (cap - 1);
+                t[j] = k->h[i];
+            }
+        feed__free(k->h);
+        k->h = t, k->cap = cap;
+    }
+    size_t j = h & (k->cap - 1);
+    while (k->h[j]) {
+        if (k->h[j] == h)
+            return 0;
+        j = (j + 1) & (k->cap - 1);
+    }
+    k->h[j] = h;
+    k->n++;
+    return 1;
+}
+
+/* ---- grouping members into samples ------------------------------------------------ */
+
+typedef struct group {
+    size_t keylen;
+    int open, dup;
+    int have_img, have_label, label_bad;
+    uint64_t img_off, img_len, img_hdr;
+    int32_t label;
+    uint64_t label_hdr;
+    /* the strings last: a new group resets only what is above */
+    char img_name[TAR_NAME_MAX];
+    char label_name[TAR_NAME_MAX];
+    char key[TAR_NAME_MAX];
+} group;
+
+typedef struct scan {
+    const feed__tar_io *io;
+    const char *path;
+    const feed__tar_sink *sink;
+    keyset seen;
+    group g;
+} scan;
+
+static void problem(scan *s, const char *member, uint64_t off, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void problem(scan *s, const char *member, uint64_t off, const char *fmt, ...)
+{
+    char what[512], m[TAR_NAME_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    snprintf(m, sizeof m, "%s", member);
+    printable(m);
+    if (s->sink->problem)
+        s->sink->problem(s->sink->ctx, s->path, m, off, what);
+}
+
+/* Ends the open group: a sample, or the reason it is not one. 0 or -1 (stop). */
+static int flush(scan *s)
+{
+    group *g = &s->g;
+    int rc = 0;
+    if (g->open && !g->dup && !g->label_bad) {
+        if (g->have_img && g->have_label)
+            rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->label)
+                     ? -1
+                     : 0;
+        else if (g->have_img)
+            problem(s, g->img_name, g->img_hdr, "sample '%s' has no label member (%s.cls)", g->key,
+                    g->key);
+        else if (g->have_label)
+            problem(s, g->label_name, g->label_hdr,
+                    "sample '%s' has no image member (%s.jpg/.jpeg/.png/.webp)", g->key, g->key);
+    }
+    g->open = 0;
+    return rc;
+}
+
+/* One regular member: name, data at doff (size bytes), header at hoff; data
+ * holds its first bytes (n of them, n <= BLK). 0, or -1 out of memory. */
+static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint64_t size,
+                  const uint8_t *data, size_t n)
+{
+    group *g = &s->g;
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    const char *dot = strchr(base, '.');
+    size_t keylen = dot ? (size_t)(dot - name) : strlen(name);
+    const char *ext = dot ? dot + 1 : "";
+    if (!g->open || keylen != g->keylen || memcmp(name, g->key, keylen)) {
+        if (flush(s))
+            return -1;
+        memset(g, 0, offsetof(group, img_name));
+        memcpy(g->key, name, keylen);
+        g->key[keylen] = 0;
+        g->keylen = keylen;
+        g->open = 1;
+        int a = keyset_add(&s->seen, hash_key(name, keylen));
+        if (a < 0)
+            return -1;
+        if (!a) {
+            g->dup = 1;
+            problem(s, name, hoff, "duplicate key '%s': an earlier sample of this shard has it; "
+                    "skipped", g->key);
+        }
+    }
+    if (g->dup)
+        return 0;
+    if (feed__tar_is_image_ext(ext)) {
+        if (g->have_img) {
+            problem(s, name, hoff, "sample '%s' has a second image member (first: %s); skipped",
+                    g->key, g->img_name);
+            g->dup = 1;
+            return 0;
+        }
+        g->have_img = 1;
+        g->img_off = doff, g->img_len = size, g->img_hdr = hoff;
+        memcpy(g->img_name, name, strlen(name) + 1); /* names are < TAR_NAME_MAX */
+    } else if (!strcasecmp(ext, "cls")) {
+        if (g->have_label || g->label_bad) {
+            problem(s, name, hoff, "sample '%s' has a second label member; skipped", g->key);
+            g->dup = 1;
+            return 0;
+        }
+        char txt[LABEL_MAX_BYTES + 1];
+        size_t k = size < n ? (size_t)size : n;
+        if (size > LABEL_MAX_BYTES)
+            k = 0;
+        memcpy(txt, data, k);
+        txt[k] = 0;
+        char *p = txt, *e = txt + k;
+        while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+            p++;
+        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || !e[-1]))
+            *--e = 0;
+        uint64_t v = 0;
+        int ok = p < e && size <= LABEL_MAX_BYTES;
+        for (char *q = p; ok && q < e; q++) {
+            ok = *q >= '0' && *q <= '9';
+            v = v * 10 + (uint64_t)(*q - '0');
+            if (v > 2147483647u)
+                ok = 0;
+        }
+        memcpy(g->label_name, name, strlen(name) + 1);
+        g->label_hdr = hoff;
+        if (!ok) {
+            printable(p);
+            problem(s, name, hoff, "label '%.*s' is not an integer 0..2147483647; sample '%s' skipped",
+                    size <= LABEL_MAX_BYTES ? (int)(e - p) : 0, p, g->key);
+            g->label_bad = 1;
+            return 0;
+        }
+        g->have_label = 1;
+        g->label = (int32_t)v;
+    }
+    return 0;
+}
+
+/* ---- the scan ------------------------------------------------------------------------ */
+
+static int read_at(const feed__tar_io *io, void *buf, size_t n, uint64_t off, size_t *got)
+{
+    int64_t r = io->read(io->ctx, buf, n, off);
+    if (r < 0)
+        return (int)-r;
+    *got = (size_t)r;
+    return 0;
+}
+
+feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed__tar_sink *sink,
+                           char *err, size_t errlen)
+{
+    scan s = {.io = io, .path = path, .sink = sink};
+    uint8_t blk[2 * BLK];
+    char *meta = NULL; /* pax / long name data */
+    char name[TAR_NAME_MAX], pax_path[TAR_NAME_MAX], long_name[TAR_NAME_MAX];
+    int have_pax_path = 0, have_pax_size = 0, have_long = 0;
+    uint64_t pax_size = 0;
+    feed_status st = FEED_OK;
+    uint64_t off = 0;
+    int e;
+    size_t got = 0;
+
+    if (io->size < BLK) {
+        if (sink->problem)
+            sink->problem(sink->ctx, path, "", 0,
+                          io->size ? "shard is shorter than one tar header (truncated?)"
+                                   : "shard is empty");
+        return FEED_OK;
+    }
+    while (off + BLK <= io->size) {
+        if ((e = read_at(io, blk, sizeof blk, off, &got)))
+            goto io_error;
+        if (got < BLK)
+            break;
+        if (all_zero(blk))
+            break; /* end of archive */
+        uint64_t size;
+        header_name(blk, name, sizeof name);
+        if (!checksum_ok(blk) || parse_num(blk + 124, 12, &size)) {
+            problem(&s, name, off, "bad tar header (checksum or size field); looking for the next header");
+            if (flush(&s))
+                goto nomem;
+            have_pax_path = have_pax_size = have_long = 0;
+            /* Resynchronise: the next block that is a valid header. */
+            for (off += BLK; off + BLK <= io->size; off += BLK) {
+                if ((e = read_at(io, blk, BLK, off, &got)))
+                    goto io_error;
+                if (got < BLK || all_zero(blk) || (checksum_ok(blk) && !parse_num(blk + 124, 12, &size)))
+                    break;
+            }
+            continue;
+        }
+        char type = (char)blk[156];
+        int regular = type == '0' || type == 0 || type == '7';
+        if (regular && have_pax_size)
+            size = pax_size;
+        if (regular && have_pax_path)
+            snprintf(name, sizeof name, "%s", pax_path);
+        else if (regular && have_long)
+            snprintf(name, sizeof name, "%s", long_name);
+        uint64_t doff = off + BLK;
+        if (size > io->size - doff) {
+            problem(&s, name, off,
+                    "member of %llu bytes at offset %llu runs past the end of the shard (%llu "
+                    "bytes): truncated?",
+                    (unsigned long long)size, (unsigned long long)doff, (unsigned long long)io->size);
+            break;
+        }
+        uint64_t next = doff + FEED_ALIGN_UP(size, BLK);
+        if (type == 'x' || type == 'L') {
+            if (size > TAR_META_MAX) {
+                problem(&s, name, off, "%s header of %llu bytes is too large; ignored",
+                        type == 'x' ? "pax" : "GNU long name", (unsigned long long)size);
+            } else {
+                char *m = feed__realloc(meta, size + 1);
+                if (!m)
+                    goto nomem;
+                meta = m;
+                if ((e = read_at(io, meta, size, doff, &got)))
+                    goto io_error;
+                meta[got] = 0;
+                if (type == 'L') {
+                    snprintf(long_name, sizeof long_name, "%s", meta);
+                    have_long = 1;
+                } else if (parse_pax(meta, got, pax_path, sizeof pax_path, &have_pax_path, &pax_size,
+                                     &have_pax_size)) {
+                    problem(&s, name, off, "malformed pax header; ignored");
+                }
+            }
+        } else if (type != 'g' && type != 'K') { /* a global header or long link: nothing for us */
+            if (regular &&
+                member(&s, name, off, doff, size, blk + BLK, got > BLK ? got - BLK : 0))
+                goto nomem;
+            have_pax_path = have_pax_size = have_long = 0;
+        }
+        off = next;
+    }
+    if (flush(&s))
+        goto nomem;
+    goto done;
+io_error:
+    st = feed__err(FEED_E_IO, err, errlen, "dataset: cannot read shard %s at offset %llu: %s", path,
+                   (unsigned long long)off, strerror(e));
+    goto done;
+nomem:
+    st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory scanning shard %s", path);
+done:
+    feed__free(meta);
+    feed__free(s.seen.h);
+    return st;
+}
+
+/* ---- writing headers (feed-mkdata, tests) ------------------------------------------------ */
+
+int feed__tar_header(uint8_t h[512], const char *name, uint64_t size, uint64_t mtime)
+{
+    memset(h, 0, BLK);
+    size_t n = strlen(name);
+    if (n <= 100) {
+        memcpy(h, name, n);
+    } else {
+        /* split at a '/' so that prefix <= 155 and name <= 100 */
+        const char *cut = NULL;
+        for (const char *p = name; (p = strchr(p, '/')); p++)
+            if ((size_t)(p - name) <= 155 && n - (size_t)(p - name) - 1 <= 100 && p > name)
+                cut = p;
+        if (!cut)
+            return -1;
+        memcpy(h + 345, name, (size_t)(cut - name));
+        memcpy(h, cut + 1, n - (size_t)(cut - name) - 1);
+    }
+    if (size >= 077777777777ull)
+        return -1;
+    snprintf((char *)h + 100, 8, "%07o", 0644);
+    snprintf((char *)h + 108, 8, "%07o", 0);
+    snprintf((char *)h + 116, 8, "%07o", 0);
+    snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)size);
+    snprintf((char *)h + 136, 12, "%011llo", (unsigned long long)(mtime & 077777777777ull));
+    h[156] = '0';
+    memcpy(h + 257, "ustar\0" "00", 8);
+    memset(h + 148, ' ', 8);
+    unsigned sum = 0;
+    for (int i = 0; i < BLK; i++)
+        sum += h[i];
+    snprintf((char *)h + 148, 8, "%06o", sum);
+    h[155] = ' ';
+    return 0;
+}

@@ -1,0 +1,414 @@
+/*
+ * resize.c - the coefficient builder and the resize driver: PIL's
+ * antialiased bilinear (resize.h) as two separable integer passes.
+ *
+ * Vertical pass first (contiguous, vectorised over the row), then the
+ * horizontal pass over out_h rows only, which is the smallest amount of the
+ * strided work. Pixels stay RGBX (libjpeg-turbo writes RGBX as fast as RGB) so
+ * each output pixel is one 4-lane operation per tap. The two passes run row by
+ * row (two rows at a time with AVX2, which share the horizontal windows and
+ * coefficients) through intermediate rows that stay in L1.
+ *
+ * Why our own kernels (resize_kernels.h): GCC does not vectorise the
+ * horizontal gather (each output reads its own window), so the portable C
+ * passes are the slow path; SSE2's pmaddwd does two 16-bit taps per
+ * instruction, and AVX2 does two rows a step with fixed block counts for the
+ * common shrinks; AVX-512 BW widens the vertical pass to 64 bytes a step
+ * (its horizontal pass is AVX2's). libswscale was slower than both SIMD levels even with a
+ * cached context (and a new crop size needs a new context), and its fast
+ * bilinear mode is far from PIL's result. The level is picked at run time.
+ */
+#include "pixels/resize.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/pixel.h"
+#include "feed.h"
+#include "pixels/resize_kernels.h"
+
+/* ---- coefficients ----------------------------------------------------------------- */
+
+void feed__axis_free(feed__axis *a)
+{
+    if (!a)
+        return;
+    free(a->first);
+    free(a->coef);
+    free(a->cvec);
+    free(a->wbuf);
+    free(a->c8);
+    memset(a, 0, sizeof *a);
+}
+
+int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out)
+{
+    if (a->built && a->in == in && a->out == out && a->b0 == b0 && a->b1 == b1)
+        return 0;
+    a->built = 0;
+    a->c8_built = 0;
+    a->cvec_built = 0;
+    if (in == 0 || out == 0 || !(b0 >= 0) || !(b1 > b0) || b1 > in + 1e-6)
+        return FEED_E_INVALID;
+    if (b1 > in)
+        b1 = in;
+    double scale = (b1 - b0) / out;
+    double fs = scale > 1 ? scale : 1;
+    double support = fs, inv_fs = 1.0 / fs; /* triangle (bilinear) radius 1, stretched when shrinking */
+    double maxk_d = ceil(support) * 2 + 2;
+    uint32_t maxk = maxk_d < in ? (uint32_t)maxk_d : in;
+    if (feed__grow((void **)&a->first, &a->cap_first, (size_t)out * sizeof *a->first) ||
+        feed__grow((void **)&a->coef, &a->cap_coef, (size_t)out * maxk * sizeof *a->coef) ||
+        feed__grow((void **)&a->wbuf, &a->cap_wbuf, (size_t)maxk * sizeof *a->wbuf))
+        return FEED_E_NOMEM;
+
+    const int32_t one = 1 << FEED_COEF_BITS;
+    uint32_t taps = 1;
+    /* Pass 1: each output's weights at stride maxk, zero-padded */
+    for (uint32_t xx = 0; xx < out; xx++) {
+        double center = b0 + (xx + 0.5) * scale;
+        double lo = floor(center - support + 0.5), hi = floor(center + support + 0.5);
+        int64_t xmin = lo < 0 ? 0 : (int64_t)lo;
+        int64_t xmax = hi > in ? (int64_t)in : (int64_t)hi;
+        if (xmax - xmin > (int64_t)maxk)
+            xmax = xmin + maxk;
+        if (xmax <= xmin) { /* cannot happen for a box inside the image; be safe */
+            xmin = (int64_t)fmin(fmax(floor(center), 0), in - 1);
+            xmax = xmin + 1;
+        }
+        uint32_t n = (uint32_t)(xmax - xmin);
+        double *wp = a->wbuf, sum = 0;
+        for (uint32_t k = 0; k < n; k++) {
+            double t = fabs(((double)(xmin + k) - center + 0.5) * inv_fs);
+            wp[k] = t < 1 ? 1 - t : 0;
+            sum += wp[k];
+        }
+        int16_t *q = a->coef + (size_t)xx * maxk;
+        int32_t qs = 0, bigv = -1;
+        uint32_t big = 0;
+        double norm = sum > 0 ? one / sum : 0;
+        for (uint32_t k = 0; k < n; k++) {
+            /* v >= 0: rounding half up is lrint's result but on exact halves */
+            double v = sum > 0 ? wp[k] * norm : (k == 0) * (double)one;
+            int32_t qv = (int32_t)(v + 0.5);
+            q[k] = (int16_t)qv;
+            qs += qv;
+            if (qv > bigv) { /* the first largest */
+                bigv = qv;
+                big = k;
+            }
+        }
+        q[big] = (int16_t)(q[big] + (one - qs)); /* weights sum to exactly one */
+        uint32_t s = 0;
+        while (s < n - 1 && q[s] == 0)
+            s++;
+        while (n > s + 1 && q[n - 1] == 0)
+            n--;
+        for (uint32_t k = 0; s && k + s < n; k++) /* a few taps: no memmove call */
+            q[k] = q[k + s];
+        n -= s;
+        xmin += s;
+        for (uint32_t k = n; k < maxk; k++)
+            q[k] = 0;
+        a->first[xx] = (int32_t)xmin;
+        if (n > taps)
+            taps = n;
+    }
+    if ((taps & 1) && taps + 1 <= maxk) /* pairs of taps for pmaddwd */
+        taps++;
+    /* Pass 2: compact to stride taps (in place: dst <= src, and an entry never
+     * reaches the next one's source); a window that would run past the end
+     * moves left with leading zeros. */
+    uint32_t lo = UINT32_MAX, hi = 0;
+    for (uint32_t xx = 0; xx < out; xx++) {
+        int16_t *src = a->coef + (size_t)xx * maxk, *dst = a->coef + (size_t)xx * taps;
+        int32_t f = a->first[xx];
+        uint32_t sh = 0;
+        if ((uint32_t)f + taps > in)
+            sh = (uint32_t)f + taps - in;
+        if (dst + sh <= src) /* the copy may overlap its source: go the safe way */
+            for (uint32_t k = 0; k < taps - sh; k++)
+                dst[sh + k] = src[k];
+        else
+            for (uint32_t k = taps - sh; k-- > 0;)
+                dst[sh + k] = src[k];
+        for (uint32_t k = 0; k < sh; k++)
+            dst[k] = 0;
+        f -= (int32_t)sh;
+        a->first[xx] = f;
+        if ((uint32_t)f < lo)
+            lo = (uint32_t)f;
+        if ((uint32_t)f + taps > hi)
+            hi = (uint32_t)f + taps;
+    }
+    a->cvec_built = 0;
+    a->in = in;
+    a->out = out;
+    a->taps = taps;
+    a->lo = lo;
+    a->hi = hi;
+    a->b0 = b0;
+    a->b1 = b1;
+    a->built = 1;
+    return 0;
+}
+
+/* ---- the portable passes ------------------------------------------------------------ */
+
+void feed__resizer_free(feed__resizer *rz)
+{
+    if (!rz)
+        return;
+    free(rz->row);
+    memset(rz, 0, sizeof *rz);
+}
+
+/* Vertical pass, portable: T source rows -> one Q7 row of n int16. */
+void feed__vpass_c(int16_t *restrict d, const uint8_t *restrict s, size_t stride,
+                   const int16_t *restrict c, uint32_t n, uint32_t T)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        int32_t a = 1 << 6;
+        for (uint32_t k = 0; k < T; k++)
+            a += c[k] * s[(size_t)k * stride + i];
+        d[i] = (int16_t)(a >> 7);
+    }
+}
+
+/* Horizontal pass, portable: a Q7 RGBX row -> out RGB pixels, dir = +-3. */
+static void hpass_c_dir(uint8_t *restrict d, ptrdiff_t dir, const int16_t *restrict s,
+                        const int32_t *restrict first, int32_t off, const int16_t *restrict c,
+                        uint32_t out, uint32_t T)
+{
+    for (uint32_t x = 0; x < out; x++, d += dir) {
+        const int16_t *p = s + (size_t)(first[x] - off) * 4;
+        const int16_t *w = c + (size_t)x * T;
+        int32_t a0 = 1 << 20, a1 = 1 << 20, a2 = 1 << 20;
+        for (uint32_t k = 0; k < T; k++) {
+            a0 += w[k] * p[k * 4 + 0];
+            a1 += w[k] * p[k * 4 + 1];
+            a2 += w[k] * p[k * 4 + 2];
+        }
+        d[0] = feed__clamp8(a0 >> 21);
+        d[1] = feed__clamp8(a1 >> 21);
+        d[2] = feed__clamp8(a2 >> 21);
+    }
+}
+
+void feed__hpass_c(uint8_t *restrict d, int flip, const int16_t *restrict s,
+                   const feed__axis *xa, int32_t off)
+{
+    uint32_t out = xa->out;
+    if (flip)
+        hpass_c_dir(d + (size_t)(out - 1) * 3, -3, s, xa->first, off, xa->coef, out, xa->taps);
+    else
+        hpass_c_dir(d, 3, s, xa->first, off, xa->coef, out, xa->taps);
+}
+
+/* Horizontal pass of one plane, portable: a Q7 row -> out samples. */
+void feed__hpass1_c(uint8_t *restrict d, int flip, const int16_t *restrict s, const feed__axis *xa,
+                    int32_t off, uint32_t from)
+{
+    uint32_t out = xa->out, T = xa->taps;
+    for (uint32_t X = from; X < out; X++) {
+        uint32_t x = flip ? out - 1 - X : X;
+        const int16_t *p = s + (xa->first[x] - off);
+        const int16_t *w = xa->coef + (size_t)x * T;
+        int32_t a = 1 << 20;
+        for (uint32_t k = 0; k < T; k++)
+            a += w[k] * p[k];
+        d[X] = feed__clamp8(a >> 21);
+    }
+}
+
+/* ---- the driver: level pick, row loop ------------------------------------------------ */
+
+int feed__resize_simd = -1;
+
+#if defined(__SSE2__)
+static int feed__simd_level(void)
+{
+    if (feed__resize_simd >= 0)
+        return feed__resize_simd;
+    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw"))
+        return 3;
+    return __builtin_cpu_supports("avx2") ? 2 : 1;
+}
+#else
+static int feed__simd_level(void)
+{
+    return 0;
+}
+#endif
+
+static void feed__resize_rows(int16_t *row, const feed__axis *xa, const feed__axis *ya,
+                              const uint8_t *src, size_t src_stride, uint8_t *dst,
+                              size_t dst_stride, int hflip)
+{
+    uint32_t n = (xa->hi - xa->lo) * 4;
+    int32_t off = (int32_t)xa->lo;
+    int level = feed__simd_level();
+    int hsimd = level > 0 && !(xa->taps & 1); /* odd only for tiny sources */
+#if defined(__SSE2__)
+    void (*vpass)(int16_t *restrict, const uint8_t *restrict, size_t, const int16_t *restrict, uint32_t,
+                  uint32_t) = level >= 3 ? feed__vpass_avx512 : feed__vpass_avx2;
+#endif
+    for (uint32_t y = 0; y < ya->out; y++) {
+        const uint8_t *s = src + (size_t)(ya->first[y] - (int32_t)ya->lo) * src_stride;
+        const int16_t *cv = ya->coef + (size_t)y * ya->taps;
+        uint8_t *d = dst + (size_t)y * dst_stride;
+#if defined(__SSE2__)
+        if (level >= 2) {
+            vpass(row, s, src_stride, cv, n, ya->taps);
+            if (hsimd && y + 1 < ya->out) {
+                int16_t *row2 = row + n + 8;
+                const uint8_t *s2 = src + (size_t)(ya->first[y + 1] - (int32_t)ya->lo) * src_stride;
+                vpass(row2, s2, src_stride, cv + ya->taps, n, ya->taps);
+                feed__hpass_avx2(d, d + dst_stride, hflip, row, row2, xa, off);
+                y++;
+                continue;
+            }
+            if (hsimd) {
+                feed__hpass_avx2(d, d, hflip, row, row, xa, off);
+                continue;
+            }
+        } else if (level == 1) {
+            feed__vpass_sse2(row, s, src_stride, cv, n, ya->taps);
+            if (hsimd) {
+                feed__hpass_sse2(d, hflip, row, xa, off);
+                continue;
+            }
+        } else
+#endif
+        {
+            feed__vpass_c(row, s, src_stride, cv, n, ya->taps);
+        }
+        (void)hsimd;
+        feed__hpass_c(d, hflip, row, xa, off);
+    }
+}
+
+/* The RGBX layout of the coefficients (feed__axis.cvec), once per build. */
+static int feed__axis_cvec(feed__axis *a)
+{
+    if (a->cvec_built || (a->taps & 1))
+        return 0;
+    uint32_t taps = a->taps, out = a->out;
+    size_t pairs = taps / 2, padded = feed__cvec_pairs(taps);
+    if (feed__grow((void **)&a->cvec, &a->cap_cvec, padded * out * 8 * sizeof *a->cvec))
+        return FEED_E_NOMEM;
+    for (uint32_t xx = 0; xx < out; xx++) {
+        int16_t *v = a->cvec + (size_t)xx * padded * 8;
+        const int16_t *c = a->coef + (size_t)xx * taps;
+        for (size_t k = 0; k < padded; k++, v += 8)
+            for (int l = 0; l < 8; l += 2) {
+                v[l] = k < pairs ? c[2 * k] : 0;
+                v[l + 1] = k < pairs ? c[2 * k + 1] : 0;
+            }
+    }
+    a->cvec_built = 1;
+    return 0;
+}
+
+int feed__resize_axes(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
+                      const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                      int hflip)
+{
+    if (feed__axis_cvec(xa))
+        return FEED_E_NOMEM;
+    size_t n = (size_t)(xa->hi - xa->lo) * 4;
+    /* two rows (AVX2 does two at a time), each + 2 pixels: the AVX2
+     * horizontal pass reads windows padded to a multiple of 4 pixels, past hi
+     * when the tap pairs are odd (weight 0 there) */
+    if (feed__grow((void **)&rz->row, &rz->cap, 2 * (n + 8) * sizeof *rz->row))
+        return FEED_E_NOMEM;
+    memset(rz->row + n, 0, 8 * sizeof *rz->row);
+    memset(rz->row + 2 * n + 8, 0, 8 * sizeof *rz->row);
+    feed__resize_rows(rz->row, xa, ya, src, src_stride, dst, dst_stride, hflip);
+    return 0;
+}
+
+int feed__resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, const uint8_t *src,
+                 size_t src_stride, uint32_t src_w, uint32_t src_h, double bx0, double by0,
+                 double bx1, double by1, uint8_t *dst, size_t dst_stride, uint32_t dst_w,
+                 uint32_t dst_h, int hflip)
+{
+    int rc = feed__axis_build(xa, src_w, bx0, bx1, dst_w);
+    if (!rc)
+        rc = feed__axis_build(ya, src_h, by0, by1, dst_h);
+    if (rc)
+        return rc;
+    return feed__resize_axes(rz, xa, ya, src + (size_t)ya->lo * src_stride + (size_t)xa->lo * 4,
+                             src_stride, dst, dst_stride, hflip);
+}
+
+/* The single-channel coefficient layout (feed__axis.c8), once per build. */
+static int feed__axis_c8(feed__axis *a)
+{
+    if (a->c8_built)
+        return 0;
+    uint32_t t8 = a->taps <= 4 ? 4 : (a->taps + 7) & ~7u;
+    if (feed__grow((void **)&a->c8, &a->cap_c8, (size_t)a->out * t8 * sizeof *a->c8))
+        return FEED_E_NOMEM;
+    for (uint32_t x = 0; x < a->out; x++) {
+        int16_t *d = a->c8 + (size_t)x * t8;
+        memcpy(d, a->coef + (size_t)x * a->taps, a->taps * sizeof *d);
+        memset(d + a->taps, 0, (t8 - a->taps) * sizeof *d);
+    }
+    a->t8 = t8;
+    a->c8_built = 1;
+    return 0;
+}
+
+int feed__resize_plane(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
+                       const uint8_t *src, size_t src_stride, uint8_t *dst, size_t dst_stride,
+                       int hflip)
+{
+    if (feed__axis_c8(xa))
+        return FEED_E_NOMEM;
+    uint32_t n = xa->hi - xa->lo;
+    int level = feed__simd_level();
+    /* the vertical pass in whole blocks of its width (no scalar tail) */
+    uint32_t blk = level >= 3 ? 64 : level == 2 ? 32 : level == 1 ? 16 : 1;
+    uint32_t nv = (n + blk - 1) / blk * blk;
+    /* two rows (AVX2 does two at once); the SIMD horizontal passes read t8
+     * taps from each window: up to t8 - 1 past hi */
+    size_t rs = (size_t)nv + xa->t8 + 8;
+    if (feed__grow((void **)&rz->row, &rz->cap, 2 * rs * sizeof *rz->row))
+        return FEED_E_NOMEM;
+    int16_t *row = rz->row, *row2 = rz->row + rs;
+    memset(row + nv, 0, (rs - nv) * sizeof *row);
+    memset(row2 + nv, 0, (rs - nv) * sizeof *row);
+    int32_t off = (int32_t)xa->lo;
+    for (uint32_t y = 0; y < ya->out; y++) {
+        const uint8_t *s = src + (size_t)(ya->first[y] - (int32_t)ya->lo) * src_stride;
+        const int16_t *cv = ya->coef + (size_t)y * ya->taps;
+        uint8_t *d = dst + (size_t)y * dst_stride;
+#if defined(__SSE2__)
+        if (level >= 2) {
+            void (*vpass)(int16_t *restrict, const uint8_t *restrict, size_t, const int16_t *restrict,
+                          uint32_t, uint32_t) = level >= 3 ? feed__vpass_avx512 : feed__vpass_avx2;
+            vpass(row, s, src_stride, cv, nv, ya->taps);
+            if (y + 1 < ya->out) {
+                const uint8_t *s2 = src + (size_t)(ya->first[y + 1] - (int32_t)ya->lo) * src_stride;
+                vpass(row2, s2, src_stride, cv + ya->taps, nv, ya->taps);
+                feed__hpass1_avx2(d, d + dst_stride, hflip, row, row2, xa, off);
+                y++;
+            } else {
+                feed__hpass1_avx2(d, d, hflip, row, row, xa, off);
+            }
+            continue;
+        }
+        if (level == 1) {
+            feed__vpass_sse2(row, s, src_stride, cv, nv, ya->taps);
+            feed__hpass1_sse2(d, hflip, row, xa, off);
+            continue;
+        }
+#endif
+        (void)level;
+        feed__vpass_c(row, s, src_stride, cv, n, ya->taps);
+        feed__hpass1_c(d, hflip, row, xa, off, 0);
+    }
+    return 0;
+}

@@ -1,0 +1,18 @@
+# src/pixels: the per-sample pipeline and its stages.
+# FEED_PIXELS_PARENT_SOURCES: what the parent links too (the transform's rule set,
+# checked at create; the host conversion, run by the host backend). The rest is feed-worker's.
+set(FEED_PIXELS_PARENT_SOURCES
+  src/pixels/xform.c
+  src/pixels/convert.c
+)
+set(FEED_PIXELS_SOURCES
+  ${FEED_PIXELS_PARENT_SOURCES}
+  src/pixels/pipeline.c
+  src/pixels/geometry.c
+  src/pixels/resize.c
+  src/pixels/resize_sse2.c
+  src/pixels/resize_avx2.c
+  src/pixels/resize_avx512.c
+  src/pixels/colour.c
+  src/pixels/ycc.c
+)

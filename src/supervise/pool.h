@@ -1,0 +1,108 @@
+/*
+ * pool.h - start, supervise, replace and stop the worker processes.
+ *
+ * Workers are started with posix_spawn of the feed-worker executable (vfork +
+ * exec), never a bare fork: that is safe when the host process has other
+ * threads holding locks, or has initialised CUDA. Every spawn, including
+ * respawns after a crash, happens on the pool's supervisor thread, which
+ * lives as long as the pool: PR_SET_PDEATHSIG in the worker fires when the
+ * thread that spawned it ends, so it must not be a caller's thread.
+ *
+ * The supervisor waits on pidfds (epoll), so a death is noticed at once; it
+ * then reaps the worker, hands its claimed samples back to the ring, and
+ * starts a replacement. It also kills workers stuck on one sample longer
+ * than sample_timeout_ms, doubled for each worker that already died on that
+ * sample (or substitute), so a slow but good sample gets through on a retry
+ * instead of being quarantined.
+ */
+#ifndef FEED_POOL_H
+#define FEED_POOL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "arena/arena.h"
+#include "feed.h"
+
+typedef struct feed__pool {
+    feed__arena *a;
+    feed__arena_hdr *h; /* a->hdr: the worker records */
+    int arena_fd, index_fd;
+    uint32_t n;
+    uint32_t timeout_ms;
+    char worker_path[FEED_PATH_MAX];
+    pid_t parent;
+
+    pthread_t thread;
+    int thread_started;
+    int epfd, evfd;
+    int use_pidfd;
+
+    pthread_mutex_t mu; /* guards everything below and the arrays */
+    pthread_cond_t cv;
+    int started;        /* the supervisor has spawned the first workers */
+    int stopping;
+    pid_t pids[FEED_ARENA_MAX_WORKERS];
+    int pidfds[FEED_ARENA_MAX_WORKERS];
+    int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (worker.h) */
+    uint8_t hung[FEED_ARENA_MAX_WORKERS];
+    uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
+    char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
+    uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
+    uint8_t up[FEED_ARENA_MAX_WORKERS]; /* slot i has had a worker that ran (for start) */
+    /* Hang timing from the ring (feed__ring_holds): the sample each worker
+     * holds as last seen, and since when (the parent's clock) */
+    uint64_t hold_key[FEED_ARENA_MAX_WORKERS], hold_since[FEED_ARENA_MAX_WORKERS];
+    uint64_t holds[FEED_ARENA_MAX_WORKERS]; /* scratch for check_hangs */
+    uint64_t spawned_ns[FEED_ARENA_MAX_WORKERS]; /* bounds the stage times a worker reports */
+    uint64_t restarts, hangs, redone;
+    uint64_t misbehaved; /* workers killed for writing a value no healthy worker writes */
+    uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes;
+    uint32_t start_failures;  /* consecutive deaths of workers that never ran */
+    uint32_t barren_deaths;   /* consecutive deaths with no sample completed between them */
+    uint64_t last_done;       /* the most samples seen done (feed__ring_progress) at a death */
+    /* Poison pills: samples that killed max_retries + 1 workers. Later
+     * epochs send them straight to a substitute (feed__pool_quarantined). */
+    struct feed__quarantined {
+        uint64_t id;
+        char why[200];
+    } *quar;
+    _Atomic uint32_t nquar;
+    uint32_t capquar;
+    feed_status fatal;
+    char fatal_msg[768];
+} feed__pool;
+
+/* Finds the feed-worker executable: explicit path, $FEED_WORKER, next to the
+ * library (., ../bin, ../libexec/libfeed), then the install libexec dir. */
+feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t outlen, char *err,
+                                   size_t errlen);
+
+/* Starts the supervisor and n workers; returns once all of them run (or
+ * fail to: the error says how the worker ended). */
+feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int index_fd, uint32_t n,
+                             const char *worker_path, uint32_t timeout_ms, char *err, size_t errlen);
+/* Kills and reaps every worker and stops the supervisor. Safe to call twice. */
+void feed__pool_stop(feed__pool *p);
+/* Worker w (0-based) wrote a value no healthy worker writes (what says
+ * which): it is killed and, as after a crash, replaced and its samples done
+ * again; its death is reported as "wrote <what>". No-op if w is not running.
+ * Any thread. */
+void feed__pool_condemn(feed__pool *p, uint32_t w, const char *what);
+/* How long worker w (its current process) has lived, with p->mu held: the
+ * bound on each stage time it reports (a worker writes its counters). */
+uint64_t feed__pool_lifetime_ns(const feed__pool *p, uint32_t w);
+/* FEED_OK, or the async error that stopped the pool (message in msg). */
+feed_status feed__pool_fatal(feed__pool *p, char *msg, size_t msglen);
+/* 1 if sample id was quarantined as a poison pill (why gets the reason). */
+int feed__pool_quarantined(feed__pool *p, uint64_t id, char *why, size_t whylen);
+/* For tests: pid of worker i (0 if none right now). */
+pid_t feed__pool_pid(feed__pool *p, uint32_t i);
+/* For tests: waits until worker i is a running process other than not_pid
+ * (started and attached: killing it now counts as a crash, not a failure to
+ * start). Returns its pid, or 0 after timeout_ms or if the pool gave up. */
+pid_t feed__pool_wait_running(feed__pool *p, uint32_t i, pid_t not_pid, int64_t timeout_ms);
+
+#endif

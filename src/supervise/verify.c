@@ -1,0 +1,114 @@
+/*
+ * verify.c - the parent's checks of what workers wrote (see verify.h).
+ */
+#include "supervise/verify.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "worker/loop.h"
+
+/* The last substitute a worker tries (worker.c). */
+#define FEED_SUBST_MAX 64u
+
+int feed__copy_untrusted(char *dst, size_t len, const char *src, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    size_t o = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)src[i];
+        if (!c) {
+            dst[o] = 0;
+            return 1;
+        }
+        if (c >= 0x20 && c < 0x7f) {
+            if (o + 1 >= len)
+                break;
+            dst[o++] = (char)c;
+        } else {
+            if (o + 4 >= len)
+                break;
+            dst[o++] = '\\', dst[o++] = 'x', dst[o++] = hex[c >> 4], dst[o++] = hex[c & 15];
+        }
+    }
+    dst[o] = 0;
+    return memchr(src, 0, n) != NULL;
+}
+
+/* 1 if got may replace sample id of epoch: one of its substitutes, or id
+ * itself (nothing decoded: zeros). */
+static int substitute_of(const feed__arena_hdr *cfg, uint64_t epoch, uint64_t id, uint64_t got)
+{
+    if (got == id)
+        return 1;
+    for (uint32_t k = 1; k <= FEED_SUBST_MAX; k++)
+        if (feed__substitute(cfg->seed, epoch, id, k, cfg->dataset_size) == got)
+            return 1;
+    return 0;
+}
+
+/* Copies sample t of slot i into the private record and checks it; 0 if
+ * valid, else 1 with what in v->what. */
+static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__index_hdr *ix, feed__verdict *v)
+{
+    feed__slot_meta *m = &a->meta[i];
+    feed__sample_priv *p = &m->s[t];
+    const feed__sample_rec *r = &feed__slot_recs(a, i)[t];
+    /* Each shared word is read once, into private memory; the checks and
+     * everything after them use the copies. */
+    uint64_t id = m->ids[t] = feed__slot_ids(a, i)[t];
+    int32_t label = m->labels[t] = feed__slot_labels(a, i)[t];
+    uint8_t flags = m->flags[t] = feed__slot_flags(a, i)[t];
+    uint64_t asked = r->sample_id;
+    p->got_status = r->status;
+    p->got_errno = r->sys_errno;
+    int terminated = feed__copy_untrusted(p->got_message, sizeof p->got_message, r->message, sizeof r->message);
+    const uint64_t n = a->cfg->dataset_size;
+    const int replaced = flags & FEED_SAMPLE_REPLACED;
+
+#define BAD(...) return snprintf(v->what, sizeof v->what, __VA_ARGS__), 1
+    if (asked != p->id)
+        BAD("an invalid sample_id %llu over the record of sample %llu", (unsigned long long)asked,
+            (unsigned long long)p->id);
+    if ((flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE)) ||
+        ((flags & FEED__SAMPLE_NO_SUBSTITUTE) && (!replaced || id != p->id)))
+        BAD("invalid flags 0x%x for sample %llu", flags, (unsigned long long)p->id);
+    if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a->cfg, m->epoch, p->id, id)))
+        BAD("an invalid id %llu for sample %llu%s", (unsigned long long)id, (unsigned long long)p->id,
+            replaced ? " (no substitute of it)" : "");
+    if (label != feed__index_label(ix, id))
+        BAD("an invalid label %d for sample %llu (its label is %d)", label, (unsigned long long)id,
+            feed__index_label(ix, id));
+    if (p->poisoned && !replaced)
+        BAD("sample %llu as decoded, which the parent had quarantined", (unsigned long long)p->id);
+    if (replaced && (p->got_status <= FEED_END_OF_DATA || p->got_status >= FEED_STATUS_COUNT_))
+        BAD("an invalid error code %d for sample %llu", p->got_status, (unsigned long long)p->id);
+    /* Only the parent poisons: a worker that says "quarantined" of its own
+     * sample took the substitute path from counters it cannot own. */
+    if (replaced && p->got_status == FEED_E_WORKER && !p->poisoned)
+        BAD("a quarantine the parent did not make for sample %llu", (unsigned long long)p->id);
+    if (replaced && (p->got_errno < 0 || p->got_errno > 4095))
+        BAD("an invalid errno %d for sample %llu", p->got_errno, (unsigned long long)p->id);
+    if (replaced && !terminated)
+        BAD("a message of sample %llu without its end (\"%.40s...\")", (unsigned long long)p->id, p->got_message);
+#undef BAD
+    return 0;
+}
+
+int feed__verify_slot(feed__arena *a, uint32_t i, const feed__index_hdr *ix, feed__verdict *v)
+{
+    pthread_mutex_lock(&a->mu);
+    const feed__slot_meta *m = &a->meta[i];
+    int bad = 0;
+    for (uint32_t t = 0; t < m->count && !bad; t++) {
+        bad = check_sample(a, i, t, ix, v);
+        if (bad) {
+            uint32_t f = atomic_load_explicit(&feed__slot_recs(a, i)[t].filler, memory_order_relaxed);
+            v->t = t;
+            v->worker = f >= 1 && f <= a->lay.nworkers ? f - 1 : UINT32_MAX;
+        }
+    }
+    pthread_mutex_unlock(&a->mu);
+    return bad;
+}

@@ -1,0 +1,96 @@
+/*
+ * fault.h - fault injection for the test worker (FEED_TEST_HOOKS builds only).
+ *
+ * FEED_TEST_FAULT in the worker's environment: "abort:SUB", "segv:SUB",
+ * "exit:SUB" or "hang:SUB" makes the worker abort, crash, exit(3) or hang on
+ * any sample whose path contains SUB; several may be given separated by ';'.
+ * The general form is ACTION[1][@PHASE]:SUB[:MARKER]:
+ *   - a "1" after the action ("hang1", "exit1", ...) fires only once: the
+ *     worker creates MARKER (O_EXCL) first and does nothing if it exists, so
+ *     the retry of the sample succeeds;
+ *   - PHASE is where it fires: "read" (default: before the file is read, for
+ *     the sample and for any substitute), "decode" (after the read, before
+ *     the decode) or "publish" (after the pixels, label, id and flags of the
+ *     slot's own sample are written, before the sample is marked done).
+ * Actions besides those: "slow" sleeps $FEED_TEST_SLOW_MS (default 1000) ms
+ * and goes on; "eio" makes the next pread of the reader's table fail once
+ * with EIO (then the real calls are back); "ioerr" makes every pread of
+ * this file fail with EIO. Both act through feed__reader_test_syscalls, so
+ * with reader=pread only; they are undone when the next file is read.
+ * "nomem" makes the file's next decode return FEED_E_NOMEM (as a decoder
+ * out of memory would), once; "nomemall" every decode of it (the worker
+ * tries FEED_READER_TRIES times); both end when the next file is read.
+ * "hangidle" hangs while every worker record keeps saying "nothing busy"
+ * (all but its state and pid zeroed every millisecond); "exitlie" zeroes
+ * them too, adds one to each of their 64-bit words (every counter: "one
+ * more sample") and exits(3). What a worker writes in a record must neither
+ * hide a hang nor feign progress.
+ * "poke" stores 1 in every 32-bit word of the arena header between the
+ * configuration page and the worker records (the futex words and whatever
+ * else lies there) and goes on: nothing there may stop a healthy worker.
+ * "unseal" makes the configuration page writable (mprotect; where that is
+ * refused, a fresh writable shared mapping of the arena's first page, fd 3)
+ * and rewrites its layout version, seed and transform (flip_p) again and
+ * again for $FEED_TEST_UNSEAL_MS (default 5) ms, then goes on.
+ * "socket:SUB", "write:SUB:PATH" and "exec:SUB" try what the sandbox
+ * (sandbox.h) refuses: open a TCP socket, create PATH for writing, exec
+ * /bin/sh; "mprotect:SUB" what the seal (shm.h) refuses: mprotect the
+ * configuration page writable, map its memfd writable afresh. The worker
+ * then exits FEED_FAULT_ESCAPED if that worked, FEED_FAULT_REFUSED if the
+ * call failed; under the sandbox it is killed by SIGSYS instead (not for
+ * "mprotect", which the sandbox allows).
+ *
+ * FEED_TEST_SCRIBBLE="SEED:PERMILLE[:W]" makes worker W (every worker if no
+ * W) hostile: right after each claim and again just before it completes,
+ * with probability PERMILLE/1000, it scribbles random bytes over its
+ * sample's pixels and over one word the parent checks (its state word, id
+ * or label), and over up to three more of what it can write: flags, the
+ * record's status, errno, message, substitute counters, sample_id, the slot
+ * header's fields, its trace ring's head or an event, its worker record, or
+ * the sealed configuration page (which kills it: SIGSEGV). It never
+ * touches another sample, nor the record's filler (the parent's way to
+ * tell who wrote a sample). With FEED_TEST_SCRIBBLE_COUNT=PATH the file's
+ * first two uint64 count the scribbles and the fields scribbled (a shared
+ * mapping: the sandbox allows no write() there). With
+ * FEED_TEST_SCRIBBLE_AREA=control it scribbles the arena header's control
+ * words instead, and nothing else: each time 1 to 64 random bytes anywhere
+ * from the first word after the configuration page to the end of the last
+ * worker's record (the futex words and every worker's record, not only its
+ * own), counted as one field.
+ */
+#ifndef FEED_FAULT_H
+#define FEED_FAULT_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "arena/arena.h"
+#include "arena/ring.h"
+#include "common/rng.h"
+
+enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
+
+#define FEED_FAULT_ESCAPED 42
+#define FEED_FAULT_REFUSED 43
+typedef struct feed__scribbler {
+    int on;
+    int control; /* FEED_TEST_SCRIBBLE_AREA=control */
+    uint32_t permille;
+    feed__rng rng;
+    _Atomic uint64_t *counts; /* FEED_TEST_SCRIBBLE_COUNT mapped: scribbles, fields */
+} feed__scribbler;
+
+/* Reads FEED_TEST_SCRIBBLE for worker w (off when unset or not w). */
+void feed__scribble_init(feed__scribbler *s, uint32_t w);
+/* Maybe scribbles over claim c of worker w (see above). */
+void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c);
+
+/* Decodes left to fail with FEED_E_NOMEM ("nomem": 1, "nomemall": -1, for
+ * ever); the worker's decode loop reads it. */
+extern int feed__fault_nomem;
+
+/* Fires the first fault of faults (the FEED_TEST_FAULT text, may be NULL)
+ * that matches path at phase; a is the worker's arena ("poke"). */
+void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase);
+
+#endif

@@ -46,7 +46,7 @@
 #include <stdint.h>
 
 #include "feed.h"
-#include "pixels/pipeline.h"
+#include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
 #define FEED_ARENA_VERSION 5u

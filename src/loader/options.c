@@ -16,7 +16,7 @@
 #include "common/internal.h"
 #include "loader/options.h"
 #include "pixels/convert.h"
-#include "pixels/pipeline.h"
+#include "pixels/xform.h"
 
 enum opt_type { T_U32, T_U32A, T_U64, T_U64A, T_F32, T_BOOL, T_STR, T_ENUM, T_RGB, T_HEX };
 

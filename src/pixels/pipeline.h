@@ -1,12 +1,12 @@
 /*
- * image.h - the per-sample pixel pipeline: JPEG, PNG or WebP bytes in, uint8
+ * pipeline.h - the per-sample pixel pipeline: JPEG, PNG or WebP bytes in, uint8
  * HWC RGB out.
  *
  * Pure stages, no shared state: jpeg.c, png.c and webp.c (each the only file
  * that includes its codec's headers: libjpeg-turbo, libspng, libwebp)
  * decode, chosen by the data's magic bytes (format.h), never the file name; geometry.c places the crop, orients, flips
- * and rotates, resize.c resamples, colour.c jitters; image.c runs them in
- * order. A worker owns one feed__image_ctx and calls feed__image_process()
+ * and rotates, resize.c resamples, colour.c jitters; pipeline.c runs them in
+ * order (pipeline.c). A worker owns one feed__image_ctx and calls feed__image_process()
  * once per sample; the ctx keeps the decoder and scratch buffers between
  * calls so the steady state does no allocation.
  *
@@ -14,45 +14,14 @@
  * (seed, epoch, sample_id, purpose), so a sample's output depends on nothing
  * but those and the bytes.
  */
-#ifndef FEED_IMAGE_H
-#define FEED_IMAGE_H
+#ifndef FEED_PIXELS_PIPELINE_H
+#define FEED_PIXELS_PIPELINE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "feed.h"
-
-/* Largest output side (height, width). */
-#define FEED_MAX_SIDE 8192u
-
-/* The fixed transform of a loader (copied into the arena for the workers). */
-typedef struct feed__xform {
-    uint32_t out_h, out_w;      /* output size */
-    uint32_t mode;              /* FEED_AUGMENT_NONE / VAL / TRAIN */
-    uint32_t resize_shorter;    /* VAL: shorter side before the center crop */
-    float scale_min, scale_max; /* TRAIN: RandomResizedCrop area fraction range */
-    float ratio_min, ratio_max; /* TRAIN: aspect ratio (w/h) range, sampled in log space */
-    float flip_p;               /* TRAIN: horizontal flip probability */
-    float rotate_deg;           /* TRAIN: rotation angle uniform in [-d, d] */
-    uint8_t fill[3];            /* rotation fill (RGB) */
-    uint8_t pad0;
-    float brightness, contrast, saturation, hue; /* TRAIN: colour jitter (0 = off) */
-    float grayscale_p;          /* TRAIN: probability of converting to greyscale */
-    uint32_t exif;              /* apply EXIF orientation */
-    uint32_t roi_decode;        /* decode only the crop region, DCT-scaled when possible */
-    uint32_t pad1;
-    uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
-    uint64_t max_memory;        /* bytes a decode may need (0 = no cap): more is FEED_E_TOO_LARGE */
-} feed__xform;
-
-/* The transform options o ask for (o need not be validated). */
-void feed__xform_from_options(feed__xform *x, const feed_options *o);
-
-/* 0 if the workers can apply x to any image; else -1 and a message naming the
- * option and its range in err. The one rule set: create refuses what this
- * refuses (options.c), and the worker checks it again (feed__image_process),
- * so no option passes create and then breaks every sample. */
-int feed__xform_check(const feed__xform *x, char *err, size_t errlen);
+#include "pixels/xform.h"
 
 /* What happened to one sample (for flags and stats). */
 typedef struct feed__image_info {

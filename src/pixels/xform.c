@@ -1,15 +1,15 @@
 /*
- * xform.c - the fixed transform of a loader (image.h's feed__xform): made
- * from the options, and the one rule set for it. Apart from image.c so that
+ * xform.c - the fixed transform of a loader (xform.h): made
+ * from the options, and the one rule set for it. Apart from pipeline.c so that
  * the parent, which checks the options at create, does not carry the
- * decoders: libfeed.so links no codec, feed-worker does (tests/layers.sh).
+ * decoders: libfeed.so links no codec, feed-worker does (ctest layers).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "feed.h"
-#include "pixels/pipeline.h"
+#include "pixels/xform.h"
 
 void feed__xform_from_options(feed__xform *x, const feed_options *o)
 {

@@ -17,12 +17,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "arena/protocol.h"
 #include "arena/ring.h"
 #include "common/internal.h"
 #include "supervise/pool.h"
 #include "supervise/verify.h"
-#include "worker/loop.h"
-#include "worker/sandbox.h"
 
 extern char **environ;
 
@@ -140,8 +139,8 @@ static int spawn_worker(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, p->arena_fd, 3);
-    posix_spawn_file_actions_adddup2(&fa, p->index_fd, 4);
+    posix_spawn_file_actions_adddup2(&fa, p->arena_fd, FEED_WORKER_ARENA_FD);
+    posix_spawn_file_actions_adddup2(&fa, p->index_fd, FEED_WORKER_INDEX_FD);
     if (rep[1] >= 0)
         posix_spawn_file_actions_adddup2(&fa, rep[1], FEED_WORKER_REPORT_FD);
     else /* no pipe: nothing of the host's as the worker's report fd */

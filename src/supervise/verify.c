@@ -7,10 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "worker/loop.h"
-
-/* The last substitute a worker tries (worker.c). */
-#define FEED_SUBST_MAX 64u
+#include "arena/protocol.h"
 
 int feed__copy_untrusted(char *dst, size_t len, const char *src, size_t n)
 {
@@ -42,7 +39,7 @@ static int substitute_of(const feed__arena_hdr *cfg, uint64_t epoch, uint64_t id
 {
     if (got == id)
         return 1;
-    for (uint32_t k = 1; k <= FEED_SUBST_MAX; k++)
+    for (uint32_t k = 1; k <= FEED_SUBSTITUTE_MAX; k++)
         if (feed__substitute(cfg->seed, epoch, id, k, cfg->dataset_size) == got)
             return 1;
     return 0;

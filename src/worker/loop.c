@@ -219,7 +219,7 @@ static void process(wctx *c, const feed__claim *cl)
         /* Resume at the substitute a dead worker was on (the parent counts
          * deaths per substitute and moves on only past max_retries), so a
          * crash does not change which sample replaces this one. */
-        for (k = k ? k : 1; k <= 64; k++) {
+        for (k = k ? k : 1; k <= FEED_SUBSTITUTE_MAX; k++) {
             if (atomic_load_explicit(&r->subst_k, memory_order_relaxed) != k) {
                 atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
                 atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);

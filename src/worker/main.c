@@ -87,7 +87,8 @@ int main(int argc, char **argv)
     char err[256];
     feed__arena a;
     feed__index ix;
-    if (feed__arena_attach(&a, 3, FEED_WORKER_CONFIG_FD, err, sizeof err) != 0 || feed__index_attach(&ix, 4, err, sizeof err) != 0) {
+    if (feed__arena_attach(&a, FEED_WORKER_ARENA_FD, FEED_WORKER_CONFIG_FD, err, sizeof err) != 0 ||
+        feed__index_attach(&ix, FEED_WORKER_INDEX_FD, err, sizeof err) != 0) {
         feed__worker_fail("%s", err);
         return 3;
     }

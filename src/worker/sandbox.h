@@ -30,10 +30,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Prefix of the report a worker killed by the filter writes on its report
- * pipe: "sandbox: syscall socket, nr 41". */
-#define FEED_SANDBOX_REPORT "sandbox: "
-
 /* Applies the above (sandbox: 0 or 1; max_memory: bytes, 0 = no cap).
  * Returns 0, or -1 with the reason in err. */
 int feed__sandbox_enter(uint32_t sandbox, uint64_t max_memory, char *err, size_t errlen);

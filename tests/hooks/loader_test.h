@@ -7,7 +7,7 @@
 
 #include "feed.h"
 #include "loader/loader.h"
-#include "pixels/pipeline.h"
+#include "pixels/xform.h"
 
 /* pid of worker i now (0 if none). */
 pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i);

@@ -286,7 +286,7 @@ int db_plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg,
 }
 
 /* The entropy floor's plan (train-entropy, val-entropy): the crop box as
- * image.c places it (displayed orientation, mapped to the stored image), and
+ * pixels/pipeline.c places it (displayed orientation, mapped to the stored image), and
  * one 1/8-scale row at its bottom edge as the region. */
 typedef struct floor_arg {
     const feed__xform *x;

@@ -1,6 +1,6 @@
 /*
  * test_augment.c - the pixel stages (src/pixels/resize.c, geometry.c, colour.c,
- * image.c): each op against a float64 reference, RandomResizedCrop's
+ * pixels/pipeline.c): each op against a float64 reference, RandomResizedCrop's
  * distribution against torchvision's definition, and feed__image_process()
  * end to end (modes, EXIF, ROI/DCT scaling bounds, determinism).
  */

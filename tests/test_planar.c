@@ -1,6 +1,6 @@
 /*
  * test_planar.c - the planar JPEG pipeline (src/decode/jpeg_planes.c, the plane
- * resize in resize.c, ycc.c, image.c): the plane resize is an RGBX channel's
+ * resize in resize.c, ycc.c, pipeline.c): the plane resize is an RGBX channel's
  * arithmetic at every SIMD level, the YCbCr conversion is identical at every
  * level and within 1 of the exact one, and feed__image_process() on planes
  * matches its float64 definition (TurboJPEG's planes, each resized on its own

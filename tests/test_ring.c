@@ -47,7 +47,7 @@ static void fill(feed__arena *h, const feed__claim *c)
 }
 
 /* A mapping of the test's own, shared with the producers: the arena has no
- * word that stops a worker (see shm.h), nor a tally of samples it keeps. */
+ * word that stops a worker (see arena/arena.h), nor a tally of samples it keeps. */
 typedef struct {
     _Atomic uint32_t stop;
     _Atomic uint64_t done; /* samples the producers filled */

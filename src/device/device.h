@@ -2,7 +2,7 @@
  * device.h - the device backend interface: how finished host slots become
  * batches the caller sees.
  *
- * Two implementations: host (device_host.c: the batch *is* the host slot,
+ * Two implementations: host (device/host.c: the batch *is* the host slot,
  * zero copies) and cuda (src/device/cuda/device_cuda.c: a copier thread moves each READY
  * slot to a device buffer on its own stream, converts it there, and gives
  * the host slot back once the copy's event has fired).

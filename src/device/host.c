@@ -1,5 +1,5 @@
 /*
- * device_host.c - the host backend: a batch is the READY host slot itself.
+ * host.c - the host backend: a batch is the READY host slot itself.
  * Zero copies: the caller reads pixels where the workers wrote them, and the
  * slot goes back to the workers at release.
  */

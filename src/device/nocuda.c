@@ -1,4 +1,4 @@
-/* device_nocuda.c - built when libfeed is configured without CUDA. */
+/* nocuda.c - built when libfeed is configured without CUDA. */
 #include <stdio.h>
 
 #include "device/device.h"

@@ -1,5 +1,5 @@
 /*
- * worker.c - the worker loop. One process, one sample at a time:
+ * loop.c - the worker loop. One process, one sample at a time:
  * claim -> read -> decode+augment (-> convert) straight into the slot ->
  * complete. A bad sample is reported in its record and replaced by a
  * deterministic substitute, so the batch keeps its shape.

@@ -1,8 +1,8 @@
 /*
- * worker_main.c - the feed-worker executable. The loader starts it with
+ * main.c - the feed-worker executable. The loader starts it with
  * posix_spawn (never a bare fork, so a parent with CUDA or other threads is
  * safe): fd 3 is the arena, fd 4 the index, fd 5 the report pipe, fd 6 the
- * arena's sealed configuration page (worker.h). Once set up, it locks
+ * arena's sealed configuration page (arena/protocol.h). Once set up, it locks
  * itself down (sandbox.h): oom_score_adj, the memory cap, the seccomp
  * sandbox.
  *

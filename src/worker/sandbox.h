@@ -14,7 +14,7 @@
  *   - sandbox: PR_SET_NO_NEW_PRIVS and a seccomp filter that allows the
  *     read, decode and publish path only (the list and why each entry is in
  *     sandbox.c). Any other system call traps: a SIGSYS handler writes
- *     "sandbox: syscall NAME, nr NR" on the report pipe (worker.h) and the
+ *     "sandbox: syscall NAME, nr NR" on the report pipe (arena/protocol.h) and the
  *     worker dies by SIGSYS, which the pool reports as "worker N killed by the
  *     sandbox (syscall NAME, nr NR)". Where the kernel refuses seccomp filters the
  *     worker says so on stderr and runs without one.

@@ -34,7 +34,7 @@
  * again for $FEED_TEST_UNSEAL_MS (default 5) ms, then goes on.
  * "socket:SUB", "write:SUB:PATH" and "exec:SUB" try what the sandbox
  * (sandbox.h) refuses: open a TCP socket, create PATH for writing, exec
- * /bin/sh; "mprotect:SUB" what the seal (shm.h) refuses: mprotect the
+ * /bin/sh; "mprotect:SUB" what the seal (arena/arena.h) refuses: mprotect the
  * configuration page writable, map its memfd writable afresh. The worker
  * then exits FEED_FAULT_ESCAPED if that worked, FEED_FAULT_REFUSED if the
  * call failed; under the sandbox it is killed by SIGSYS instead (not for

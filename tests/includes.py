@@ -9,7 +9,10 @@ what it may include: folders, or single headers as folder/name.h) and fails on:
   - a test hook ("hooks/...", tests/hooks/) included outside #if FEED_TEST_HOOKS;
   - a CUDA header outside src/device/cuda/, a codec header outside its decoder;
   - a circle between files: x.c and x.h count as one node, and an include is an
-    edge from the including node to the included one.
+    edge from the including node to the included one;
+  - a file of src/ over MAX_LINES lines;
+  - a circle between the modules of the Python package (python/libfeed: an import
+    of a sibling module, at the top or inside a function, is an edge).
 Prints each fault on a line of its own and exits 1, or prints a summary and exits 0.
 """
 import os
@@ -25,6 +28,61 @@ CODECS = [
     (re.compile(r'^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16)\.h$|^nvtx3/'),
      re.compile(r'^device/cuda/')),
 ]
+
+
+MAX_LINES = 600
+
+
+def cycles(edges):
+    """The circles of a graph {node: {node, ...}}, each reported once."""
+    state, stack, seen, found = {}, [], set(), []
+
+    def visit(n):
+        state[n] = 1
+        stack.append(n)
+        for m in sorted(edges.get(n, ())):
+            if state.get(m) == 1:
+                cyc = stack[stack.index(m):] + [m]
+                key = frozenset(cyc)
+                if key not in seen:
+                    seen.add(key)
+                    found.append(" -> ".join(cyc))
+            elif not state.get(m):
+                visit(m)
+        stack.pop()
+        state[n] = 2
+
+    sys.setrecursionlimit(10000)
+    for n in sorted(edges):
+        if not state.get(n):
+            visit(n)
+    return found
+
+
+def python_edges(pkg):
+    """Imports between the modules of the package in folder pkg."""
+    mods = {os.path.splitext(n)[0] for n in os.listdir(pkg) if n.endswith(".py")}
+    name = os.path.basename(pkg)
+    rel = re.compile(r"^\s*from\s+\.(\w*)\s+import\s+(.+)$")
+    absolute = re.compile(r"^\s*(?:from|import)\s+" + name + r"\.(\w+)")
+    edges = {}
+    for m in sorted(mods):
+        for line in open(os.path.join(pkg, m + ".py"), encoding="utf-8"):
+            got = set()
+            r = rel.match(line)
+            if r:
+                if r.group(1):
+                    got.add(r.group(1))
+                else:  # from . import a, b as c
+                    for part in r.group(2).strip("()\n ").split(","):
+                        got.add(part.strip().split(" ")[0])
+            a = absolute.match(line)
+            if a:
+                got.add(a.group(1))
+            for g in got:
+                if g in mods and g != m:
+                    edges.setdefault(m, set()).add(g)
+    return edges
 
 
 def rules(readme):
@@ -108,33 +166,21 @@ def main():
             a, b = node(rel), node(inc)
             if a != b:
                 edges.setdefault(a, set()).add(b)
-    # circles: depth-first search over the nodes, reporting each circle once
-    state, stack, seen = {}, [], set()
-
-    def visit(n):
-        state[n] = 1
-        stack.append(n)
-        for m in sorted(edges.get(n, ())):
-            if state.get(m) == 1:
-                cyc = stack[stack.index(m):] + [m]
-                key = frozenset(cyc)
-                if key not in seen:
-                    seen.add(key)
-                    faults.append("circle: " + " -> ".join(cyc))
-            elif not state.get(m):
-                visit(m)
-        stack.pop()
-        state[n] = 2
-
-    sys.setrecursionlimit(10000)
-    for n in sorted(edges):
-        if not state.get(n):
-            visit(n)
+    for c in cycles(edges):
+        faults.append("circle: " + c)
+    for rel in sources(src):
+        n = sum(1 for _ in open(os.path.join(src, rel), encoding="utf-8"))
+        if n > MAX_LINES:
+            faults.append(f"src/{rel}: {n} lines (at most {MAX_LINES}: one idea per file)")
+    pkg = os.path.join(os.path.dirname(src), "python", "libfeed")
+    if os.path.isdir(pkg):
+        for c in cycles(python_edges(pkg)):
+            faults.append("circle in python/libfeed: " + c)
     for f in faults:
         print("includes:", f)
     if faults:
         return 1
-    print(f"includes: ok ({nfiles} files, {nincs} includes, {len(allowed)} folders, no circle)")
+    print(f"includes: ok ({nfiles} files, {nincs} includes, {len(allowed)} folders, none over {MAX_LINES} lines, no circle)")
     return 0
 
 

@@ -79,8 +79,8 @@ static const char *g_format = "jpeg";
 static int g_progressive_only; /* --progressive-only */
 
 /* A progressive JPEG, as libfeed's decoder reads the header (the plan sees
- * feed__jpeg_info and stops the decode there). */
-static int plan_is_progressive(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+ * feed__decode_info and stops the decode there). */
+static int plan_is_progressive(void *arg, const feed__decode_info *info, feed__decode_region *r, char *msg,
                                size_t msglen)
 {
     (void)r, (void)msg, (void)msglen;
@@ -94,7 +94,7 @@ static int is_progressive_jpeg(const uint8_t *d, size_t n)
     if (!j && !(j = feed__jpeg_create()))
         return 0;
     int prog = 0;
-    feed__jpeg_image img;
+    feed__decode_image img;
     feed__jpeg_decode(j, d, n, plan_is_progressive, &prog, &img, NULL, 0);
     return prog;
 }
@@ -274,7 +274,7 @@ static void runner_free(runner *r)
     free(r->out);
 }
 
-int db_plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+int db_plan_full(void *arg, const feed__decode_info *info, feed__decode_region *reg, char *msg,
                  size_t msglen)
 {
     (void)arg, (void)msg, (void)msglen;
@@ -293,7 +293,7 @@ typedef struct floor_arg {
     uint64_t id;
 } floor_arg;
 
-static int plan_floor(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+static int plan_floor(void *arg, const feed__decode_info *info, feed__decode_region *reg, char *msg,
                       size_t msglen)
 {
     (void)msg, (void)msglen;
@@ -343,13 +343,13 @@ static int run_one(runner *r, int op, const file *f)
         break;
     }
     case OP_FULL_RGBX: {
-        feed__jpeg_image img;
+        feed__decode_image img;
         rc = feed__jpeg_decode(r->jpeg, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg);
         break;
     }
     case OP_TRAIN_ENTROPY:
     case OP_VAL_ENTROPY: {
-        feed__jpeg_image img;
+        feed__decode_image img;
         floor_arg a = {op == OP_TRAIN_ENTROPY ? &r->train : &r->val, r->counter++};
         rc = feed__jpeg_decode(r->jpeg, f->data, f->len, plan_floor, &a, &img, msg, sizeof msg);
         break;

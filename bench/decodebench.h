@@ -30,7 +30,7 @@ double db_now(clockid_t c);
 void db_xforms(uint32_t size, feed__xform *train, feed__xform *val);
 
 /* A decoder plan for the whole image at full size (the "full" rows). */
-int db_plan_full(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg, char *msg,
+int db_plan_full(void *arg, const feed__decode_info *info, feed__decode_region *reg, char *msg,
                  size_t msglen);
 
 /* --format png|webp: libfeed's decoder and pipeline against PIL's decode of

@@ -46,7 +46,7 @@ static int f_run(fctx *c, int op, const db_file *f)
 {
     char msg[256];
     if (op == F_FULL) {
-        feed__jpeg_image img;
+        feed__decode_image img;
         return c->webp ? feed__webp_decode(c->wp, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg)
                        : feed__png_decode(c->png, f->data, f->len, db_plan_full, NULL, &img, msg, sizeof msg);
     }

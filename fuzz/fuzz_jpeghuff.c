@@ -29,7 +29,7 @@ static const double fz_boxes[8][4] = {
     {0, 0, 0.1, 0.1}, {0.9, 0.9, 1, 1},         {0.3, 0, 0.6, 1}, {0, 0.3, 1, 0.6},
 };
 
-static int fz_plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg, size_t msglen)
+static int fz_plan(void *arg, const feed__decode_info *info, feed__decode_region *r, char *msg, size_t msglen)
 {
     const fz_arg *a = arg;
     if ((uint64_t)info->width * info->height > (1u << 20)) { /* milliseconds an input */
@@ -47,7 +47,7 @@ static int fz_plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r,
 }
 
 /* The decoded region's bytes, flattened (malloc'ed). */
-static uint8_t *fz_flatten(const feed__jpeg_image *img, size_t *n)
+static uint8_t *fz_flatten(const feed__decode_image *img, size_t *n)
 {
     size_t t = img->nplanes ? 0 : (size_t)img->w * img->h * 4;
     for (uint32_t p = 0; p < img->nplanes; p++)
@@ -76,7 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     fz_arg a = {data[0], 0}, b = {data[0], 2};
     feed__huff_refine_level(data[0] & 0x80 ? 0 : -1);
-    feed__jpeg_image ia, ib;
+    feed__decode_image ia, ib;
     char ma[256], mb[256];
     int ra = feed__jpeg_decode(ours, data + 1, size - 1, fz_plan, &a, &ia, ma, sizeof ma);
     int rb = feed__jpeg_decode(theirs, data + 1, size - 1, fz_plan, &b, &ib, mb, sizeof mb);

@@ -499,7 +499,7 @@ uint8_t *ti_photo(uint32_t w, uint32_t h, uint32_t seed)
     return p;
 }
 
-int ti_plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+int ti_plan_fixed(void *arg, const feed__decode_info *info, feed__decode_region *r, char *msg,
                   size_t msglen)
 {
     ti_plan_arg *p = arg;
@@ -584,7 +584,7 @@ void ti_resize_case_make(uint32_t *seed, int k, ti_resize_case *c)
     c->flip = (int)(ti_rnd(seed) & 1);
 }
 
-void ti_region_from_box(feed__jpeg_region *r, const double box[4], uint32_t sw, uint32_t sh)
+void ti_region_from_box(feed__decode_region *r, const double box[4], uint32_t sw, uint32_t sh)
 {
     r->x0 = (uint32_t)(box[0] * sw);
     r->y0 = (uint32_t)(box[1] * sh);

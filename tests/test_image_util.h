@@ -104,20 +104,20 @@ double ti_max_err(const uint8_t *a, const double *ref, size_t n);
 double ti_mean_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
 int ti_max_err_u8(const uint8_t *a, const uint8_t *b, size_t n);
 
-/* A decoder plan (feed__jpeg_plan_fn) that records the header it was shown
+/* A decoder plan (feed__decode_plan_fn) that records the header it was shown
  * and asks for want, or refuses with status ("plan says no") when set. */
 typedef struct ti_plan_arg {
-    feed__jpeg_region want;
-    feed__jpeg_info seen;
+    feed__decode_region want;
+    feed__decode_info seen;
     int status; /* returned by the plan */
     int calls;
 } ti_plan_arg;
-int ti_plan_fixed(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg,
+int ti_plan_fixed(void *arg, const feed__decode_info *info, feed__decode_region *r, char *msg,
                   size_t msglen);
 
 /* The region of a scaled image sw x sh that box (x0, y0, x1, y1, fractions
  * of it) covers, at least one pixel, inside the image. */
-void ti_region_from_box(feed__jpeg_region *r, const double box[4], uint32_t sw, uint32_t sh);
+void ti_region_from_box(feed__decode_region *r, const double box[4], uint32_t sw, uint32_t sh);
 
 /* The ImageNet-style transform to oh x ow: mode, RandomResizedCrop
  * (0.08..1, 3/4..4/3), flip 0.5 in train, resize_shorter for val, EXIF and

@@ -29,7 +29,7 @@ static void check_region(feed__jpeg *j, const uint8_t *jpg, size_t len, const ui
                          const char *what)
 {
     ti_plan_arg p = {.want = {.scale = (uint32_t)m, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[200];
     int rc = feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
     if (rc) {
@@ -155,7 +155,7 @@ static void check_planes(feed__jpeg *j, tjhandle tj, const uint8_t *jpg, size_t 
     int w, h, ss, cs;
     assert_int_equal(tjDecompressHeader3(tj, jpg, (unsigned long)len, &w, &h, &ss, &cs), 0);
     ti_plan_arg p = {.want = {.scale = (uint32_t)m, .x0 = x0, .y0 = y0, .x1 = x1, .y1 = y1, .planes = 1}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[200];
     int rc = feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
     if (rc)
@@ -163,7 +163,7 @@ static void check_planes(feed__jpeg *j, tjhandle tj, const uint8_t *jpg, size_t 
     assert_int_equal(rc, 0);
     assert_int_equal((int)img.nplanes, cs == TJCS_CMYK || cs == TJCS_YCCK ? 0 : ss == TJSAMP_GRAY ? 1 : 3);
     for (uint32_t c = 0; c < img.nplanes; c++) {
-        const feed__jpeg_plane *pl = &img.plane[c];
+        const feed__decode_plane *pl = &img.plane[c];
         if (c == 0) { /* luma: the region, within a margin */
             assert_int_equal(pl->num_x, pl->den_x);
             assert_int_equal(pl->num_y, pl->den_y);
@@ -269,7 +269,7 @@ static void test_info_and_grey(void **state)
     uint8_t *jpg = ti_jpeg(px, w, h, TI_GRAY, 90, TJFLAG_PROGRESSIVE, &len);
     feed__jpeg *j = feed__jpeg_create();
     ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[128];
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(p.calls, 1);
@@ -302,7 +302,7 @@ static void test_cmyk(void **state)
     uint8_t *jpg = ti_jpeg(px, w, h, TI_CMYK, 95, 0, &len);
     feed__jpeg *j = feed__jpeg_create();
     ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[128];
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(p.seen.components, 4);
@@ -363,7 +363,7 @@ static void test_errors(void **state)
     uint8_t *ref = ti_decode_ref(jpg, len, 8, &rw, &rh);
     feed__jpeg *j = feed__jpeg_create();
     ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[200];
 
     assert_int_equal(feed__jpeg_decode(j, NULL, 0, ti_plan_fixed, &p, &img, msg, sizeof msg),
@@ -427,7 +427,7 @@ static void test_errors(void **state)
     free(bad);
 
     /* the same decoder still decodes correctly */
-    p.want = (feed__jpeg_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h};
+    p.want = (feed__decode_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h};
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_string_equal(msg, "");
     for (uint32_t y = 0; y < h; y++)
@@ -463,7 +463,7 @@ static void test_not_jpeg_names_format(void **state)
     };
     feed__jpeg *j = feed__jpeg_create();
     ti_plan_arg p = {.want = {.scale = 8, .x1 = 1, .y1 = 1}};
-    feed__jpeg_image img;
+    feed__decode_image img;
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char msg[256] = "";
         int rc = feed__jpeg_decode(j, (const uint8_t *)cases[i].bytes, cases[i].n, ti_plan_fixed, &p,
@@ -490,20 +490,20 @@ static void test_plan_status(void **state)
     size_t len;
     uint8_t *jpg = ti_jpeg(px, w, h, TI_444, 90, 0, &len);
     feed__jpeg *j = feed__jpeg_create();
-    feed__jpeg_image img;
+    feed__decode_image img;
     char msg[200];
     ti_plan_arg p = {.status = FEED_E_TOO_LARGE};
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_TOO_LARGE);
     assert_string_equal(msg, "plan says no");
     p.status = 0;
-    p.want = (feed__jpeg_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w + 1, .y1 = h};
+    p.want = (feed__decode_region){.scale = 8, .x0 = 0, .y0 = 0, .x1 = w + 1, .y1 = h};
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_INTERNAL);
-    p.want = (feed__jpeg_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2 + 1, .y1 = h / 2};
+    p.want = (feed__decode_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2 + 1, .y1 = h / 2};
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg),
                      FEED_E_INTERNAL);
-    p.want = (feed__jpeg_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2, .y1 = h / 2};
+    p.want = (feed__decode_region){.scale = 4, .x0 = 0, .y0 = 0, .x1 = w / 2, .y1 = h / 2};
     assert_int_equal(feed__jpeg_decode(j, jpg, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
     assert_int_equal(img.scaled_w, w / 2);
     free(jpg);
@@ -573,7 +573,7 @@ static void test_exif_parse(void **state)
             /* the decoder reports it too, and still decodes */
             feed__jpeg *j = feed__jpeg_create();
             ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
-            feed__jpeg_image img;
+            feed__decode_image img;
             char msg[128];
             assert_int_equal(feed__jpeg_decode(j, e, n, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
             assert_int_equal(p.seen.orientation, want);

@@ -126,7 +126,7 @@ typedef struct result {
     int own;
 } result;
 
-static void flatten(const feed__jpeg_image *img, result *r)
+static void flatten(const feed__decode_image *img, result *r)
 {
     size_t n = 0;
     if (img->nplanes == 0)
@@ -141,7 +141,7 @@ static void flatten(const feed__jpeg_image *img, result *r)
         for (uint32_t y = 0; y < img->h; y++, o += (size_t)img->w * 4)
             memcpy(o, img->pixels + y * img->stride, (size_t)img->w * 4);
     for (uint32_t p = 0; p < img->nplanes; p++) {
-        const feed__jpeg_plane *pl = &img->plane[p];
+        const feed__decode_plane *pl = &img->plane[p];
         for (uint32_t y = 0; y < pl->h; y++, o += pl->w)
             memcpy(o, pl->pixels + y * pl->stride, pl->w);
     }
@@ -158,7 +158,7 @@ typedef struct plan_arg {
     int libjpeg;
 } plan_arg;
 
-static int plan(void *arg, const feed__jpeg_info *info, feed__jpeg_region *r, char *msg, size_t msglen)
+static int plan(void *arg, const feed__decode_info *info, feed__decode_region *r, char *msg, size_t msglen)
 {
     (void)msg, (void)msglen;
     const plan_arg *a = arg;
@@ -175,7 +175,7 @@ static void run(feed__jpeg *j, const uint8_t *d, size_t len, const region_want *
                 result *r)
 {
     plan_arg a = {w, libjpeg};
-    feed__jpeg_image img;
+    feed__decode_image img;
     memset(r, 0, sizeof *r);
     r->rc = feed__jpeg_decode(j, d, len, plan, &a, &img, r->msg, sizeof r->msg);
     r->own = feed__jpeg_own_entropy(j);

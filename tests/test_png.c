@@ -176,7 +176,7 @@ static void test_kinds(void **state)
         uint8_t *rgb;
         uint8_t *png = make_png(&kinds[k], w, h, &len, &rgb);
         ti_plan_arg p = {.want = {.scale = 8, .x0 = 0, .y0 = 0, .x1 = w, .y1 = h}};
-        feed__jpeg_image img;
+        feed__decode_image img;
         char msg[256];
         int rc = feed__png_decode(dec, png, len, ti_plan_fixed, &p, &img, msg, sizeof msg);
         if (rc)
@@ -195,7 +195,7 @@ static void test_kinds(void **state)
                                 img.pixels[y * img.stride + x * 4 + c], rgb[((size_t)y * w + x) * 3 + c]);
         assert_int_equal(bad, 0);
         /* a region is the same pixels */
-        p.want = (feed__jpeg_region){.scale = 8, .x0 = 5, .y0 = 7, .x1 = 30, .y1 = 20};
+        p.want = (feed__decode_region){.scale = 8, .x0 = 5, .y0 = 7, .x1 = 30, .y1 = 20};
         assert_int_equal(feed__png_decode(dec, png, len, ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(img.w, 25);
         assert_int_equal(img.h, 13);

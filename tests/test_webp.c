@@ -46,7 +46,7 @@ static uint8_t *rgba_of(const uint8_t *rgb, uint32_t w, uint32_t h)
     return p;
 }
 
-static void check_rgb(const feed__jpeg_image *img, const uint8_t *rgb, uint32_t w, uint32_t x0,
+static void check_rgb(const feed__decode_image *img, const uint8_t *rgb, uint32_t w, uint32_t x0,
                       uint32_t y0)
 {
     for (uint32_t y = 0; y < img->h; y++)
@@ -69,14 +69,14 @@ static void test_lossless(void **state)
     for (int k = 0; k < 2; k++) {
         assert_true(n[k] > 0);
         ti_plan_arg p = {.want = {.scale = 8, .x1 = w, .y1 = h}};
-        feed__jpeg_image img;
+        feed__decode_image img;
         char msg[256];
         assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(p.seen.width, w);
         assert_int_equal(p.seen.height, h);
         assert_int_equal(p.seen.components, k ? 4 : 3);
         check_rgb(&img, rgb, w, 0, 0);
-        p.want = (feed__jpeg_region){.scale = 8, .x0 = 3, .y0 = 9, .x1 = 50, .y1 = 40};
+        p.want = (feed__decode_region){.scale = 8, .x0 = 3, .y0 = 9, .x1 = 50, .y1 = 40};
         assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         assert_int_equal(img.w, 47);
         assert_int_equal(img.h, 31);
@@ -114,7 +114,7 @@ static void test_lossy(void **state)
         assert_non_null(ref);
         assert_true((uint32_t)rw == w && (uint32_t)rh == h);
         ti_plan_arg p = {.want = {.scale = 8, .x0 = 10, .y0 = 4, .x1 = w, .y1 = 60}};
-        feed__jpeg_image img;
+        feed__decode_image img;
         char msg[256];
         assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
         check_rgb(&img, ref, w, 10, 4);
@@ -160,7 +160,7 @@ static void test_regions(void **state)
             uint32_t cw = 1 + (uint32_t)(x % w), ch = 1 + (uint32_t)((x >> 20) % h);
             uint32_t x0 = (uint32_t)((x >> 40) % (w - cw + 1)), y0 = (uint32_t)((x >> 50) % (h - ch + 1));
             ti_plan_arg p = {.want = {.scale = 8, .x0 = x0, .y0 = y0, .x1 = x0 + cw, .y1 = y0 + ch}};
-            feed__jpeg_image img;
+            feed__decode_image img;
             char msg[256];
             assert_int_equal(feed__webp_decode(dec, f[k], n[k], ti_plan_fixed, &p, &img, msg, sizeof msg), 0);
             assert_int_equal(img.w, cw);

@@ -411,7 +411,7 @@ static void feed__jpeg_bytes(char *buf, size_t len, uint64_t n)
  * components in scans of their own: libjpeg keeps every block, 128 bytes,
  * until the last scan), the RGBX region we decode into, and a few strips
  * of rows per component (upsampling, colour conversion). */
-static uint64_t feed__jpeg_need(const struct jpeg_decompress_struct *ci, const feed__jpeg_region *r,
+static uint64_t feed__jpeg_need(const struct jpeg_decompress_struct *ci, const feed__decode_region *r,
                                 uint32_t sw)
 {
     uint64_t need = 0;
@@ -431,7 +431,7 @@ static uint64_t feed__jpeg_need(const struct jpeg_decompress_struct *ci, const f
 /* The planar tail of feed__jpeg_body(): after the crop, the rows of r (and
  * a margin) into the component planes. */
 static int feed__jpeg_read_planes(feed__jpeg *j, JDIMENSION xoff, JDIMENSION cw,
-                                  const feed__jpeg_region *r, feed__jpeg_image *img)
+                                  const feed__decode_region *r, feed__decode_image *img)
 {
     struct jpeg_decompress_struct *ci = &j->cinfo;
     char *msg = j->err.msg;
@@ -474,20 +474,20 @@ static int feed__jpeg_read_planes(feed__jpeg *j, JDIMENSION xoff, JDIMENSION cw,
 typedef struct feed__jpeg_call {
     const uint8_t *data;
     size_t len;
-    feed__jpeg_plan_fn plan;
+    feed__decode_plan_fn plan;
     void *arg;
-    feed__jpeg_image *img;
+    feed__decode_image *img;
 } feed__jpeg_call;
 
 static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
 {
     const uint8_t *data = c->data;
     size_t len = c->len;
-    feed__jpeg_image *img = c->img;
+    feed__decode_image *img = c->img;
     char *msg = j->err.msg;
     size_t msglen = sizeof j->err.msg;
     struct jpeg_decompress_struct *ci = &j->cinfo;
-    feed__jpeg_info info;
+    feed__decode_info info;
     memset(&info, 0, sizeof info);
 
     size_t sos = feed__jpeg_scan(data, len, &info.orientation);
@@ -503,7 +503,7 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     int cmyk = ci->jpeg_color_space == JCS_CMYK || ci->jpeg_color_space == JCS_YCCK;
     info.cmyk_inverted = cmyk && ci->saw_Adobe_marker;
 
-    feed__jpeg_region r;
+    feed__decode_region r;
     memset(&r, 0, sizeof r);
     int rc = c->plan(c->arg, &info, &r, msg, msglen);
     if (rc)
@@ -645,8 +645,8 @@ static int feed__jpeg_guarded(feed__jpeg *j, const feed__jpeg_call *c)
     return rc;
 }
 
-int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
-                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
+int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
+                      void *arg, feed__decode_image *img, char *msg, size_t msglen)
 {
     static const uint8_t empty[1];
     feed__jpeg_call c = {data ? data : empty, data ? len : 0, plan, arg, img};

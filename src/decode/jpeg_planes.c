@@ -99,7 +99,7 @@ static void feed__jpeg_capture(j_decompress_ptr ci, JSAMPIMAGE in, JDIMENSION *g
             if (yy < cap->y0 || yy >= cap->y1)
                 continue;
             for (uint32_t c = 0; c < cap->n; c++) {
-                const feed__jpeg_plane *p = &cap->plane[c];
+                const feed__decode_plane *p = &cap->plane[c];
                 uint32_t row = (uint32_t)((uint64_t)yy * p->num_y / p->den_y);
                 if (row != cap->next[c] || row - p->y0 >= p->h)
                     continue;
@@ -133,7 +133,7 @@ int feed__jpeg_planes_begin(j_decompress_ptr ci, feed__jpeg_cap *cap, uint32_t x
         const jpeg_component_info *cp = &ci->comp_info[c];
         uint32_t d = FEED_DCT_SIZE(cp);
         uint32_t hs = (uint32_t)cp->h_samp_factor, vs = (uint32_t)cp->v_samp_factor;
-        feed__jpeg_plane *p = &cap->plane[c];
+        feed__decode_plane *p = &cap->plane[c];
         p->num_x = hs * d;
         p->den_x = maxh * m;
         p->num_y = vs * d;
@@ -166,7 +166,7 @@ int feed__jpeg_planes_begin(j_decompress_ptr ci, feed__jpeg_cap *cap, uint32_t x
     return 0;
 }
 
-int feed__jpeg_planes_end(const feed__jpeg_cap *cap, feed__jpeg_image *img)
+int feed__jpeg_planes_end(const feed__jpeg_cap *cap, feed__decode_image *img)
 {
     for (uint32_t c = 0; c < cap->n; c++) {
         if (cap->next[c] != cap->plane[c].y0 + cap->plane[c].h)

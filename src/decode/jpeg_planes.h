@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode/jpeg.h"
+#include "decode/decoder.h"
 
 struct jpeg_decompress_struct; /* jpeglib.h: only jpeg.c, jpeg_planes.c, jpeg_huff.c include it */
 
@@ -25,7 +25,7 @@ typedef struct feed__jpeg_cap {
     uint32_t bytes[3];    /* samples copied from each row */
     uint8_t *dst[3];
     size_t stride[3];
-    feed__jpeg_plane plane[3];
+    feed__decode_plane plane[3];
 } feed__jpeg_cap;
 
 /* After the scale is set (and jpeg_calc_output_dimensions run): 1 if this
@@ -45,6 +45,6 @@ int feed__jpeg_planes_begin(struct jpeg_decompress_struct *ci, feed__jpeg_cap *c
 
 /* After the rows were read: 0 with img->plane[] filled, or FEED_E_INTERNAL
  * if a component's row count is not the planned one. */
-int feed__jpeg_planes_end(const feed__jpeg_cap *cap, feed__jpeg_image *img);
+int feed__jpeg_planes_end(const feed__jpeg_cap *cap, feed__decode_image *img);
 
 #endif /* FEED_JPEG_PLANES_H */

@@ -64,7 +64,7 @@ static int feed__png_status(int err)
 }
 
 static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size_t len,
-                          feed__jpeg_plan_fn plan, void *arg, feed__jpeg_image *img, char *msg,
+                          feed__decode_plan_fn plan, void *arg, feed__decode_image *img, char *msg,
                           size_t msglen)
 {
     int e = spng_set_png_buffer(ctx, data, len);
@@ -77,7 +77,7 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
         snprintf(msg, msglen, "PNG: %s", spng_strerror(e));
         return feed__png_status(e);
     }
-    feed__jpeg_info info;
+    feed__decode_info info;
     memset(&info, 0, sizeof info);
     info.width = ihdr.width;
     info.height = ihdr.height;
@@ -100,7 +100,7 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
     info.orientation = 1;
     info.progressive = ihdr.interlace_method == SPNG_INTERLACE_ADAM7;
 
-    feed__jpeg_region r;
+    feed__decode_region r;
     int rc = feed__decode_plan(plan, arg, &info, &r, "PNG", msg, msglen);
     if (rc)
         return rc;
@@ -146,8 +146,8 @@ static int feed__png_body(feed__png *p, spng_ctx *ctx, const uint8_t *data, size
     return 0;
 }
 
-int feed__png_decode(feed__png *p, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
-                     void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
+int feed__png_decode(feed__png *p, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
+                     void *arg, feed__decode_image *img, char *msg, size_t msglen)
 {
     char scratch[1];
     int rc = feed__decode_start(&msg, &msglen, scratch, data, len, "PNG");

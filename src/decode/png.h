@@ -1,9 +1,9 @@
 /*
  * png.h - PNG decoding for the image pipeline (internal).
  *
- * png.c is the only file that includes libspng's header. It speaks the
- * JPEG decoder's plan/region/image types (jpeg.h) so that image.c plans a
- * crop once for every format: the header is read, the plan callback sees
+ * png.c is the only file that includes libspng's header. It keeps the
+ * decoder contract (decoder.h), so that the pipeline plans a crop once for
+ * every format: the header is read, the plan callback sees
  * the size and may refuse the image (max_pixels) before a pixel buffer is
  * allocated, and the region it asks for is handed back as a pointer into
  * the decoded rows (PNG cannot be decoded by column or scaled while
@@ -22,7 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode/jpeg.h"
+#include "decode/decoder.h"
 
 typedef struct feed__png feed__png;
 
@@ -42,7 +42,7 @@ void feed__png_destroy(feed__png *p); /* accepts NULL */
  * FEED_E_NOMEM, FEED_E_INTERNAL (a region scale other than 8), or the
  * plan's status.
  */
-int feed__png_decode(feed__png *p, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
-                     void *arg, feed__jpeg_image *img, char *msg, size_t msglen);
+int feed__png_decode(feed__png *p, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
+                     void *arg, feed__decode_image *img, char *msg, size_t msglen);
 
 #endif /* FEED_PNG_H */

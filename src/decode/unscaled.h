@@ -1,5 +1,5 @@
 /*
- * decode.h - the steps the PNG and WebP decoders share (internal).
+ * unscaled.h - the steps the PNG and WebP decoders share (internal).
  *
  * png.c and webp.c each wrap one codec library (and are its only users),
  * but around the library call they do the same things: check the input,
@@ -10,14 +10,14 @@
  * their errors alike and cannot drift apart. (jpeg.c has its own: its
  * regions are DCT-scaled and its errors come through libjpeg's error_exit.)
  */
-#ifndef FEED_DECODE_H
-#define FEED_DECODE_H
+#ifndef FEED_UNSCALED_H
+#define FEED_UNSCALED_H
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "decode/jpeg.h"
+#include "decode/decoder.h"
 #include "feed.h"
 
 /* A decoder's pixel buffer, kept between decodes. */
@@ -27,7 +27,7 @@ typedef struct feed__pixbuf {
 } feed__pixbuf;
 
 /*
- * Makes pb hold at least need bytes. Unlike feed__grow (pixel.h) the size is
+ * Makes pb hold at least need bytes. Unlike feed__grow (common/pixel.h) the size is
  * exact and the contents are not kept: the decode overwrites them, and its
  * memory is what max_memory was judged against. Returns 0 or FEED_E_NOMEM
  * (with a message; pb is then empty).
@@ -72,8 +72,8 @@ static inline int feed__decode_start(char **msg, size_t *msglen, char *scratch, 
  * scale 8 (these formats cannot be scaled while decoding), not empty, inside
  * the image. Returns 0, the plan's status, or FEED_E_INTERNAL.
  */
-static inline int feed__decode_plan(feed__jpeg_plan_fn plan, void *arg, const feed__jpeg_info *info,
-                                    feed__jpeg_region *r, const char *fmt, char *msg, size_t msglen)
+static inline int feed__decode_plan(feed__decode_plan_fn plan, void *arg, const feed__decode_info *info,
+                                    feed__decode_region *r, const char *fmt, char *msg, size_t msglen)
 {
     memset(r, 0, sizeof *r);
     int rc = plan(arg, info, r, msg, msglen);
@@ -88,7 +88,7 @@ static inline int feed__decode_plan(feed__jpeg_plan_fn plan, void *arg, const fe
 
 /* 0 if a decode needing need bytes fits r->max_memory (0: no cap), else
  * FEED_E_TOO_LARGE with a message giving both and the image's size. */
-static inline int feed__decode_fits(const feed__jpeg_region *r, uint64_t need, const feed__jpeg_info *info,
+static inline int feed__decode_fits(const feed__decode_region *r, uint64_t need, const feed__decode_info *info,
                                     const char *fmt, char *msg, size_t msglen)
 {
     if (!r->max_memory || need <= r->max_memory)
@@ -100,8 +100,8 @@ static inline int feed__decode_fits(const feed__jpeg_region *r, uint64_t need, c
 
 /* Hands back the region r of a full-size (scale 8) decode whose pixel
  * (r->x0, r->y0) is at pixels. */
-static inline void feed__decode_result(feed__jpeg_image *img, const uint8_t *pixels, size_t stride,
-                                       const feed__jpeg_region *r, const feed__jpeg_info *info)
+static inline void feed__decode_result(feed__decode_image *img, const uint8_t *pixels, size_t stride,
+                                       const feed__decode_region *r, const feed__decode_info *info)
 {
     img->pixels = pixels;
     img->stride = stride;
@@ -111,4 +111,4 @@ static inline void feed__decode_result(feed__jpeg_image *img, const uint8_t *pix
     img->scaled_h = info->height;
 }
 
-#endif /* FEED_DECODE_H */
+#endif /* FEED_UNSCALED_H */

@@ -70,8 +70,8 @@ static int feed__webp_fail(VP8StatusCode s, char *msg, size_t msglen)
     return s == VP8_STATUS_OUT_OF_MEMORY ? FEED_E_NOMEM : FEED_E_DECODE;
 }
 
-int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
-                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen)
+int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
+                      void *arg, feed__decode_image *img, char *msg, size_t msglen)
 {
     char scratch[1];
     int rc = feed__decode_start(&msg, &msglen, scratch, data, len, "WebP");
@@ -93,14 +93,14 @@ int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg
         snprintf(msg, msglen, "WebP: bad size %dx%d", cfg.input.width, cfg.input.height);
         return FEED_E_DECODE;
     }
-    feed__jpeg_info info;
+    feed__decode_info info;
     memset(&info, 0, sizeof info);
     info.width = (uint32_t)cfg.input.width;
     info.height = (uint32_t)cfg.input.height;
     info.components = cfg.input.has_alpha ? 4 : 3;
     info.orientation = 1;
 
-    feed__jpeg_region r;
+    feed__decode_region r;
     rc = feed__decode_plan(plan, arg, &info, &r, "WebP", msg, msglen);
     if (rc)
         return rc;

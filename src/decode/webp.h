@@ -2,13 +2,13 @@
  * webp.h - WebP decoding for the image pipeline (internal).
  *
  * webp.c is the only file that includes libwebp's headers. Like png.h it
- * speaks jpeg.h's plan/region/image types: the header (VP8/VP8L/VP8X) is
+ * keeps the decoder contract (decoder.h): the header (VP8/VP8L/VP8X) is
  * read, the plan callback sees the size before a pixel buffer is allocated,
  * and only the region (and a margin) is decoded, by libwebp's cropping,
- * with the pixels of a full decode (scale must be 8). Lossy and lossless, with or without alpha, come out as 4-byte RGBX,
- * alpha dropped (not composited, not premultiplied). Animated WebP is
- * refused (FEED_E_DECODE): which frame a training sample is has no good
- * answer.
+ * with the pixels of a full decode (scale must be 8). Lossy and lossless,
+ * with or without alpha, come out as 4-byte RGBX, alpha dropped (not
+ * composited, not premultiplied). Animated WebP is refused (FEED_E_DECODE):
+ * which frame a training sample is has no good answer.
  */
 #ifndef FEED_WEBP_H
 #define FEED_WEBP_H
@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "decode/jpeg.h"
+#include "decode/decoder.h"
 
 typedef struct feed__webp feed__webp;
 
@@ -33,7 +33,7 @@ void feed__webp_destroy(feed__webp *w); /* accepts NULL */
  * reason in msg), FEED_E_TOO_LARGE (over region.max_memory), FEED_E_NOMEM,
  * FEED_E_INTERNAL (a region scale other than 8), or the plan's status.
  */
-int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__jpeg_plan_fn plan,
-                      void *arg, feed__jpeg_image *img, char *msg, size_t msglen);
+int feed__webp_decode(feed__webp *w, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
+                      void *arg, feed__decode_image *img, char *msg, size_t msglen);
 
 #endif /* FEED_WEBP_H */

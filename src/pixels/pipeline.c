@@ -22,6 +22,7 @@
 #include "common/internal.h"
 #include "common/pixel.h"
 #include "common/rng.h"
+#include "decode/decoder.h"
 #include "decode/jpeg.h"
 #include "decode/png.h"
 #include "decode/webp.h"
@@ -96,7 +97,7 @@ typedef struct feed__plan {
     uint32_t dct;            /* the decoder can scale by M/8 (JPEG) */
 } feed__plan;
 
-static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_region *reg,
+static int feed__plan_region(void *arg, const feed__decode_info *info, feed__decode_region *reg,
                              char *msg, size_t msglen)
 {
     feed__plan *p = arg;
@@ -201,7 +202,7 @@ static int feed__plan_region(void *arg, const feed__jpeg_info *info, feed__jpeg_
  * supported magic matches goes to the JPEG decoder, whose error says what
  * it is ("Not a JPEG file: starts with ..."). */
 static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t len,
-                              feed__plan *p, feed__jpeg_image *img, char *msg, size_t msglen)
+                              feed__plan *p, feed__decode_image *img, char *msg, size_t msglen)
 {
     const char *fmt = data ? feed__image_format(data, len) : NULL;
     if (fmt && !strcmp(fmt, "PNG"))
@@ -218,7 +219,7 @@ static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t 
     return feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, p, img, msg, msglen);
 }
 
-static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__jpeg_image *pl,
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__decode_image *pl,
                   uint8_t *out, feed__image_info *info, uint64_t t1, char *msg, size_t msglen);
 
 /* The start of both entry points: clears *info and msg, then refuses bad
@@ -250,7 +251,7 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
     if (rc)
         return rc;
     feed__plan p = {.ctx = ctx, .x = x, .seed = seed, .epoch = epoch, .id = sample_id};
-    feed__jpeg_image img;
+    feed__decode_image img;
     memset(&img, 0, sizeof img); /* nplanes 0 unless the JPEG decoder sets planes */
     uint64_t t0 = feed__now_ns();
     rc = feed__image_decode(ctx, data, len, &p, &img, msg, msglen);
@@ -295,7 +296,7 @@ static int chroma_axis(feed__axis *c, const feed__axis *a, uint32_t v0, uint32_t
 
 /* The resize of a planar decode: each plane on its own grid, then the
  * resized planes to RGB at dst (xa.out x ya.out). */
-static int resize_planes(feed__image_ctx *ctx, const feed__plan *p, const feed__jpeg_image *img,
+static int resize_planes(feed__image_ctx *ctx, const feed__plan *p, const feed__decode_image *img,
                          uint8_t *dst, size_t dst_stride, int flip)
 {
     uint32_t rw = ctx->xa.out, rh = ctx->ya.out;
@@ -303,7 +304,7 @@ static int resize_planes(feed__image_ctx *ctx, const feed__plan *p, const feed__
     if (feed__grow((void **)&ctx->buf4, &ctx->cap4, psz * img->nplanes))
         return FEED_E_NOMEM;
     for (uint32_t c = 0; c < img->nplanes; c++) {
-        const feed__jpeg_plane *pl = &img->plane[c];
+        const feed__decode_plane *pl = &img->plane[c];
         feed__axis *xa = &ctx->xa, *ya = &ctx->ya;
         uint32_t x0 = p->vx0, y0 = p->vy0;
         if (c > 0) {
@@ -337,7 +338,7 @@ static int resize_planes(feed__image_ctx *ctx, const feed__plan *p, const feed__
 
 /* The resize step of finish(): RGBX pixels (src), or a planar decode (pl). */
 static int resize_to(feed__image_ctx *ctx, const feed__plan *p, const uint8_t *src, size_t stride,
-                     const feed__jpeg_image *pl, uint8_t *dst, size_t dst_stride, int flip)
+                     const feed__decode_image *pl, uint8_t *dst, size_t dst_stride, int flip)
 {
     if (pl)
         return resize_planes(ctx, p, pl, dst, dst_stride, flip);
@@ -347,7 +348,7 @@ static int resize_to(feed__image_ctx *ctx, const feed__plan *p, const uint8_t *s
 /* The steps after decoding: resize the planned region (src: pixel (xa.lo,
  * ya.lo) of the valid region, RGBX; or the planes of pl), orient, flip,
  * rotate, jitter. */
-static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__jpeg_image *pl,
+static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__decode_image *pl,
                   uint8_t *out, feed__image_info *info, uint64_t t1, char *msg, size_t msglen)
 {
     int rc;
@@ -464,8 +465,8 @@ int feed__image_process_pixels(feed__image_ctx *ctx, const feed__xform *x, const
     xc.exif = 0;
     xc.roi_decode = 0;
     feed__plan p = {.ctx = ctx, .x = &xc, .seed = seed, .epoch = epoch, .id = sample_id};
-    feed__jpeg_info ji = {.width = w, .height = h, .components = c, .orientation = 1};
-    feed__jpeg_region reg;
+    feed__decode_info ji = {.width = w, .height = h, .components = c, .orientation = 1};
+    feed__decode_region reg;
     rc = feed__plan_region(&p, &ji, &reg, msg, msglen);
     if (rc)
         return rc;

@@ -4,7 +4,7 @@
 #
 #   bench/busy.sh [--data DIR] [--batch 64] [--workers N] [--epochs 2]
 #                 [--factor 1.2] [--device host|cuda] [--augment train]
-#                 [--out bench/results] [--tag NAME] [--keep-traces]
+#                 [--out build/busy] [--tag NAME] [--keep-traces]
 #
 # 1. feedbench --loader feed --step-ms auto: first times the libfeed
 #    pipeline's per-batch time with no step, then runs with a step of
@@ -13,12 +13,15 @@
 # Prints both busy fractions; writes OUT/busy_TAG_{feed,sync}.json and
 # .trace.json (in a temporary folder unless --keep-traces: the sync trace has
 # a span per image and stage, megabytes), and OUT/busy_TAG_timeline.png (or
-# .svg) drawn by plot_trace.py.
+# .svg) drawn by plot_trace.py. Both JSON files get a "provenance" object: this
+# command and the commit it ran (git rev-parse HEAD). To record a result, pass
+# --out bench/results/MACHINE (see bench/results/*/MACHINE.md).
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 fb=${FEEDBENCH:-$root/build/bin/feedbench}
 data=$root/data/gen2000 batch=64 workers=$(nproc) epochs=2 factor=1.2 device=host augment=train
-out=$root/bench/results tag="" keep=0
+out=$root/build/busy tag="" keep=0
+cmdline="bench/busy.sh $*"
 while [ $# -gt 0 ]; do
   case $1 in
     --data) data=$2; shift 2 ;;
@@ -31,7 +34,7 @@ while [ $# -gt 0 ]; do
     --out) out=$2; shift 2 ;;
     --tag) tag=$2; shift 2 ;;
     --keep-traces) keep=1; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "busy.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -58,8 +61,13 @@ set -x
 set +x
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"
 
-python3 - "$out/${name}_feed.json" "$out/${name}_sync.json" <<'EOF'
+commit=$(git -C "$root" rev-parse HEAD 2>/dev/null || true)
+python3 - "$out/${name}_feed.json" "$out/${name}_sync.json" "${FEEDBENCH:+FEEDBENCH=$FEEDBENCH }$cmdline" "$commit" <<'EOF'
 import json, sys
+prov = json.dumps({"command": sys.argv[3], "commit": sys.argv[4] or None}, indent=4).replace("\n", "\n  ")
+for p in sys.argv[1:3]:  # feedbench's own layout kept: the object goes in before the last brace
+    t = open(p).read().rstrip()
+    open(p, "w").write(t[:-1].rstrip() + ',\n  "provenance": ' + prov + "\n}\n")
 f, s = (json.load(open(p)) for p in sys.argv[1:3])
 print()
 print("step %.2f ms per batch (= %.2f x the libfeed pipeline's %.2f ms/batch), batch %d, %s, device %s"

@@ -44,6 +44,7 @@ PY
 }
 {
   echo "# bench/busy_ab.sh $old $new --step-ms $step --rounds $rounds --batch $batch --epochs $epochs --augment $augment"
+  echo "# commit: $(git -C "$root" rev-parse HEAD 2>/dev/null || echo unknown) (this checkout; OLD and NEW are the builds named above)"
   echo "# load before: $(cut -d' ' -f1-3 /proc/loadavg)"
   for r in $(seq 1 "$rounds"); do
     for v in old new; do

@@ -26,6 +26,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcommon import provenance  # noqa: E402 (bench/ is on sys.path)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -152,7 +155,8 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"data": args.data, "files": len(files), "batch": args.batch,
                        "workers": args.workers, "augment": args.augment,
-                       "readahead": args.readahead, "rounds": rows, "summary": summary}, f, indent=1)
+                       "readahead": args.readahead, "rounds": rows, "summary": summary,
+                       "provenance": provenance()}, f, indent=1)
 
 
 def main_shards(args):
@@ -198,7 +202,7 @@ def main_shards(args):
             json.dump({"data": args.data, "shards": source, "files": len(loose),
                        "shard_files": len(tars), "batch": args.batch, "workers": args.workers,
                        "augment": args.augment, "readahead": args.readahead, "rounds": rows,
-                       "summary": summary}, f, indent=1)
+                       "summary": summary, "provenance": provenance()}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -25,7 +25,7 @@ or cannot run without a GPU, the script says why and exits 0 (skip), writing
 {"skipped": true, "reason": ...} to --json.
 
   bench/compare_dali.py --data data/gen2000 --batch 64 --workers 2 \\
-      --json bench/results/compare_dali.json
+      --json bench/results/MACHINE/compare_dali.json
 """
 import argparse
 import json

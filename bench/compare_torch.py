@@ -26,7 +26,7 @@ Without torch/torchvision it prints why and exits 0 (skip). Debian:
   apt-get install python3-torch python3-torchvision ; then run with /usr/bin/python3
 
   /usr/bin/python3 bench/compare_torch.py --data data/gen2000 --batch 64 --workers 2 \\
-      --json bench/results/compare_torch.json
+      --json bench/results/MACHINE/compare_torch.json
 """
 import argparse
 import gc

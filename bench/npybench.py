@@ -31,6 +31,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "python"))
+sys.path.insert(0, HERE)
+from benchcommon import provenance  # noqa: E402 (bench/ is on sys.path)
 
 
 def feedbench(args, data, augment, opts):
@@ -109,7 +111,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"tool": "npybench", "count": args.count, "size": args.size, "workers": args.workers,
                        "batch": args.batch, "epochs": args.epochs, "repeat": args.repeat,
-                       "nproc": os.cpu_count(), "rows": rows}, f, indent=1)
+                       "nproc": os.cpu_count(), "rows": rows, "provenance": provenance()}, f, indent=1)
             f.write("\n")
 
 

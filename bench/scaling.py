@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchcommon import provenance  # noqa: E402 (bench/ is on sys.path)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
@@ -99,7 +102,7 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump({"data": args.data, "augment": args.augment, "dtype": args.dtype, "images": args.images,
-                       "nproc": ncpu, "repeat": args.repeat, "rows": rows}, f, indent=2)
+                       "nproc": ncpu, "repeat": args.repeat, "rows": rows, "provenance": provenance()}, f, indent=2)
             f.write("\n")
     return 0
 

@@ -2,6 +2,11 @@
  * index.h - the dataset index: one compact table of (path, label), built once
  * by the parent and shared read-only with the workers through a memfd.
  *
+ * Where each part is: source.c picks the source and builds its index
+ * (folder.c an ImageFolder tree, filelist.c a "path label" list, shards.c tar
+ * shards, npy.c a .npy array; builder.c lays out the first three); index.c
+ * shares the index, attaches to it and frees it.
+ *
  * Layout (one allocation, position independent, offsets from the header):
  *   feed__index_hdr | entries[count] | class name offsets[nclasses]
  *   | shard path offsets[nshards] | string pool
@@ -26,7 +31,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "dataset/npy.h"
+#include "dataset/npy_images.h"
 #include "feed.h"
 
 #define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
@@ -90,7 +95,7 @@ typedef struct feed__index {
     char first_problem[FEED_INDEX_SKIPPED_NAMES];
 } feed__index;
 
-/* Builds the index: tar shards when source is a shard pattern, a .tar file or
+/* Builds the index (source.c): tar shards when source is a shard pattern, a .tar file or
  * a list of .tar paths (shards.h); an ImageFolder tree when source is a
  * directory and file_list is empty; a .npy array (by its magic bytes) when
  * source is one; else a "path label" list (file_list, or source when it is a
@@ -111,9 +116,9 @@ typedef struct feed__index_spec {
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
 /* The folder scan's rules (which names are images, the index version) as a
- * number, so a saved scan made under other rules is not reused. */
+ * number, so a saved scan made under other rules is not reused (folder.c). */
 uint32_t feed__index_scan_rules(void);
-/* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers. */
+/* Moves the index into a sealed memfd (fd kept in ix->fd) for the workers (index.c). */
 feed_status feed__index_share(feed__index *ix, char *err, size_t errlen);
 /* Maps a shared index read-only from fd and checks its header (workers). */
 feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen);
@@ -125,7 +130,7 @@ typedef feed_status (*feed__shard_open_fn)(void *ctx, uint32_t i, struct feed__t
 typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
 /* Builds a shard index from n shards (paths relative to root, or absolute),
  * scanning each through open/close: files for feed__index_build, generated
- * headers for bench/indexbench. */
+ * headers for bench/indexbench (shards.c). */
 feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
                                      feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
                                      char *err, size_t errlen);

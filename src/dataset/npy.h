@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/npy_images.h"
 #include "feed.h"
 
 struct feed__index;
@@ -50,16 +51,6 @@ typedef struct feed__npy_header {
  * short for the length the preamble gives, that is an error too ("truncated").
  */
 feed_status feed__npy_parse(const uint8_t *p, size_t n, feed__npy_header *h, char *err, size_t errlen);
-
-/* The images array a source can be: checked from a parsed header. */
-typedef struct feed__npy_images {
-    uint64_t data_off;     /* file offset of sample 0 */
-    uint64_t count;        /* N */
-    uint64_t sample_bytes; /* H * W * C */
-    uint64_t file_bytes;   /* the file's size at create */
-    uint32_t h, w, c;      /* c: 1, 3 or 4 */
-    uint32_t pad;
-} feed__npy_images;
 
 /* Checks that h describes uint8 images (see above) filling exactly
  * file_bytes; fills *out. 0 or FEED_E_DATASET with the reason in err. */

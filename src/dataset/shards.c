@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
-#include "dataset/index.h"
+#include "dataset/builder.h"
 #include "dataset/tar.h"
 
 typedef struct plist {
@@ -367,4 +367,96 @@ void feed__shards_close(void *ctx, feed__tar_io *io)
 {
     (void)ctx;
     close((int)(intptr_t)io->ctx);
+}
+
+/* ---- tar shards (the format is tar.c's, the source patterns shards.c's) ---- */
+
+typedef struct shard_ctx {
+    feed__builder *b;
+    uint64_t shard;
+    const char *path;
+} shard_ctx;
+
+static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
+
+static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
+                        int32_t label)
+{
+    shard_ctx *c = ctx;
+    feed__builder *b = c->b;
+    if (off > FEED_INDEX_MAX_SHARD_OFFSET || len > UINT32_MAX) { /* skipped, as a malformed member */
+        shard_problem(ctx, c->path, member, hdr_off,
+                      "an image member past 1 TiB into the shard or over 4 GiB: more than the index "
+                      "holds; skipped");
+        return 0;
+    }
+    feed__index_entry *e = feed__builder_next_entry(b);
+    if (!e)
+        return -1;
+    *e = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, label, (uint32_t)len};
+    b->n++;
+    if ((uint64_t)label + 1 > b->nclasses)
+        b->nclasses = (uint32_t)label + 1;
+    return 0;
+}
+
+/* Printed up to this many; then a count (a shard set broken throughout
+ * must not bury the terminal). */
+#define SHARD_PROBLEMS_SHOWN 100
+
+static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what)
+{
+    shard_ctx *c = ctx;
+    if (++c->b->problems == 1)
+        snprintf(c->b->first_problem, sizeof c->b->first_problem, "%s: member '%s' at offset %llu: %s",
+                 shard, member, (unsigned long long)off, what);
+    if (c->b->problems > SHARD_PROBLEMS_SHOWN)
+        return;
+    fprintf(stderr, "libfeed: dataset: %s: member '%s' at offset %llu: %s\n", shard, member,
+            (unsigned long long)off, what);
+}
+
+feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                     feed__shard_open_fn open_fn, feed__shard_close_fn close_fn,
+                                     void *ctx, char *err, size_t errlen)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->fd = -1;
+    feed__builder b = {0};
+    feed_status st = FEED_OK;
+    if (strlen(root) >= FEED_PATH_MAX)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
+    if (n > FEED_INDEX_MAX_SHARDS)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %zu shards, more than the %u the index holds",
+                         n, FEED_INDEX_MAX_SHARDS);
+    if (!(b.shards = feed__malloc((n ? n : 1) * sizeof *b.shards)))
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    b.shards_cap = n;
+    for (size_t i = 0; i < n && st == FEED_OK; i++) {
+        if (feed__builder_pool_add(&b, paths[i], strlen(paths[i]), &b.shards[b.nshards])) {
+            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+            break;
+        }
+        b.nshards++;
+        feed__tar_io io = {0};
+        if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
+            break;
+        shard_ctx c = {&b, i, paths[i]};
+        feed__tar_sink sink = {shard_sample, shard_problem, &c};
+        st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
+        close_fn(ctx, &io);
+    }
+    if (b.problems > SHARD_PROBLEMS_SHOWN)
+        fprintf(stderr, "libfeed: dataset: %llu more malformed shard members skipped (%llu in all)\n",
+                (unsigned long long)(b.problems - SHARD_PROBLEMS_SHOWN), (unsigned long long)b.problems);
+    if (st == FEED_OK && b.n == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: the %zu shard%s (%s%s) hold no samples (KEY.jpg/.jpeg/.png/.webp + KEY.cls)",
+                       n, n == 1 ? "" : "s", n ? paths[0] : "", n > 1 ? ", ..." : "");
+    if (st != FEED_OK) {
+        feed__builder_free(&b);
+        return st;
+    }
+    memcpy(ix->first_problem, b.first_problem, sizeof ix->first_problem);
+    return feed__builder_finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
 }

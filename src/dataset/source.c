@@ -1,0 +1,97 @@
+/*
+ * source.c - which source the options name (tar shards, a .npy array, a file
+ * list, an ImageFolder tree) and the builder of its index.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/internal.h"
+#include "dataset/filelist.h"
+#include "dataset/folder.h"
+#include "dataset/index.h"
+#include "dataset/npy.h"
+#include "dataset/shards.h"
+
+feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
+                              size_t errlen)
+{
+    feed__index_spec s = {.source = source, .file_list = file_list};
+    return feed__index_build_spec(ix, &s, err, errlen);
+}
+
+feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec, char *err, size_t errlen)
+{
+    memset(ix, 0, sizeof *ix);
+    ix->fd = -1;
+    char root[PATH_MAX];
+    const char *source = spec->source, *file_list = spec->file_list;
+    const char *list = file_list && *file_list ? file_list : NULL;
+    const char *labels = spec->labels && *spec->labels ? spec->labels : NULL;
+    feed_status st;
+    struct stat sb;
+
+    if (spec->note && spec->notelen)
+        spec->note[0] = 0;
+    /* Tar shards: a pattern, a .tar file, or a list of .tar paths. */
+    char **shards = NULL;
+    size_t nshards = 0;
+    int is_shards = 0;
+    if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK)
+        return st;
+    if (is_shards && labels) {
+        feed__shards_free(shards, nshards);
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: labels=%s is for a .npy array source; %s names tar shards", labels, source);
+    }
+    if (is_shards) {
+        st = feed__index_build_shards(ix, "/", shards, nshards, feed__shards_open, feed__shards_close,
+                                      shards, err, errlen);
+        feed__shards_free(shards, nshards);
+        return st;
+    }
+    if (source && *source) {
+        if (stat(source, &sb) != 0)
+            return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", source, strerror(errno));
+        if (!S_ISDIR(sb.st_mode)) {
+            if (list)
+                return feed__err(FEED_E_DATASET, err, errlen,
+                                 "dataset: source %s is not a directory", source);
+            /* Kinds by their bytes: an array, else a file list. */
+            if (S_ISREG(sb.st_mode) && feed__npy_is_source(source))
+                return feed__npy_index_build(ix, source, labels, err, errlen);
+            list = source;
+        }
+    }
+    if (labels)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: labels=%s is for a .npy array source; %s is not one", labels,
+                         list ? list : source ? source : "(no source)");
+    if (list && access(list, R_OK) != 0)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: cannot open file list %s: %s", list,
+                         strerror(errno));
+    /* The directory paths are relative to. */
+    const char *base = source && *source && S_ISDIR(sb.st_mode) ? source : NULL;
+    char listdir[PATH_MAX];
+    if (!base) {
+        snprintf(listdir, sizeof listdir, "%s", list);
+        char *slash = strrchr(listdir, '/');
+        if (slash)
+            slash == listdir ? (void)(slash[1] = 0) : (void)(*slash = 0);
+        else
+            strcpy(listdir, ".");
+        base = listdir;
+    }
+    if (!realpath(base, root))
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", base, strerror(errno));
+    if (strlen(root) >= FEED_PATH_MAX)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
+
+    if (list)
+        return feed__filelist_index(ix, list, root, err, errlen);
+    return feed__folder_index(ix, root, spec, err, errlen);
+}

@@ -26,8 +26,8 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* The extensions an ImageFolder scan takes: every format a worker decodes
- * (image.c picks the decoder from the bytes, so a .jpg holding a PNG is
- * fine). Other files are counted and named in the index (skipped). */
+ * (pixels/pipeline.c picks the decoder from the bytes, so a .jpg holding a
+ * PNG is fine). Other files are counted and named in the index (skipped). */
 static int is_image_name(const char *name)
 {
     static const char *const ext[] = {".jpg", ".jpeg", ".jpe", ".png", ".webp"};

@@ -21,7 +21,8 @@ feed_status feed__index_share(feed__index *ix, char *err, size_t errlen)
     if (fd0 < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "index: memfd_create: %s%s", strerror(errno),
                          errno == EMFILE || errno == ENFILE ? " (raise ulimit -n)" : "");
-    /* A high number, so posix_spawn's dup2 to 3 and 4 cannot clobber it. */
+    /* A high number, so posix_spawn's dup2 to a worker's fds 3..6
+     * (arena/protocol.h) cannot clobber it. */
     int fd = fcntl(fd0, F_DUPFD_CLOEXEC, 10);
     int e = fd < 0 ? errno : 0;
     close(fd0);

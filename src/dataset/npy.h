@@ -6,9 +6,11 @@
  * file system. The index builder (feed__npy_index_build) reads the header of
  * the images file and the whole labels file (by pread, in chunks), and makes an index that
  * describes the array (file, data offset, N, H, W, C) plus one int32 label a
- * sample: no per-sample path, so N can be large. Workers read sample i's
- * H*W*C bytes at data_off + i*H*W*C (worker.c) and run the image pipeline on
- * them without a decode (feed__image_process_pixels, image.h).
+ * sample: no per-sample path, so N can be large (the description,
+ * feed__npy_images, is npy_images.h's: the index header embeds it). Workers
+ * read sample i's H*W*C bytes at data_off + i*H*W*C (worker/loop.c) and run
+ * the image pipeline on them without a decode (feed__image_process_pixels,
+ * pixels/pipeline.h).
  *
  * Accepted: images uint8 ('|u1'), C order, shape (N, H, W, C) with C = 1
  * (grey), 3 (RGB) or 4 (RGBA: alpha dropped), or (N, H, W) as C = 1; labels

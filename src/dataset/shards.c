@@ -1,5 +1,6 @@
 /*
- * shards.c - tar shard sources: patterns, single files, lists (see shards.h).
+ * shards.c - tar shard sources: patterns, single files, lists (see shards.h),
+ * and the index of their samples (feed__index_build_shards, index.h).
  *
  * Brace expansion is ours: glob(3)'s GLOB_BRACE takes comma lists only, not
  * the {000000..001023} ranges WebDataset names shards with.
@@ -369,7 +370,7 @@ void feed__shards_close(void *ctx, feed__tar_io *io)
     close((int)(intptr_t)io->ctx);
 }
 
-/* ---- tar shards (the format is tar.c's, the source patterns shards.c's) ---- */
+/* ---- the index of the shards' samples (the format is tar.c's) ---- */
 
 typedef struct shard_ctx {
     feed__builder *b;

@@ -11,7 +11,8 @@
  *     the list's folder (source) or to source (file_list with a directory
  *     source).
  * The shards keep the order given (brace and list order, glob results sorted);
- * the sample ids follow it, then the member order in each shard.
+ * the sample ids follow it, then the member order in each shard. shards.c
+ * also builds their index (feed__index_build_shards, index.h).
  */
 #ifndef FEED_SHARDS_H
 #define FEED_SHARDS_H

@@ -1,15 +1,15 @@
 /*
- * jpeg.h - JPEG decoding for the image pipeline (internal).
+ * jpeg.h - JPEG decoding for the image pipeline (internal), on the decoder
+ * contract (decoder.h).
  *
- * jpeg.c and jpeg_planes.c are the only files that include libjpeg-turbo's
- * headers. It decodes
- * a rectangle of a JPEG, optionally DCT-scaled by M/8, into 4-byte RGBX
- * pixels (greyscale and CMYK/YCCK converted to RGB), or, when the caller
- * takes planes, a YCbCr or greyscale file into its component planes as
- * stored (jpeg_planes.c: no chroma upsampling, no colour conversion), and
- * parses the EXIF
- * orientation tag. libjpeg's error_exit (and its corrupt-data warnings) are
- * caught at the one setjmp in feed__jpeg_decode() and turned into a status.
+ * It decodes a rectangle of a JPEG, optionally DCT-scaled by M/8, into
+ * 4-byte RGBX pixels (greyscale and CMYK/YCCK converted to RGB), or, when
+ * the caller takes planes, a YCbCr or greyscale file into its component
+ * planes as stored (jpeg_planes.c: no chroma upsampling, no colour
+ * conversion), and reads the EXIF orientation tag (jpeg_markers.c).
+ * libjpeg's error_exit (and its corrupt-data warnings) are caught at the one
+ * setjmp in feed__jpeg_decode() and turned into a status. Only the decode/
+ * files named jpeg*.c include libjpeg-turbo's headers.
  */
 #ifndef FEED_JPEG_H
 #define FEED_JPEG_H

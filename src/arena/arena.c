@@ -1,4 +1,4 @@
-/* shm.c - create, size and map the shared arena; check it on attach. */
+/* arena.c - create, size and map the shared arena; check it on attach. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -99,9 +99,9 @@ static void free_private(feed__arena *a)
  * states, records, labels, ids and flags), not the pixels: those are written
  * once per pass by one worker, and a page's first write pays for zeroing it
  * wherever it happens. Populating them at create (MAP_POPULATE, 154 MiB for
- * 4 slots of 64 float32 224x224 images) zeroed the whole ring in the parent
- * and mapped it again in every worker before the first batch could start
- * (bench/startupbench: 61 of the 80 ms of create); now the workers fault
+ * 4 slots of 64 float32 224x224 images) would zero the whole ring in the
+ * parent and map it again in every worker before the first batch could
+ * start (bench/startupbench: 61 of the 80 ms of create); the workers fault
  * the pixel pages in as they fill the first pass, in parallel, and the first
  * batch waits only for its own slot's. Best effort: without
  * MADV_POPULATE_WRITE (Linux < 5.14) the control words fault in on use. */

@@ -1,5 +1,5 @@
 /*
- * shm.h - the shared arena: one memfd mapped MAP_SHARED by the parent and by
+ * arena.h - the shared arena: one memfd mapped MAP_SHARED by the parent and by
  * every worker (each maps it from the fd itself; nothing relies on a mapping
  * inherited through fork).
  *
@@ -31,14 +31,14 @@
  * the parent's: written once from the private copy into a memfd of its own,
  * sealed (F_SEAL_WRITE: no process, the parent included, can write it or map
  * it writable again), handed to every worker on fd FEED_WORKER_CONFIG_FD
- * (worker.h) and mapped by the worker over the start of its arena mapping
+ * (arena/protocol.h) and mapped by the worker over the start of its arena mapping
  * (MAP_FIXED, read-only), so a worker's hdr->seed, ->xform, ... are the
  * sealed copy's. The arena memfd's own first 64 KiB are read by no one: a
  * worker may write it (it maps the arena read-write), the parent reads its
  * private cfg, never the shared header's configuration fields.
  */
-#ifndef FEED_SHM_H
-#define FEED_SHM_H
+#ifndef FEED_ARENA_ARENA_H
+#define FEED_ARENA_ARENA_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -32,8 +32,8 @@
  * FREE state that the fallback scan in claim picks up.
  *
  * Sleeping: workers sleep on work_seq, the consumer on done_seq (shared
- * futexes). Whoever changes what the other waits for bumps the word with a
- * seq_cst fetch-add and then wakes; a sleeper announces itself
+ * futexes, futex.h). Whoever changes what the other waits for bumps the word
+ * with a seq_cst fetch-add and then wakes; a sleeper announces itself
  * (consumer_waiting) before re-reading the word, so no wake-up is lost.
  * A new batch (assign, on the consumer's thread at every release) wakes one
  * worker, not all: a worker that wakes and claims a sample wakes one more
@@ -42,42 +42,14 @@
  * breaks the chain (dies, or will not pass it) costs the others at most
  * their once-a-second look.
  */
-#include <errno.h>
 #include <limits.h>
 #include <pthread.h>
-#include <linux/futex.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
 
+#include "arena/futex.h"
+#include "arena/protocol.h"
 #include "arena/ring.h"
-
-int feed__futex_wait(_Atomic uint32_t *w, uint32_t expected, int64_t timeout_ns)
-{
-    struct timespec ts, *tp = NULL;
-    if (timeout_ns >= 0) {
-        ts.tv_sec = (time_t)(timeout_ns / 1000000000);
-        ts.tv_nsec = (long)(timeout_ns % 1000000000);
-        tp = &ts;
-    }
-    long r = syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT, expected, tp, NULL, 0);
-    if (r == 0 || errno == EAGAIN)
-        return 0;
-    return errno;
-}
-
-void feed__futex_wake(_Atomic uint32_t *w, int n)
-{
-    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, n, NULL, NULL, 0);
-}
-
-void feed__futex_bump(_Atomic uint32_t *w)
-{
-    atomic_fetch_add(w, 1);
-    feed__futex_wake(w, INT_MAX);
-}
 
 /* 1 if state word cur of a slot at gen is held by a worker (one that
  * exists), on this assignment or the one before (an assign that found a
@@ -329,10 +301,6 @@ static void redo_locked(feed__arena *a, uint32_t i, uint32_t t, const char *repo
     feed__futex_bump(&a->hdr->work_seq);
 }
 
-
-/* The last substitute a worker tries (worker.c). */
-#define FEED_SUBST_MAX 64u
-
 static uint32_t reclaim_why_locked(feed__arena *a, uint32_t w, const char *report, uint64_t *poisoned_id)
 {
     uint32_t n = 0;
@@ -366,7 +334,7 @@ static uint32_t reclaim_why_locked(feed__arena *a, uint32_t w, const char *repor
                  * change which sample replaces this one. */
                 feed__sample_priv *p = &m->s[t];
                 uint32_t k = atomic_load_explicit(&recs[t].subst_k, memory_order_relaxed);
-                if (k > FEED_SUBST_MAX || (k == 0 && p->subst_k))
+                if (k > FEED_SUBSTITUTE_MAX || (k == 0 && p->subst_k))
                     k = p->subst_k; /* not a value a worker writes */
                 if (k != p->subst_k)
                     p->subst_k = k, p->subst_deaths = 0;

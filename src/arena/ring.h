@@ -1,7 +1,7 @@
 /*
  * ring.h - the slot state machine and sample tickets (see the contract at the
- * top of ring.c). Parent side: assign, ready, wait, reclaim. Worker side:
- * claim, complete.
+ * top of ring.c). Parent side: assign, drain, ready, reclaim, guard.
+ * Worker side: claim, complete.
  */
 #ifndef FEED_RING_H
 #define FEED_RING_H
@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "arena/arena.h"
+#include "arena/futex.h" /* the sleeps on work_seq and done_seq */
 
 static inline uint32_t feed__state(uint32_t gen, uint32_t owner)
 {
@@ -18,15 +19,6 @@ static inline uint32_t feed__state_owner(uint32_t s)
 {
     return s & 0xffu;
 }
-
-/* ---- futexes on shared words (not FUTEX_PRIVATE: they cross processes) ---- */
-
-/* Sleeps while *w == expected, at most timeout_ns (< 0: for ever). Returns 0
- * when woken or the value differed, ETIMEDOUT, or EINTR. */
-int feed__futex_wait(_Atomic uint32_t *w, uint32_t expected, int64_t timeout_ns);
-void feed__futex_wake(_Atomic uint32_t *w, int n);
-/* Bumps *w and wakes every sleeper. */
-void feed__futex_bump(_Atomic uint32_t *w);
 
 /* ---- parent ----
  * The parent's functions take their geometry, and what each slot holds,

@@ -2,7 +2,7 @@
  * pool.h - start, supervise, replace and stop the worker processes.
  *
  * Workers are started with posix_spawn of the feed-worker executable (vfork +
- * exec), never a bare fork: that is safe when the host process has other
+ * exec; spawn.c), never a bare fork: that is safe when the host process has other
  * threads holding locks, or has initialised CUDA. Every spawn, including
  * respawns after a crash, happens on the pool's supervisor thread, which
  * lives as long as the pool: PR_SET_PDEATHSIG in the worker fires when the
@@ -46,7 +46,7 @@ typedef struct feed__pool {
     int stopping;
     pid_t pids[FEED_ARENA_MAX_WORKERS];
     int pidfds[FEED_ARENA_MAX_WORKERS];
-    int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (worker.h) */
+    int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (arena/protocol.h) */
     uint8_t hung[FEED_ARENA_MAX_WORKERS];
     uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
     char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
@@ -76,7 +76,8 @@ typedef struct feed__pool {
 } feed__pool;
 
 /* Finds the feed-worker executable: explicit path, $FEED_WORKER, next to the
- * library (., ../bin, ../libexec/libfeed), then the install libexec dir. */
+ * library (., ../bin, ../libexec/libfeed), then the install libexec dir
+ * (spawn.c). */
 feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t outlen, char *err,
                                    size_t errlen);
 
@@ -104,5 +105,12 @@ pid_t feed__pool_pid(feed__pool *p, uint32_t i);
  * (started and attached: killing it now counts as a crash, not a failure to
  * start). Returns its pid, or 0 after timeout_ms or if the pool gave up. */
 pid_t feed__pool_wait_running(feed__pool *p, uint32_t i, pid_t not_pid, int64_t timeout_ms);
+
+/* Within supervise/ (spawn.c, for pool.c): spawns worker i with posix_spawn
+ * of p->worker_path, its fds 3 to 6 as arena/protocol.h says (its record
+ * STARTING, its pid, pidfd and report pipe in p). Called on the supervisor
+ * thread with p->mu held. Returns 0, or -1 with msg saying why (the record
+ * back to EMPTY). */
+int feed__pool_spawn(feed__pool *p, uint32_t i, char *msg, size_t msglen);
 
 #endif

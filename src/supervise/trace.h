@@ -1,7 +1,7 @@
 /*
- * trace.h - the parent's side of the workers' timeline rings (shm.h): reads
- * the events each worker published since the last read, for
- * feed_loader_trace_read. Uses shm.h only.
+ * trace.h - the parent's side of the workers' timeline rings (arena/arena.h):
+ * reads the events each worker published since the last read, for
+ * feed_loader_trace_read. Uses arena/arena.h only.
  */
 #ifndef FEED_TRACE_H
 #define FEED_TRACE_H

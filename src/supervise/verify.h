@@ -11,8 +11,8 @@
  * error code; the message NUL-terminated within its field (then escaped).
  * Pixels are data and are not checked; nothing derived from them is used.
  *
- * Uses shm.h, index.h and worker.h (the substitutes). The loader calls it
- * from the thread that waits for the batch.
+ * Uses arena/arena.h, dataset/index.h and arena/protocol.h (the
+ * substitutes). The loader calls it from the thread that waits for the batch.
  */
 #ifndef FEED_VERIFY_H
 #define FEED_VERIFY_H

@@ -16,7 +16,7 @@
  * FEED_BAD_FIRST delivered were all bad.
  *
  * Not thread-safe: the loader calls every function under its lock. Uses
- * index.h, shm.h and pool.h.
+ * dataset/index.h, arena/arena.h and supervise/pool.h.
  */
 #ifndef FEED_BADLOG_H
 #define FEED_BADLOG_H

@@ -10,7 +10,7 @@
  * carried over epoch boundaries, so the ring keeps filling across an epoch's
  * end without a stall.
  *
- * Uses shm.h, ring.h, sampler.h, pool.h, badlog.h and readahead.h. Not
+ * Uses arena.h, ring.h, sampler.h, pool.h, badlog.h and readahead.h. Not
  * thread-safe: the loader calls start and assign under its lock (the CUDA
  * copier assigns too); next_seq and eoe_seq are the consumer's thread's.
  */

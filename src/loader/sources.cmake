@@ -8,5 +8,10 @@ set(FEED_LOADER_SOURCES
   src/loader/device_select.c
   src/loader/badlog.c
   src/loader/schedule.c
-  src/loader/loader.c
+  src/loader/create.c
+  src/loader/ready.c
+  src/loader/deliver.c
+  src/loader/position.c
+  src/loader/info.c
+  src/loader/stats.c
 )

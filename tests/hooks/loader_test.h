@@ -11,7 +11,7 @@
 
 /* pid of worker i now (0 if none). */
 pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i);
-/* The worker pool (pool.h), for the fault tests. */
+/* The worker pool (supervise/pool.h), for the fault tests. */
 struct feed__pool *feed__loader_pool(feed_loader *L);
 /* The transform the workers apply. */
 const feed__xform *feed__loader_xform(feed_loader *L);

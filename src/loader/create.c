@@ -1,0 +1,280 @@
+/*
+ * create.c - feed_loader_create and feed_loader_destroy: the options, the
+ * index (built once, shared), the sampler and the bad-sample log, the arena
+ * (sized, checked against the memory left, its configuration sealed), the
+ * device backend, the read-ahead and the schedule, the worker pool; and, in
+ * test builds, the accessors to what create built (hooks/loader_test.h).
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arena/arena.h"
+#include "common/internal.h"
+#include "common/rng.h"
+#include "dataset/index.h"
+#include "device/device.h"
+#if FEED_TEST_HOOKS
+#include "hooks/loader_test.h"
+#endif
+#include "loader/badlog.h"
+#include "loader/device_select.h"
+#include "loader/loader.h"
+#include "loader/memroom.h"
+#include "loader/options.h"
+#include "loader/readahead.h"
+#include "loader/sampler.h"
+#include "loader/schedule.h"
+#include "pixels/convert.h"
+#include "pixels/xform.h"
+#include "supervise/pool.h"
+
+static size_t dtype_size(uint32_t dt)
+{
+    return dt == FEED_DTYPE_UINT8 ? 1 : dt == FEED_DTYPE_FLOAT32 ? 4 : 2;
+}
+
+/* The index, and what an array source needs of the options. */
+static feed_status build_index(feed_loader *L, char *err, size_t errlen)
+{
+    char note[1024];
+    feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
+                             .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
+                             .note = note, .notelen = sizeof note};
+    feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
+    if (note[0])
+        fprintf(stderr, "libfeed: %s\n", note);
+    if (st != FEED_OK || L->ix.hdr->kind != FEED_INDEX_NPY)
+        return st;
+    const feed__npy_images *a = &L->ix.hdr->npy;
+    if ((uint64_t)a->h * a->w > L->o.max_pixels)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: %s/%s: its images are %ux%u = %llu pixels, over max_pixels %llu", L->ix.hdr->root,
+                         feed__index_path(L->ix.hdr, 0), a->w, a->h, (unsigned long long)a->h * a->w,
+                         (unsigned long long)L->o.max_pixels);
+    /* a worker holds one sample, its RGBX copy and the resize's rows */
+    uint64_t need = a->sample_bytes + (uint64_t)a->h * a->w * 4 + (16ull << 20);
+    if (L->o.max_worker_memory && need > L->o.max_worker_memory)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: %s/%s: one %ux%ux%u sample needs about %llu bytes in a worker, over "
+                         "max_worker_memory %llu",
+                         L->ix.hdr->root, feed__index_path(L->ix.hdr, 0), a->h, a->w, a->c,
+                         (unsigned long long)need, (unsigned long long)L->o.max_worker_memory);
+    return FEED_OK;
+}
+
+/* The arena's pages come when the workers first write them: if they cannot
+ * all be had, say so now. Past a memory cgroup's limit the kernel kills a
+ * process (maybe the trainer) instead of failing a call, and fallocate is
+ * no way out (it is charged the same way): what the cgroups and the system
+ * leave is checked instead. */
+static feed_status arena_fits(feed_loader *L, char *err, size_t errlen)
+{
+    feed__memroom r;
+    feed__memroom_read(&r, "/proc/self", "/proc/meminfo");
+    uint64_t need = L->arena.bytes;
+    double mib = 1.0 / 1048576.0;
+    if (r.cg_room != FEED_MEMROOM_UNKNOWN && need > r.cg_room)
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "arena: %.0f MiB of shared memory does not fit in the memory cgroup %s: it leaves "
+                         "%.0f MiB (limit %.0f MiB, %.0f MiB in use, page cache not counted); lower "
+                         "prefetch, batch_size, height or width, or raise the cgroup's memory limit",
+                         need * mib, r.cg_dir, r.cg_room * mib, r.cg_limit * mib, r.cg_usage * mib);
+    if (r.sys_avail != FEED_MEMROOM_UNKNOWN && need > r.sys_avail)
+        return feed__err(FEED_E_RESOURCE, err, errlen,
+                         "arena: %.0f MiB of shared memory does not fit in the %.0f MiB the system has "
+                         "available (MemAvailable + SwapFree); lower prefetch, batch_size, height or width, "
+                         "or free memory",
+                         need * mib, r.sys_avail * mib);
+    return FEED_OK;
+}
+
+feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
+{
+    if (err && errlen)
+        err[0] = 0;
+    if (!out)
+        return feed__err(FEED_E_INVALID, err, errlen, "feed_loader_create: out is NULL");
+    *out = NULL;
+    feed_loader *L = feed__calloc(1, sizeof *L);
+    if (!L)
+        return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+    pthread_mutex_init(&L->mu, NULL);
+    L->ix.fd = -1;
+    L->arena.fd = L->arena.cfg_fd = -1;
+    L->bad.log_fd = -1;
+    feed_status st;
+    char worker[FEED_PATH_MAX];
+    L->create_ns[0] = feed__now_ns();
+
+    st = feed__options_copy(&L->o, opts, err, errlen);
+    if (st == FEED_OK)
+        feed__device_note_launcher(&L->dev, &L->o); /* before validate resolves auto */
+    if (st != FEED_OK ||
+        (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
+        (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
+        (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
+        goto fail;
+    L->create_ns[1] = feed__now_ns();
+    if ((st = build_index(L, err, errlen)) != FEED_OK ||
+        (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK)
+        goto fail;
+    L->create_ns[2] = feed__now_ns();
+    if ((st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
+                                 L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
+            FEED_OK)
+        goto fail;
+    if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
+        goto fail;
+    /* The folder scan left files out: say so once, so that the sample count
+     * never differs from what the user expects without a word. */
+    if (L->ix.skipped && L->o.report_bad)
+        fprintf(stderr, "libfeed: %s: %llu samples; skipped %llu files that are not *.jpg, *.jpeg, "
+                "*.jpe, *.png, *.webp: %s%s (feed_loader_skipped_files; report_bad=0 silences this)\n",
+                L->ix.hdr->root, (unsigned long long)L->ix.hdr->count,
+                (unsigned long long)L->ix.skipped, L->ix.skipped_names,
+                L->ix.skipped > FEED_INDEX_SKIPPED_SHOWN ? ", ..." : "");
+    L->create_ns[3] = feed__now_ns();
+
+    /* On the GPU the workers write uint8 HWC and the device converts; on the
+     * host they write the final dtype and layout. */
+    int on_host = L->dev.ops == &feed__device_host;
+    L->host_dtype = on_host ? L->o.dtype : FEED_DTYPE_UINT8;
+    L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
+    uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
+    feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes};
+    if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK ||
+        (st = arena_fits(L, err, errlen)) != FEED_OK)
+        goto fail;
+    feed__arena_hdr *h = L->arena.cfg; /* private: sealed below, for the workers */
+    h->channels = 3;
+    h->out_dtype = L->host_dtype;
+    h->out_layout = L->host_layout;
+    feed__convert_params(L->o.mean, L->o.std, h->conv_scale, h->conv_bias);
+    h->seed = L->o.seed;
+    h->bad_policy = L->o.bad_policy;
+    h->max_retries = L->o.max_retries;
+    h->reader = L->o.reader;
+    h->sandbox = L->o.sandbox;
+    h->max_file_bytes = L->o.max_file_bytes;
+    h->dataset_size = L->ix.hdr->count;
+    feed__xform_from_options(&h->xform, &L->o);
+    if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK)
+        goto fail;
+    L->create_ns[4] = feed__now_ns();
+
+    feed__device_config dc = {
+        .batch_size = L->o.batch_size,
+        .height = L->o.height,
+        .width = L->o.width,
+        .channels = 3,
+        .host_dtype = L->host_dtype,
+        .host_layout = L->host_layout,
+        .host_sample_bytes = sample_bytes,
+        .dtype = L->o.dtype,
+        .layout = L->o.layout,
+        .depth = L->o.device_prefetch,
+        .ordinal = L->dev.ordinal,
+        .sync = L->o.sync,
+        .arena = L->arena.hdr,
+        .arena_bytes = L->arena.bytes,
+        .ring = L,
+        .ring_slots = h->nslots,
+        .wait_ready = feed__loader_wait_ready,
+        .release_slot = feed__loader_release_slot,
+    };
+    memcpy(dc.mean, L->o.mean, sizeof dc.mean);
+    memcpy(dc.std, L->o.std, sizeof dc.std);
+    if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
+        goto fail;
+    L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
+    L->held_tab = feed__calloc(L->max_held, sizeof *L->held_tab);
+    if (!L->held_tab) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+    L->handle_salt = feed__mix64(feed__now_ns() ^ (uint64_t)(uintptr_t)L);
+    L->create_ns[5] = feed__now_ns();
+
+    /* An array source is one file read by range: the read-ahead thread
+     * advises whole files, which would be the whole array. */
+    if (L->o.readahead && L->ix.hdr->kind != FEED_INDEX_NPY) { /* no thread: no read-ahead, nothing else changes */
+        const char *fp = getenv("FEED_FORCE_PREAD");
+        L->ra = feed__readahead_start(L->ix.hdr, &L->sampler, L->o.readahead,
+                                      L->o.reader != FEED_READER_PREAD && !(fp && *fp && *fp != '0'));
+    }
+    if (feed__schedule_init(&L->sched, &L->arena, &L->sampler, &L->pool, &L->bad, L->ra, &L->o) != FEED_OK) {
+        st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+        goto fail;
+    }
+    feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
+    L->create_ns[6] = feed__now_ns();
+    if ((st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker,
+                               L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
+        goto fail;
+    L->pool_started = 1;
+    L->create_ns[7] = feed__now_ns();
+    if ((st = L->dev.ops->start(L->dev_state, L->sched.next_seq)) != FEED_OK) {
+        feed__err(st, err, errlen, "device backend %s: cannot start", L->dev.ops->name);
+        goto fail;
+    }
+    L->dev_started = 1;
+    L->create_ns[8] = feed__now_ns();
+    *out = L;
+    return FEED_OK;
+fail:
+    feed_loader_destroy(L);
+    return st;
+}
+
+void feed_loader_destroy(feed_loader *L)
+{
+    if (!L)
+        return;
+    if (L->dev_started)
+        L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign */
+    if (L->pool_started)
+        feed__pool_stop(&L->pool);
+    feed__readahead_stop(L->ra); /* after everything that assigns slots */
+    L->ra = NULL;
+    if (L->dev.ops && L->dev_state)
+        L->dev.ops->close(L->dev_state);
+    feed__arena_close(&L->arena);
+    feed__index_free(&L->ix);
+    feed__schedule_free(&L->sched);
+    feed__badlog_free(&L->bad);
+    feed__free(L->held_tab);
+    pthread_mutex_destroy(&L->mu);
+    feed__free(L);
+}
+
+#if FEED_TEST_HOOKS
+/* ---- test hooks (not exported) ----------------------------------------------------- */
+
+pid_t feed__loader_worker_pid(feed_loader *L, uint32_t i)
+{
+    return feed__pool_pid(&L->pool, i);
+}
+
+struct feed__pool *feed__loader_pool(feed_loader *L)
+{
+    return &L->pool;
+}
+
+const feed__xform *feed__loader_xform(feed_loader *L)
+{
+    return &L->arena.cfg->xform;
+}
+
+const char *const feed__create_step_names[FEED__CREATE_STEPS] = {
+    "options, device, worker path", "index (build, share)", "sampler, bad-sample log",
+    "arena (memfd, map, memory check)", "device backend open", "read-ahead, schedule",
+    "worker spawn (pool start)", "device backend start"};
+
+void feed__loader_create_times(const feed_loader *L, uint64_t ns[FEED__CREATE_STEPS])
+{
+    for (int i = 0; i < FEED__CREATE_STEPS; i++)
+        ns[i] = L->create_ns[i + 1] - L->create_ns[i];
+}
+#endif

@@ -4,8 +4,9 @@
  *
  * The pread path is openat, fstat, pread until end of file, close: four system
  * calls for a file that does not change while it is read. The io_uring path
- * is two submissions and an fstat: openat, then read hard linked to close (so
- * the kernel closes the file whatever the read returns). Anything unexpected
+ * is openat and fstat (system calls, see open_file), then one submission: the
+ * read hard linked to the close (so the kernel closes the file whatever the
+ * read returns). Anything unexpected
  * there (a short read, a file that changed size since fstat, EINTR/EAGAIN, a
  * file of 1 GiB or more) makes that one file go through the pread path from
  * scratch: the pread path handles every corner, the ring is only a faster
@@ -20,16 +21,16 @@
  * file that grows after stat *and* a short read that stops exactly at the old
  * size; such a file is read as it was at stat time.
  *
- * A reader belongs to the process that created it (the ring is not shared
- * across fork) and to one thread at a time.
+ * The ring itself (its restrictions, the read linked to the close) is
+ * uring.c's; this file decides which path a file takes and checks what comes
+ * back. A reader belongs to the process that created it (the ring is not
+ * shared across fork) and to one thread at a time.
  */
 #include "io/reader.h"
 
 #include <errno.h>
-#include <sys/syscall.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
@@ -38,6 +39,7 @@
 #include <unistd.h>
 
 #include "common/internal.h"
+#include "io/uring.h"
 
 /* One io_uring read covers files below this; larger ones use pread. */
 #define READER_URING_MAX_READ (1u << 30)
@@ -48,13 +50,12 @@
  * no effect on regular files. */
 #define READER_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK)
 
-enum { UD_OPEN = 1, UD_READ, UD_CLOSE };
 /* read_uring's "do this file with pread" (never a feed_status) */
 #define READ_FALLBACK (-1)
 
 struct feed__reader {
     int kind;
-    struct io_uring ring;
+    feed__uring ring; /* kind URING only */
 };
 
 /* ---- the replaceable system calls ------------------------------------------ */
@@ -155,7 +156,7 @@ static int ensure_cap(uint8_t **buf, size_t *cap, uint64_t need, uint64_t limit,
  * a status as feed__reader_read. A system call on every path, never
  * IORING_OP_OPENAT: the worker's seccomp filter sees system calls only, so
  * the ring may not open anything (it is restricted to READ, CLOSE and NOP,
- * see uring_probe) and the filter checks the open's flags. */
+ * see feed__uring_init) and the filter checks the open's flags. */
 static int open_file(int dirfd, const char *path, int *fd, int *sys_errno, char *msg, size_t msglen)
 {
     do
@@ -230,54 +231,6 @@ static int read_pread(int dirfd, const char *path, uint64_t max_bytes, uint8_t *
 
 /* ---- the io_uring path --------------------------------------------------------- */
 
-#define RES_NONE INT32_MIN /* no completion came for this op */
-
-/*
- * Submits the n queued ops and waits for the completions of those submitted,
- * storing each result by user_data (RES_NONE where none came). Returns how
- * many were submitted; *err is a negative errno if the ring itself failed
- * (then the reader gives the ring up: what is left in it is discarded).
- */
-static int uring_run(struct io_uring *ring, int n, int res[4], int *err)
-{
-    for (int i = 0; i < 4; i++)
-        res[i] = RES_NONE;
-    *err = 0;
-    int s;
-    do
-        s = io_uring_submit(ring);
-    while (s == -EINTR);
-    if (s < 0) {
-        *err = s;
-        return 0;
-    }
-    for (int i = 0; i < s; i++) {
-        struct io_uring_cqe *cqe;
-        int e;
-        do
-            e = io_uring_wait_cqe(ring, &cqe);
-        while (e == -EINTR);
-        if (e < 0) {
-            *err = e;
-            return s;
-        }
-        uint64_t ud = io_uring_cqe_get_data64(cqe);
-        if (ud >= UD_OPEN && ud <= UD_CLOSE)
-            res[ud] = cqe->res;
-        io_uring_cqe_seen(ring, cqe);
-    }
-    if (s < n)
-        *err = -EAGAIN;
-    return s;
-}
-
-/* The ring failed under us (not a file's error): from now on use pread. */
-static void uring_broken(feed__reader *r)
-{
-    io_uring_queue_exit(&r->ring);
-    r->kind = FEED__READER_KIND_PREAD;
-}
-
 /* Opens path (open_file) and fstats it for a read through the ring. fstat,
  * not IORING_OP_STATX: statx always goes through an io-wq thread, which made
  * the ring slower than pread when we measured it; through the syscall table,
@@ -299,36 +252,19 @@ static int uring_open(int dirfd, const char *path, int *fd, struct stat *st, int
 
 /*
  * Reads want bytes at off of fd into buf through the ring, the close of fd
- * hard linked to it (it runs even when the read fails or comes back short):
- * fd is closed whatever happens. Returns 0 with the bytes read in *n (maybe
- * short), a status as feed__reader_read, or READ_FALLBACK (the read was
- * interrupted, or the ring failed and is given up).
+ * hard linked to it (feed__uring_read_close: fd is closed whatever happens).
+ * Returns 0 with the bytes read in *n (maybe short), a status as
+ * feed__reader_read, or READ_FALLBACK (the read was interrupted, or the ring
+ * failed and is given up).
  */
 static int uring_read_close(feed__reader *r, int fd, uint8_t *buf, unsigned want, uint64_t off, int *n,
                             int *sys_errno, char *msg, size_t msglen)
 {
-    struct io_uring *ring = &r->ring;
-    int res[4], err;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
-    io_uring_prep_read(sqe, fd, buf, want, off);
-    io_uring_sqe_set_data64(sqe, UD_READ);
-    sqe->flags |= IOSQE_IO_HARDLINK;
-    sqe = io_uring_get_sqe(ring);
-    io_uring_prep_close(sqe, fd);
-    io_uring_sqe_set_data64(sqe, UD_CLOSE);
-    int submitted = uring_run(ring, 2, res, &err);
-    if (err) {
-        /* Close it here only when the ring surely will not: nothing went in,
-         * or the read completed and the close never went in. Otherwise leak
-         * the fd rather than risk closing a number that was reused. */
-        if (submitted == 0 || (submitted == 1 && res[UD_READ] != RES_NONE))
-            close(fd);
-        uring_broken(r);
+    if (feed__uring_read_close(&r->ring, fd, buf, want, off, n) != 0) {
+        /* The ring failed under us (not a file's error): from now on use pread. */
+        r->kind = FEED__READER_KIND_PREAD;
         return READ_FALLBACK;
     }
-    if (res[UD_CLOSE] == -ECANCELED) /* never ran: the fd is still open */
-        close(fd);
-    *n = res[UD_READ];
     if (*n < 0) {
         if (*n == -EINTR || *n == -EAGAIN || *n == -ECANCELED)
             return READ_FALLBACK;
@@ -498,65 +434,12 @@ static int env_force_pread(void)
     return v && *v && strcmp(v, "0") != 0;
 }
 
-/* io_uring_register(2) itself: Debian's liburing 2.3 declares
- * io_uring_register_restrictions() and io_uring_enable_rings() but its
- * shared library does not export them. */
-static int uring_register(struct io_uring *ring, unsigned op, void *arg, unsigned n)
-{
-    return syscall(__NR_io_uring_register, ring->ring_fd, op, arg, n) < 0 ? -errno : 0;
-}
-
-/* Can this process use io_uring for what we need? Sets up r->ring if so. */
-static int uring_probe(feed__reader *r)
-{
-    /* Created disabled, so that it can be restricted before its first use:
-     * READ, CLOSE and NOP only, with no register operation at all. Code that
-     * took over a worker then cannot open, write, connect or do anything else
-     * through the ring, which seccomp would not see. No restrictions (a
-     * kernel before 5.10): no ring; pread is as fast on cached files. */
-    if (io_uring_queue_init(8, &r->ring, IORING_SETUP_R_DISABLED) < 0)
-        return 0; /* ENOSYS (seccomp, gVisor), EPERM (io_uring_disabled), ENOMEM (memlock), EINVAL (old) */
-    int ok = 0;
-    struct io_uring_probe *p = io_uring_get_probe_ring(&r->ring);
-    if (p) {
-        ok = io_uring_opcode_supported(p, IORING_OP_READ) &&
-             io_uring_opcode_supported(p, IORING_OP_CLOSE);
-        io_uring_free_probe(p);
-    }
-    if (ok) {
-        struct io_uring_restriction rs[4];
-        memset(rs, 0, sizeof rs);
-        rs[0].opcode = IORING_RESTRICTION_SQE_OP, rs[0].sqe_op = IORING_OP_READ;
-        rs[1].opcode = IORING_RESTRICTION_SQE_OP, rs[1].sqe_op = IORING_OP_CLOSE;
-        rs[2].opcode = IORING_RESTRICTION_SQE_OP, rs[2].sqe_op = IORING_OP_NOP;
-        rs[3].opcode = IORING_RESTRICTION_SQE_FLAGS_ALLOWED, rs[3].sqe_flags = IOSQE_IO_HARDLINK;
-        ok = uring_register(&r->ring, IORING_REGISTER_RESTRICTIONS, rs, 4) == 0 &&
-             uring_register(&r->ring, IORING_REGISTER_ENABLE_RINGS, NULL, 0) == 0;
-    }
-    if (ok) { /* a round trip through the ring, in case a sandbox lets setup pass only */
-        struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
-        io_uring_prep_nop(sqe);
-        io_uring_sqe_set_data64(sqe, UD_OPEN);
-        int res[4], err;
-        ok = uring_run(&r->ring, 1, res, &err) == 1 && !err && res[UD_OPEN] == 0;
-    }
-    if (!ok)
-        io_uring_queue_exit(&r->ring);
-    return ok;
-}
-
 #if FEED_TEST_HOOKS
 int feed__reader_test_ring_openat(feed__reader *r, int dirfd, const char *path, int flags)
 {
     if (r->kind != FEED__READER_KIND_URING)
         return -ENOSYS;
-    struct io_uring_sqe *sqe = io_uring_get_sqe(&r->ring);
-    io_uring_prep_openat(sqe, dirfd, path, flags, 0600);
-    io_uring_sqe_set_data64(sqe, UD_OPEN);
-    int res[4], err;
-    if (uring_run(&r->ring, 1, res, &err) != 1 || err)
-        return err ? err : -EIO;
-    return res[UD_OPEN];
+    return feed__uring_test_openat(&r->ring, dirfd, path, flags);
 }
 #endif
 
@@ -566,7 +449,7 @@ feed__reader *feed__reader_create(uint32_t want)
     if (!r)
         return NULL;
     r->kind = FEED__READER_KIND_PREAD;
-    if (want != FEED_READER_PREAD && !env_force_pread() && uring_probe(r))
+    if (want != FEED_READER_PREAD && !env_force_pread() && feed__uring_init(&r->ring))
         r->kind = FEED__READER_KIND_URING;
     return r;
 }
@@ -576,7 +459,7 @@ void feed__reader_destroy(feed__reader *r)
     if (!r)
         return;
     if (r->kind == FEED__READER_KIND_URING)
-        io_uring_queue_exit(&r->ring);
+        feed__uring_exit(&r->ring);
     feed__free(r);
 }
 

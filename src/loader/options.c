@@ -429,9 +429,9 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     }
     REQUIRE(o->world_size >= 1, "world_size=0 must be >= 1");
     REQUIRE(o->rank < o->world_size, "rank=%u must be < world_size=%u", o->rank, o->world_size);
-    /* Every value a worker would refuse (feed__xform_check, image.h) or that
-     * would make each sample fail, overflow or come out meaningless is refused
-     * here, so no option passes create and then breaks every sample. */
+    /* Every value a worker would refuse (feed__xform_check, pixels/xform.h)
+     * or that would make each sample fail, overflow or come out meaningless is
+     * refused here, so no option passes create and then breaks every sample. */
 #define BOOL01(f) REQUIRE(o->f <= 1, #f "=%u must be 0 or 1 (false/true)", o->f)
     BOOL01(shuffle);
     BOOL01(drop_last);
@@ -442,7 +442,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(sandbox);
     BOOL01(scan_cache);
 #undef BOOL01
-    /* The transform: the workers' own rule set (image.h). */
+    /* The transform: the workers' own rule set (pixels/xform.h). */
     feed__xform x;
     char xerr[512];
     feed__xform_from_options(&x, o);

@@ -1,5 +1,5 @@
 /*
- * fuzz_index.c - the dataset index builder (src/dataset/index.c) on untrusted input:
+ * fuzz_index.c - the dataset index builder (src/dataset/source.c, folder.c, filelist.c) on untrusted input:
  * "path label" file lists and ImageFolder trees.
  *
  * Input: one mode byte, then the rest.

@@ -277,7 +277,7 @@ static void test_image_as_source(void **state)
     feed__index_free(&ix);
 }
 
-/* The magic table jpeg.c and index.c share. */
+/* The magic table decode/ and dataset/filelist.c share (common/format.h). */
 static void test_image_format(void **state)
 {
     static const struct {

@@ -1,8 +1,8 @@
 /*
  * format.h - what kind of file some bytes are, by their magic numbers. A pure
- * stage: used to say "this is an image" where a file list (index.c) was
- * expected, and what a non-JPEG is where a JPEG (jpeg.c) was; decoders for
- * other formats will be picked by it.
+ * stage: used to say "this is an image" where a file list (dataset/filelist.c)
+ * was expected, and what a non-JPEG is where a JPEG (decode/jpeg.c) was; the
+ * pipeline (pixels/pipeline.c) picks each sample's decoder by it.
  */
 #ifndef FEED_FORMAT_H
 #define FEED_FORMAT_H
@@ -14,8 +14,8 @@
 /*
  * The image format data starts with, by its magic bytes: "JPEG", "PNG",
  * "GIF", "WebP", "BMP", "TIFF", "HEIF", "AVIF", "JPEG XL"; NULL if none. Used
- * to say "this is an image" where a file list (index.c) or a JPEG (jpeg.c)
- * was expected. Every magic but JPEG's and JPEG XL's holds a byte no text
+ * to say "this is an image" where a file list (dataset/filelist.c) or a JPEG
+ * (decode/jpeg.c) was expected. Every magic but JPEG's and JPEG XL's holds a byte no text
  * file list has (NUL, 0x89) or a 4-byte signature, so text is never taken
  * for an image.
  */

@@ -1,0 +1,120 @@
+/*
+ * output.c - the dataset on disk. Folders: DIR/class_XXX/img_XXXXXX.EXT, one
+ * file per image, and DIR/files.txt ("class_XXX/img_XXXXXX.jpg LABEL" per
+ * image, in the order given). Shards: DIR/shard-NNNNNN.tar with M samples
+ * each, sample i as img_XXXXXX.EXT and img_XXXXXX.cls (its label as
+ * decimal text), and DIR/shards.txt listing the shards.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mkdata.h"
+
+static const char *const ext[3] = {"jpg", "png", "webp"}; /* by IMG_* */
+
+int mk_output_open(mk_output *w, const mk_options *o)
+{
+    int e;
+    memset(w, 0, sizeof *w);
+    w->o = o;
+    if (o->outlen > 4000) {
+        fprintf(stderr, PROG ": %s: %s\n", o->out, strerror(ENAMETOOLONG));
+        return 1;
+    }
+    snprintf(w->path, sizeof w->path, "%.*s", (int)o->outlen, o->out);
+    if ((e = mk_make_dirs(w->path))) {
+        fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
+        return 1;
+    }
+    for (uint64_t c = 0; c < o->classes && !o->tar; c++) {
+        snprintf(w->path, sizeof w->path, "%.*s/class_%03u", (int)o->outlen, o->out, (unsigned)c);
+        if ((e = mk_make_dir(w->path))) {
+            fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
+            return 1;
+        }
+    }
+    w->digits = 6;
+    for (uint64_t m = 1000000; m < o->count; m *= 10)
+        w->digits++;
+    w->listcap = (size_t)o->count * (size_t)(w->digits + 32);
+    w->list = malloc(w->listcap);
+    return 0;
+}
+
+/* Image i: a member of the current shard, which it opens when it is the
+ * shard's first; its label another. */
+static int shard_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc)
+{
+    const mk_options *o = w->o;
+    char rel[64], lab[16];
+    int e;
+    if (i % o->shard_size == 0 && ((e = mk_shard_close(&w->sw)) ||
+                                   (e = mk_shard_open(&w->sw, o->out, (int)o->outlen,
+                                                      i / o->shard_size)))) {
+        fprintf(stderr, PROG ": %s: %s\n", w->sw.path, strerror(e));
+        return -1;
+    }
+    if (i % o->shard_size == 0)
+        w->listlen += (size_t)snprintf(w->list + w->listlen, w->listcap - w->listlen,
+                                       "shard-%06llu.tar\n",
+                                       (unsigned long long)(i / o->shard_size));
+    snprintf(rel, sizeof rel, "img_%0*u.%s", w->digits & 15, (unsigned)i % 1000000000u,
+             ext[enc->fmt]);
+    mk_shard_member(&w->sw, rel, enc->bytes, enc->size);
+    snprintf(rel, sizeof rel, "img_%0*u.cls", w->digits & 15, (unsigned)i % 1000000000u);
+    int lablen = snprintf(lab, sizeof lab, "%u", (unsigned)c);
+    mk_shard_member(&w->sw, rel, lab, (size_t)lablen);
+    return 0;
+}
+
+/* Image i: its file in its class's folder, and its line of files.txt. */
+static int folder_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc)
+{
+    const mk_options *o = w->o;
+    char rel[64];
+    snprintf(rel, sizeof rel, "class_%03u/img_%0*u.%s", (unsigned)c % 1000u, w->digits & 15,
+             (unsigned)i % 1000000000u, ext[enc->fmt]);
+    snprintf(w->path, sizeof w->path, "%.*s/%s", (int)o->outlen, o->out, rel);
+    int e = mk_write_atomic(w->path, enc->bytes, enc->size);
+    if (e) {
+        fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
+        return -1;
+    }
+    w->listlen += (size_t)snprintf(w->list + w->listlen, w->listcap - w->listlen, "%s %u\n", rel,
+                                   (unsigned)c);
+    return 0;
+}
+
+int mk_output_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc)
+{
+    int rc = w->o->tar ? shard_image(w, i, c, enc) : folder_image(w, i, c, enc);
+    if (!rc)
+        w->total_bytes += (double)enc->size;
+    return rc;
+}
+
+int mk_output_finish(mk_output *w)
+{
+    const mk_options *o = w->o;
+    int e;
+    if (o->tar && (e = mk_shard_close(&w->sw))) {
+        fprintf(stderr, PROG ": %s: %s\n", w->sw.path, strerror(e));
+        return -1;
+    }
+    snprintf(w->path, sizeof w->path, "%.*s/%s", (int)o->outlen, o->out,
+             o->tar ? "shards.txt" : "files.txt");
+    if ((e = mk_write_atomic(w->path, w->list, w->listlen))) {
+        fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
+        return -1;
+    }
+    return 0;
+}
+
+void mk_output_close(mk_output *w)
+{
+    mk_shard_abandon(&w->sw);
+    free(w->list);
+    w->list = NULL;
+}

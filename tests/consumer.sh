@@ -17,6 +17,7 @@ cc -std=c11 -Wall -Wextra -Werror "$src/examples/train_loop.c" $pc_flags -o "$tm
 # A custom prefix: the .pc's rpath variable makes the program find libfeed.so.0 by itself.
 cc -std=c11 -Wall -Wextra -Werror "$src/examples/train_loop.c" $pc_flags $(pkg-config --variable=rpath libfeed) \
    -o "$tmp/train_loop_rpath"
+cc -std=c11 -Wall -Wextra -Werror "$src/examples/quickstart.c" -o "$tmp/quickstart" $pc_flags $(pkg-config --variable=rpath libfeed) # README's line
 cc -std=c11 -Wall -Wextra -Werror -static-libgcc "$src/examples/train_loop.c" \
    $(pkg-config --cflags libfeed) "$tmp"/prefix/lib*/libfeed.a $(pkg-config --libs --static libfeed | sed 's/-lfeed//') \
    -o "$tmp/train_loop_static"

@@ -52,8 +52,9 @@ static inline uint32_t feed__jpeg_scaled(uint32_t dim, uint32_t m)
 int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__decode_plan_fn plan,
                       void *arg, feed__decode_image *img, char *msg, size_t msglen);
 
-/* 1 when the last decode's scan went through libfeed's Huffman decoder
- * (jpeg_huff.h: single-scan sequential files), 0 when libjpeg's decoded it. */
+/* 1 when the last decode's scans went through libfeed's Huffman decoder
+ * (jpeg_huff.h: single-scan sequential and progressive Huffman files), 0 when
+ * libjpeg's decoded them or took a scan back. */
 int feed__jpeg_own_entropy(const feed__jpeg *j);
 
 /* EXIF orientation (1..8) from the APP1 "Exif" segment of a JPEG, or 1 when

@@ -19,14 +19,16 @@
  *
  * Progressive files: libjpeg-turbo 2.1's progressive decoder (jdphuff.c) has
  * no fast path at all, a bit and a branch at a time; on the generated
- * dataset its 5% progressive files took 14% of the workers' time (perf,
- * bench/results/issue17d/perf_train_workers.txt). Ours reads the codes as
+ * dataset its 5% progressive files took 14% of the workers' time (perf of
+ * feedbench's train run). Ours reads the codes as
  * above and passes a refinement scan's correction bits by a bit mask of the
  * block's non-zero coefficients instead of a branch on each.
  *
  * It plugs into libjpeg's entropy-decoder interface (jpeg_entropy_decoder in
  * jpegint.h, unchanged since 6b), the way jpeg_planes.c replaces the
- * post-processing step.
+ * post-processing step. Split as libjpeg-turbo splits jdhuff.c and
+ * jdphuff.c: jpeg_huff.c decodes sequential scans, jpeg_phuff.c progressive
+ * ones, on the bit reader and tables of jpeg_huff_int.h.
  */
 #ifndef FEED_JPEG_HUFF_H
 #define FEED_JPEG_HUFF_H

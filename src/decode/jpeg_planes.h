@@ -1,7 +1,7 @@
 /*
  * jpeg_planes.h - planar capture of a region decode (jpeg_planes.c), for
- * jpeg.c only: those two files and jpeg_huff.c include libjpeg-turbo's
- * headers, nothing else does.
+ * jpeg.c only. Only the decode/jpeg*.c files include libjpeg-turbo's
+ * headers: this one names its decompression object without them.
  */
 #ifndef FEED_JPEG_PLANES_H
 #define FEED_JPEG_PLANES_H
@@ -11,7 +11,7 @@
 
 #include "decode/decoder.h"
 
-struct jpeg_decompress_struct; /* jpeglib.h: only jpeg.c, jpeg_planes.c, jpeg_huff.c include it */
+struct jpeg_decompress_struct; /* jpeglib.h, which only decode/jpeg*.c include */
 
 /* The capture of one decode: which output rows are kept, and where each
  * component's rows go. Lives in the decoder; ci->client_data points to it

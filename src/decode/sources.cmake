@@ -3,6 +3,7 @@ set(FEED_DECODE_SOURCES
   src/decode/jpeg.c
   src/decode/jpeg_huff.c
   src/decode/jpeg_markers.c
+  src/decode/jpeg_phuff.c
   src/decode/jpeg_planes.c
   src/decode/png.c
   src/decode/webp.c

@@ -64,7 +64,7 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
  * interleaved RGB decode, for tests and side-by-side benchmarks). */
 extern int feed__image_planar;
 
-/* A sequential JPEG's Huffman decoding is libfeed's (jpeg_huff.c): 0 (the
+/* A JPEG's Huffman decoding is libfeed's (decode/jpeg_huff.h): 0 (the
  * default), or libjpeg-turbo's: 1, for side-by-side benchmarks. */
 extern int feed__image_libjpeg_huff;
 

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pixels/resize.h"
+#include "pixels/resize_axis.h"
 
 /* Tap pairs per output in cvec: 1, or the pairs rounded up to even so that
  * the AVX2 horizontal pass reads whole 256-bit blocks (two pairs each). */

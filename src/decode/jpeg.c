@@ -364,6 +364,62 @@ static int feed__jpeg_read_planes(feed__jpeg *j, JDIMENSION xoff, JDIMENSION cw,
     return 0;
 }
 
+/* The RGBX tail of feed__jpeg_body(): after the crop, the rows of r into
+ * the pixel buffer; cmyk 0 for a YCbCr/grey/RGB file, 1 plain CMYK, 2
+ * inverted (Adobe). */
+static int feed__jpeg_read_rgbx(feed__jpeg *j, JDIMENSION xoff, JDIMENSION cw,
+                                const feed__decode_region *r, int cmyk, feed__decode_image *img)
+{
+    struct jpeg_decompress_struct *ci = &j->cinfo;
+    char *msg = j->err.msg;
+    size_t msglen = sizeof j->err.msg;
+    uint32_t h = r->y1 - r->y0;
+    size_t stride = (size_t)cw * 4;
+    size_t need = stride * h;
+    if (need > j->buf_cap) {
+        uint8_t *nb = realloc(j->buf, need);
+        if (!nb) {
+            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", need);
+            return FEED_E_NOMEM;
+        }
+        j->buf = nb;
+        j->buf_cap = need;
+    }
+    if (h > j->rows_cap) {
+        JSAMPROW *nr = realloc(j->rows, (size_t)h * sizeof *nr);
+        if (!nr) {
+            snprintf(msg, msglen, "out of memory");
+            return FEED_E_NOMEM;
+        }
+        j->rows = nr;
+        j->rows_cap = h;
+    }
+    for (uint32_t y = 0; y < h; y++)
+        j->rows[y] = j->buf + stride * y;
+
+    if (r->y0 > 0 && jpeg_skip_scanlines(ci, r->y0) != r->y0) {
+        snprintf(msg, msglen, "Premature end of JPEG file");
+        return FEED_E_DECODE;
+    }
+    while (ci->output_scanline < r->y1) {
+        uint32_t at = ci->output_scanline - r->y0;
+        JDIMENSION got = jpeg_read_scanlines(ci, j->rows + at, r->y1 - ci->output_scanline);
+        if (got == 0) {
+            snprintf(msg, msglen, "Premature end of JPEG file");
+            return FEED_E_DECODE;
+        }
+    }
+    if (cmyk) {
+        for (uint32_t y = 0; y < h; y++)
+            feed__cmyk_to_rgbx(j->rows[y], cw, cmyk == 2);
+    }
+    img->pixels = j->buf + (size_t)(r->x0 - xoff) * 4;
+    img->stride = stride;
+    img->w = r->x1 - r->x0;
+    img->h = h;
+    return 0;
+}
+
 /* The arguments of one decode, kept apart so nothing changes across setjmp. */
 typedef struct feed__jpeg_call {
     const uint8_t *data;
@@ -477,53 +533,7 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
     if (planes)
         return feed__jpeg_read_planes(j, xoff, cw, &r, img);
 
-    uint32_t h = r.y1 - r.y0;
-    size_t stride = (size_t)cw * 4;
-    size_t need = stride * h;
-    if (need > j->buf_cap) {
-        uint8_t *nb = realloc(j->buf, need);
-        if (!nb) {
-            snprintf(msg, msglen, "out of memory for %zu bytes of pixels", need);
-            return FEED_E_NOMEM;
-        }
-        j->buf = nb;
-        j->buf_cap = need;
-    }
-    if (h > j->rows_cap) {
-        JSAMPROW *nr = realloc(j->rows, (size_t)h * sizeof *nr);
-        if (!nr) {
-            snprintf(msg, msglen, "out of memory");
-            return FEED_E_NOMEM;
-        }
-        j->rows = nr;
-        j->rows_cap = h;
-    }
-    for (uint32_t y = 0; y < h; y++)
-        j->rows[y] = j->buf + stride * y;
-
-    if (r.y0 > 0 && jpeg_skip_scanlines(ci, r.y0) != r.y0) {
-        snprintf(msg, msglen, "Premature end of JPEG file");
-        return FEED_E_DECODE;
-    }
-    while (ci->output_scanline < r.y1) {
-        uint32_t at = ci->output_scanline - r.y0;
-        JDIMENSION got = jpeg_read_scanlines(ci, j->rows + at, r.y1 - ci->output_scanline);
-        if (got == 0) {
-            snprintf(msg, msglen, "Premature end of JPEG file");
-            return FEED_E_DECODE;
-        }
-    }
-    if (cmyk) {
-        for (uint32_t y = 0; y < h; y++)
-            feed__cmyk_to_rgbx(j->rows[y], cw, info.cmyk_inverted);
-    }
-    img->pixels = j->buf + (size_t)(r.x0 - xoff) * 4;
-    img->stride = stride;
-    img->w = r.x1 - r.x0;
-    img->h = h;
-    img->scaled_w = sw;
-    img->scaled_h = sh;
-    return 0;
+    return feed__jpeg_read_rgbx(j, xoff, cw, &r, cmyk ? 1 + (int)info.cmyk_inverted : 0, img);
 }
 
 /* The one setjmp boundary: everything that can reach error_exit runs below it,
@@ -550,11 +560,11 @@ int feed__jpeg_decode(feed__jpeg *j, const uint8_t *data, size_t len, feed__deco
     j->arm_progressive = 0;
     /* A fresh decompression object for every file: libjpeg keeps the
      * quantisation and Huffman tables of the last file (jpeg_abort leaves
-     * them, for abbreviated streams), so a file without its DQT or DHT was
-     * decoded with the last file's tables instead of failing ("Quantization
-     * table 0x00 was not defined") or taking the standard Huffman tables, as
-     * it does alone (test_jpeg_huff's test_tables_not_kept; found by
-     * fuzz_jpeghuff: a file without a DQT decoded after others, not alone). */
+     * them, for abbreviated streams), so a file without its DQT or DHT would
+     * be decoded with the last file's tables instead of failing
+     * ("Quantization table 0x00 was not defined") or taking the standard
+     * Huffman tables, as it does alone (test_jpeg_huff's
+     * test_tables_not_kept). */
     jpeg_destroy_decompress(&j->cinfo);
     if (feed__jpeg_init(j)) {
         if (msg && msglen)

@@ -3,7 +3,7 @@
  * file stores them: no chroma upsampling and no colour conversion of pixels
  * that the resize then drops (a 4:2:0 crop of 340 x 340 goes out as 224 x 224).
  * The resize runs on each plane, and only its output is turned into RGB
- * (image.c, ycc.c).
+ * (pixels/pipeline.c, pixels/ycc.c).
  *
  * Why not jpeg_read_raw_data(): libjpeg-turbo 2.1 refuses jpeg_crop_scanline()
  * and jpeg_skip_scanlines() in raw mode, so every column and every row above

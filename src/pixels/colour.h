@@ -2,7 +2,7 @@
  * colour.h - colour operations on RGB pixels in place (internal): the
  * adjustments of torchvision's ColorJitter, its random order, greyscale.
  *
- * The building blocks of feed__image_process() (image.h), exposed so that the
+ * The building blocks of feed__image_process() (pixels/pipeline.h), exposed so that the
  * tests can check each one against a float64 reference.
  */
 #ifndef FEED_COLOUR_H

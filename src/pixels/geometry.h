@@ -2,7 +2,7 @@
  * geometry.h - where the pixels go (internal): the crop boxes of the
  * transforms, EXIF orientation and flips, rotation.
  *
- * The building blocks of feed__image_process() (image.h), exposed so that the
+ * The building blocks of feed__image_process() (pixels/pipeline.h), exposed so that the
  * tests can check each one against a float64 reference or torchvision's
  * definition. Boxes are in the *displayed* image (after EXIF orientation), as
  * torchvision sees it; feed__map_rect() takes them into the stored image,

@@ -1,9 +1,10 @@
 /*
- * image.c - the per-sample pipeline (image.h): pick the decoder from the
- * bytes (format.h), plan the crop from the header, decode (a JPEG only the
- * crop's region, DCT-scaled when it stays >= the output size; a PNG its rows
- * down to the crop's last; a WebP the crop, by libwebp), resample, orient,
- * flip, rotate, jitter. The steps after the decode are the same for every format.
+ * pipeline.c - the per-sample pipeline (pipeline.h): pick the decoder from
+ * the bytes (common/format.h), plan the crop from the header (the decoder
+ * contract, decode/decoder.h), decode (a JPEG only the crop's region,
+ * DCT-scaled when it stays >= the output size; a PNG its rows down to the
+ * crop's last; a WebP the crop, by libwebp), resample, orient, flip, rotate,
+ * jitter. The steps after the decode are the same for every format.
  *
  * Geometry is planned in the *displayed* image (after EXIF orientation), as
  * torchvision sees it, then mapped back into the stored image, which is what

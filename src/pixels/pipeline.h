@@ -2,12 +2,13 @@
  * pipeline.h - the per-sample pixel pipeline: JPEG, PNG or WebP bytes in, uint8
  * HWC RGB out.
  *
- * Pure stages, no shared state: jpeg.c, png.c and webp.c (each the only file
- * that includes its codec's headers: libjpeg-turbo, libspng, libwebp)
- * decode, chosen by the data's magic bytes (format.h), never the file name; geometry.c places the crop, orients, flips
- * and rotates, resize.c resamples, colour.c jitters; pipeline.c runs them in
- * order (pipeline.c). A worker owns one feed__image_ctx and calls feed__image_process()
- * once per sample; the ctx keeps the decoder and scratch buffers between
+ * Pure stages, no shared state: the decoders of decode/ (JPEG, PNG, WebP,
+ * each the only user of its codec library) decode, chosen by the data's
+ * magic bytes (common/format.h), never the file name; geometry.c places the
+ * crop, orients, flips and rotates, resize.c resamples, colour.c jitters,
+ * ycc.c turns a JPEG's resized planes into RGB; pipeline.c runs them in
+ * order. A worker owns one feed__image_ctx and calls feed__image_process()
+ * once per sample; the ctx keeps the decoders and scratch buffers between
  * calls so the steady state does no allocation.
  *
  * Randomness: every random choice is drawn from rng.h streams keyed by

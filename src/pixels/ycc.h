@@ -1,6 +1,6 @@
 /*
  * ycc.h - JPEG (JFIF) YCbCr planes to RGB pixels, and greyscale to RGB
- * (internal): the last step of the planar pipeline (image.c), run on the
+ * (internal): the last step of the planar pipeline (pipeline.c), run on the
  * resized output only.
  *
  * R = Y + 1.402 (Cr - 128), G = Y - 0.344136 (Cb - 128) - 0.714136 (Cr - 128),

@@ -1,5 +1,5 @@
 """libfeed.torch: the Loader, giving torch tensors, and DataLoader, the same
-with torch.utils.data.DataLoader's keywords and defaults (libfeed/dataloader.py).
+with torch.utils.data.DataLoader's keywords and defaults.
 
     from libfeed.torch import Loader
     loader = Loader("/data/train", batch_size=256, workers=8, augment="train",
@@ -18,88 +18,8 @@ Labels are int64 by default (what cross_entropy wants), a small copy.
 On CUDA, torch.from_dlpack passes the current stream, and the batch's copy
 is ordered before it on the device (no host wait).
 """
-import sys as _sys
+from ._array import Array  # what to_torch takes
+from ._torch_dataloader import DataLoader
+from ._torch_loader import Loader, to_torch
 
-import numpy as _np
-import torch as _torch
-
-from . import loader as _loader
-from ._array import Array
-
-
-class _HostPin:
-    """A host batch's memory for numpy, holding one pin on the batch until it
-    is freed. torch.from_numpy keeps the numpy array, whose base this is, for
-    as long as the tensor's storage lives; then __del__ gives the pin back.
-
-    Not DLPack on the host: a numpy view with this holder as its base gives
-    the tensor, numpy.asarray of it and the batch one lifetime, and __del__
-    runs from the interpreter's own deallocation, which keeps a pending
-    exception aside. (CUDA tensors use DLPack, whose deleters are C: see
-    _dlpack.py.)"""
-
-    __slots__ = ("__array_interface__", "_done")
-
-    def __init__(self, arr):
-        self._done = None
-        self.__array_interface__ = arr.__array_interface__
-        self._done = arr._owner.pin(None)
-
-    def __del__(self):
-        done, self._done = self._done, None
-        if done is not None and not _sys.is_finalizing():
-            done()
-
-
-def to_torch(x):
-    """A libfeed.Array (or numpy array) as a torch tensor, without a copy."""
-    if isinstance(x, Array):
-        if x.is_cuda:
-            return _torch.from_dlpack(x)
-        a = _np.asarray(_HostPin(x))
-        if x.dtype_name == "bfloat16":  # the raw bits; torch takes int16, not uint16
-            return _torch.from_numpy(a.view(_np.int16)).view(_torch.bfloat16)
-        return _torch.from_numpy(a)
-    return _torch.from_numpy(x)
-
-
-def _ranks_from_process_group(kwargs):
-    """rank/world_size="auto" with torch.distributed initialised: the process
-    group's (what DistributedSampler uses), else libfeed reads the launcher's
-    environment (RANK/WORLD_SIZE from torchrun, MPI, Slurm)."""
-    dist = getattr(_torch, "distributed", None)
-    if dist is None or not dist.is_available() or not dist.is_initialized():
-        return
-    if kwargs.get("rank") == "auto":
-        kwargs["rank"] = dist.get_rank()
-    if kwargs.get("world_size") == "auto":
-        kwargs["world_size"] = dist.get_world_size()
-
-
-class Loader(_loader.Loader):
-    """libfeed.Loader yielding (images, labels) as torch tensors.
-
-    labels_dtype: torch dtype of the labels (default torch.int64; None keeps
-    libfeed's int32 without a conversion). Other arguments as libfeed.Loader;
-    dtype and device may be given as torch.dtype / torch.device.
-    rank="auto", world_size="auto": the torch.distributed process group's
-    when it is initialised, else the launcher's environment.
-    """
-
-    def __init__(self, *args, labels_dtype=_torch.int64, **kwargs):
-        kwargs["output"] = "array"
-        _ranks_from_process_group(kwargs)
-        self._labels_dtype = labels_dtype
-        super().__init__(*args, **kwargs)
-
-    def _make_batch(self, held):
-        b = super()._make_batch(held)
-        images, labels = b
-        images = to_torch(images)
-        labels = to_torch(labels)
-        if self._labels_dtype is not None and labels.dtype != self._labels_dtype:
-            labels = labels.to(self._labels_dtype)
-        return _loader.Batch(images, labels, b.epoch, b.index, b.sample_ids, b.flags, b.bad)
-
-
-from .dataloader import DataLoader  # noqa: E402  (torch.utils.data.DataLoader's keywords)
+__all__ = ["Loader", "DataLoader", "to_torch", "Array"]

@@ -132,7 +132,7 @@ def test_drop_last_choice_against_torch_over_many_sizes():
     from torch.utils.data import BatchSampler
     from torch.utils.data.distributed import DistributedSampler
 
-    from libfeed.dataloader import _drop_last_for
+    from libfeed._torch_dataloader import _drop_last_for
 
     for n in range(1, 40):
         for world in range(1, 6):

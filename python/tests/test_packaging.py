@@ -86,7 +86,7 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert {"libfeed/_lib/libfeed.so", "libfeed/_lib/feed-worker", "libfeed/__init__.py",
-                "libfeed/torch.py", "libfeed/keras.py", "libfeed/dataloader.py"} <= names
+                "libfeed/torch.py", "libfeed/keras.py", "libfeed/_torch_dataloader.py"} <= names
         # Nothing else from the build: no tests, programs, headers, static library.
         assert not [n for n in names if not n.startswith(("libfeed/", f"libfeed-{version}."))]
         assert sorted(n for n in names if n.startswith("libfeed/_lib/")) == \

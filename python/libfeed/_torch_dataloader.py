@@ -1,11 +1,11 @@
 """libfeed.torch.DataLoader: torch.utils.data.DataLoader's arguments, libfeed's pipeline.
 
-    # before
+    # torch
     ds = torchvision.datasets.ImageFolder("/data/train", transform=T.Compose([
         T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(), T.Normalize(mean, std)]))
     loader = torch.utils.data.DataLoader(ds, batch_size=256, shuffle=True, num_workers=8,
                                          pin_memory=True, prefetch_factor=2, persistent_workers=True)
-    # after
+    # libfeed
     loader = libfeed.torch.DataLoader("/data/train", batch_size=256, shuffle=True, num_workers=8,
                                       pin_memory=True, prefetch_factor=2, persistent_workers=True,
                                       augment="train")
@@ -25,7 +25,10 @@ sampler=DistributedSampler(...), the sampler's set_epoch is followed.
 import os
 import warnings
 
+import torch
+
 from . import _capi
+from . import _torch_loader as _lt
 from . import loader as _loader
 from ._capi import SAMPLE_REPLACED
 from ._errors import FeedBusyError
@@ -164,10 +167,6 @@ class DataLoader(_loader.Front):
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, in_order=True, seed=None,
                  dtype=None, **options):
-        import torch
-
-        from . import torch as _lt
-
         for name, value in (("collate_fn", collate_fn), ("worker_init_fn", worker_init_fn),
                             ("batch_sampler", batch_sampler),
                             ("pin_memory_device", options.pop("pin_memory_device", None) or None)):
@@ -370,3 +369,5 @@ class DataLoader(_loader.Front):
         return f"libfeed.torch.DataLoader({self.dataset!r}, batch_size={self.batch_size}, " \
                f"batches_per_epoch={len(self)})"
 
+
+DataLoader.__module__ = "libfeed.torch"  # where users import it from

@@ -1,0 +1,251 @@
+"""Iterating a Loader: batches out of C and back.
+
+A `for` over a Loader is an _EpochIterator: each step asks the C loader for
+its next batch (feed_loader_next, in POLL_MS slices so that Ctrl-C is seen),
+wraps it as a Batch of arrays viewing the ring slot, and gives the previous
+batch back. A batch goes back to C when its last pin goes (_Held: the
+loader's current batch, each live DLPack export), on the loader's own thread.
+"""
+import ctypes
+import threading
+import time
+
+import numpy as np
+
+from . import _capi, _dlpack
+from ._array import DTYPES, INT32, Array
+from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
+from ._held import _Held
+
+_lib = _capi.lib
+
+# How long one feed_loader_next() call may block. Python runs signal handlers
+# (Ctrl-C) only between C calls, so waits are cut into slices this long.
+POLL_MS = 100
+
+_EOE = object()
+_EOD = object()
+
+
+class Batch(tuple):
+    """One batch: a 2-tuple (images, labels), so `for images, labels in
+    loader` works, plus what libfeed knows about it:
+
+    epoch, index    position of the batch (index within the epoch)
+    sample_ids      numpy uint64: dataset index of each sample (after replacement)
+    flags           numpy uint8: libfeed.SAMPLE_REPLACED | SAMPLE_FLIPPED per sample
+    bad             samples replaced in this batch (bad_policy=replace)
+    """
+
+    def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad):
+        self = super().__new__(cls, (images, labels))
+        self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
+            epoch, index, sample_ids, flags, bad)
+        return self
+
+    @property
+    def images(self):
+        return self[0]
+
+    @property
+    def labels(self):
+        return self[1]
+
+    def __repr__(self):
+        return (f"libfeed.Batch(epoch={self.epoch}, index={self.index}, count={len(self[1])}, "
+                f"images={getattr(self[0], 'shape', None)})")
+
+
+Batch.__module__ = "libfeed.loader"  # where users import it from (and pickles find it)
+
+
+class _EpochIterator:
+    """Yields the batches from the loader's position to the end of its epoch."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._started = False
+        self._done = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._done:
+            raise StopIteration
+        r = self._loader._fetch(skip_pending_eoe=not self._started)
+        if r is _EOE or r is _EOD:
+            self._done = True
+            raise StopIteration
+        self._started = True
+        return r
+
+
+class Iteration:
+    """The Loader's iteration and batch hand-back (a part of Loader: it uses
+    the loader's _h, _lock, _current, _pending, _in_call, _owner_thread,
+    _t_first, _timeout, _stream, _copy, _output, _handle() and _error())."""
+
+    def __iter__(self):
+        self._handle()
+        if self._t_first is None:
+            self._t_first = time.monotonic_ns()
+        return _EpochIterator(self)
+
+    def _fetch(self, skip_pending_eoe):
+        """The next batch, or _EOE / _EOD."""
+        try:
+            return self._fetch_inner(skip_pending_eoe)
+        except KeyboardInterrupt:
+            # Ctrl-C: stop the workers now rather than at garbage collection.
+            self.close()
+            raise
+
+    def _fetch_inner(self, skip_pending_eoe):
+        _dlpack.collect()  # tensors freed since (their deleters only queue)
+        with self._lock:
+            self._handle()
+            self._owner_thread = threading.get_ident()
+            self._drop_current()
+            self._drain_pending()
+        deadline = None if self._timeout is None else time.monotonic() + self._timeout
+        cb = _capi.new_struct(_capi.FeedBatch)
+        while True:
+            with self._lock:
+                h = self._handle()
+                self._in_call = True
+                try:
+                    st = _lib.feed_loader_next(h, ctypes.byref(cb), POLL_MS)
+                finally:
+                    self._in_call = False
+                if st == Status.OK:
+                    held = _Held(self, cb)
+                    self._current = held
+                    return self._make_batch(held)
+                if st == Status.END_OF_EPOCH:
+                    if skip_pending_eoe:
+                        # The end of the previous epoch, which a `for` that
+                        # stopped on its last batch never saw.
+                        skip_pending_eoe = False
+                        continue
+                    return _EOE
+                if st == Status.END_OF_DATA:
+                    return _EOD
+                if cb.bad and not cb.handle:
+                    # bad_policy=fail: the batch has bad samples and st is its
+                    # first one's status (FEED_E_DECODE, _IO for a file gone,
+                    # _WORKER for a quarantined sample, whatever a worker
+                    # said); the next call delivers it with them replaced.
+                    # Checked before the statuses waited on below.
+                    raise self._decode_error(st, cb)
+                if st == Status.E_INTERRUPTED:
+                    # A signal handler ran (Python's raise here, e.g. Ctrl-C,
+                    # at the next bytecode); otherwise wait on.
+                    continue
+                if st == Status.E_TIMEOUT:
+                    _dlpack.collect()  # to _pending: this thread holds the lock
+                    self._drain_pending()
+                    if deadline is not None and time.monotonic() >= deadline:
+                        raise FeedTimeoutError(st, None, f"no batch within {self._timeout} s")
+                    continue
+                if st == Status.E_BUSY:
+                    _dlpack.collect()
+                    if self._drain_pending():
+                        continue
+                    raise FeedBusyError(st, None, self._busy_message())
+                if st in (Status.E_DECODE, Status.E_TOO_LARGE):
+                    raise self._decode_error(st, cb)
+                raise self._error(st)
+
+    def _busy_message(self):
+        return (_lib.feed_loader_last_error(self._h).decode(errors="replace") +
+                "; tensors made with DLPack (torch.from_dlpack, libfeed.torch) keep their batch "
+                "until they are freed: drop them or .clone() what you keep, or raise prefetch")
+
+    def _decode_error(self, st, cb):
+        """The error of a batch with bad samples (bad_policy=fail), whatever
+        its status: .path, .sample_id (the first bad sample's), .epoch,
+        .batch and .bad_samples (every report of the batch); an OSError's
+        (FeedIOError's) .errno is the sample's."""
+        msg = _lib.feed_loader_last_error(self._h).decode(errors="replace")
+        reports = [r for r in self.bad_samples() if r.epoch == cb.epoch and r.batch == cb.index]
+        e = make_error(st, msg, path=reports[0].path if reports else None)
+        e.bad_samples = tuple(reports)
+        e.epoch, e.batch = int(cb.epoch), int(cb.index)
+        e.sample_id = reports[0].sample_id if reports else None
+        if reports and reports[0].errno and isinstance(e, OSError) and e.errno is None:
+            e.errno = reports[0].errno
+        return e
+
+    def _make_batch(self, held):
+        b = held.cbatch
+        n = b.count
+        c, hh, ww = b.channels, b.height, b.width
+        shape = (n, hh, ww, c) if b.layout == _capi.LAYOUT_HWC else (n, c, hh, ww)
+        kind = DTYPES[b.dtype]
+        ids = np.ctypeslib.as_array(b.sample_ids, (n,)).copy()
+        flags = np.ctypeslib.as_array(b.flags, (n,)).copy()
+        labels_host = np.ctypeslib.as_array(b.labels, (n,)).copy()
+        if b.device < 0:
+            arr = Array(b.data, shape, kind, -1, held)
+            if self._copy:
+                images = arr.numpy(copy=True)
+                self._unpin(held)
+                self._current = None
+            elif self._output == "array":
+                images = arr
+            else:
+                images = arr.numpy()
+            labels = labels_host
+        else:
+            # Make the consumer's stream wait (on the device) for the copy.
+            st = _lib.feed_batch_wait(self._h, ctypes.byref(b), self._stream)
+            if st:
+                raise self._error(st)
+            held.stream = self._stream
+            images = Array(b.data, shape, kind, b.device, held, self._stream)
+            labels = (Array(b.labels_device, (n,), INT32, b.device, held, self._stream)
+                      if b.labels_device else labels_host)
+        return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad))
+
+    # -- giving batches back ------------------------------------------------------------
+    def _unpin(self, held):
+        """self._lock held, on the loader's thread."""
+        held.pins -= 1
+        if held.pins == 0 and not held.released:
+            held.released = True
+            if self._h is not None:
+                st = _lib.feed_batch_release(self._h, ctypes.byref(held.cbatch), held.stream)
+                if st:
+                    raise self._error(st)
+
+    def _drop_current(self):
+        cur, self._current = self._current, None
+        if cur is not None:
+            self._unpin(cur)
+
+    def _drain_pending(self):
+        """Gives back batches whose DLPack exports were freed; True if any."""
+        did = False
+        while self._pending:
+            self._unpin(self._pending.popleft())
+            did = True
+        return did
+
+    def _export_done(self, held):
+        # The C API is single-threaded: release here only on the loader's own
+        # thread when it is not inside a call; otherwise the next call does it.
+        # Nor inside one of this loader's own methods (collect() runs as a
+        # pending call at any bytecode boundary, maybe half-way through _unpin).
+        if self._h is None:
+            return
+        if (threading.get_ident() == self._owner_thread and not self._lock._is_owned() and
+                self._lock.acquire(blocking=False)):
+            try:
+                if not self._in_call and self._h is not None:
+                    self._drain_pending()
+                    self._unpin(held)
+                    return
+            finally:
+                self._lock.release()
+        self._pending.append(held)

@@ -1,6 +1,7 @@
-"""The Python package as a user gets it: `pip wheel .` builds libfeed.so and
-feed-worker with CMake (pyproject.toml, scikit-build-core) into the wheel;
-installed into a fresh virtual environment, it iterates a dataset from a
+"""The Python package as a user gets it: `pip wheel .` builds libfeed.so,
+feed-worker and feed-mkdata with CMake (pyproject.toml, scikit-build-core)
+into the wheel; installed into a fresh virtual environment, its
+libfeed-mkdata command makes a dataset and it iterates datasets from a
 directory outside the checkout, with no PYTHONPATH and no LIBFEED_* variable.
 
 The wheel is built once per session, into $LIBFEED_BUILD_DIR/wheel (its CMake
@@ -86,14 +87,21 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
     with zipfile.ZipFile(wheel) as z:
         names = set(z.namelist())
         assert {"libfeed/_lib/libfeed.so", "libfeed/_lib/feed-worker", "libfeed/__init__.py",
-                "libfeed/torch.py", "libfeed/keras.py", "libfeed/_torch_dataloader.py"} <= names
+                "libfeed/torch.py", "libfeed/keras.py", "libfeed/_torch_dataloader.py",
+                "libfeed/_lib/feed-mkdata", "libfeed/_tools.py"} <= names
         # Nothing else from the build: no tests, programs, headers, static library.
         assert not [n for n in names if not n.startswith(("libfeed/", f"libfeed-{version}."))]
         assert sorted(n for n in names if n.startswith("libfeed/_lib/")) == \
-            ["libfeed/_lib/feed-worker", "libfeed/_lib/libfeed.so"]  # one copy, no soname links
-        mode = z.getinfo("libfeed/_lib/feed-worker").external_attr >> 16
-        assert mode & 0o111 == 0o111  # the worker keeps its run bit
+            ["libfeed/_lib/feed-mkdata", "libfeed/_lib/feed-worker",
+             "libfeed/_lib/libfeed.so"]  # one copy, no soname links
+        for exe in ("feed-worker", "feed-mkdata"):
+            mode = z.getinfo(f"libfeed/_lib/{exe}").external_attr >> 16
+            assert mode & 0o111 == 0o111, exe  # the programs keep their run bit
         meta = z.read(f"libfeed-{version}.dist-info/METADATA").decode()
+        entry_points = z.read(f"libfeed-{version}.dist-info/entry_points.txt").decode()
+    # pip makes the command bin/libfeed-mkdata from this.
+    assert "[console_scripts]\nlibfeed-mkdata = libfeed._tools:mkdata\n" in entry_points, \
+        entry_points
     for line in ("Name: libfeed", f"Version: {version}", "License-Expression: MIT",
                  "Requires-Python: >=3.8", "Requires-Dist: numpy>=1.22",
                  "Provides-Extra: torch", 'Requires-Dist: torch>=1.10; extra == "torch"'):
@@ -121,6 +129,15 @@ def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
                        "site-packages" / "libfeed" / "_lib" / "libfeed.so")
     assert version == header_version() and int(n) == 45
     assert backend == "host" or backend.startswith("cuda:")
+    # The command the wheel installs makes a dataset (as the README shows),
+    # which the package then reads: every image it was asked for.
+    made = outside / "made"
+    r = run([str(venv / "bin" / "libfeed-mkdata"), "--out", str(made), "--count", "20",
+             "--seed", "1"], env=CLEAN_ENV, cwd=str(outside))
+    assert r.stdout.startswith("feed-mkdata: 20 images in 10 classes"), r.stdout
+    assert len(list(made.rglob("*.jpg"))) == 20
+    r = run([py, "-c", CODE, str(made)], env=CLEAN_ENV, cwd=str(outside))
+    assert int(r.stdout.split()[2]) == 20
     # With the CUDA toolkit at build time the backend is in the wheel: a
     # cuda request reaches it (no driver here: it says so), rather than
     # "built without CUDA".
@@ -146,3 +163,7 @@ def test_editable_install(wheel, tmp_path, dataset):
     assert src == os.path.join(REPO, "python", "libfeed", "__init__.py")
     assert path.startswith(str(venv)) and path.endswith("/libfeed/_lib/libfeed.so")
     assert version == header_version() and int(n) == 45
+    # The command runs the feed-mkdata built beside that library.
+    r = run([str(venv / "bin" / "libfeed-mkdata"), "--out", str(outside / "made"), "--count", "10",
+             "--seed", "1", "--quiet"], env=CLEAN_ENV, cwd=str(outside))
+    assert len(list((outside / "made").rglob("*.jpg"))) == 10

@@ -35,6 +35,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "decode/jpeg_abi.h" /* the checks of the layout embedded below */
+
 /* Lookahead bits of the tables (9 and 11 measured slower: README, decode section). */
 #define FEED_HUFF_BITS 10
 

@@ -108,14 +108,12 @@ static void feed__jpeg_progress(j_common_ptr ci)
     struct jpeg_decompress_struct *d = (struct jpeg_decompress_struct *)ci;
     struct feed__jpeg_err *e = (struct feed__jpeg_err *)ci->err;
     feed__jpeg *j = (feed__jpeg *)(void *)d; /* cinfo is its first member */
-#if FEED_OWN_ENTROPY
     if (j->arm_progressive) {
         /* jpeg_start_decompress set up the first scan and reads every scan
          * before it returns: libfeed's decoder goes in now or not at all */
         j->arm_progressive = 0;
         j->own_entropy = feed__huff_install_progressive(j->huff, d);
     }
-#endif
     if (d->input_scan_number > (int)FEED_JPEG_MAX_SCANS) {
         e->status = FEED_E_DECODE;
         snprintf(e->msg, sizeof e->msg, "progressive JPEG has more than %u scans: refused",
@@ -229,22 +227,18 @@ feed__jpeg *feed__jpeg_create(void)
     feed__jpeg *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
-#if FEED_OWN_ENTROPY
     j->huff = feed__huff_create();
     if (!j->huff) {
         free(j);
         return NULL;
     }
-#endif
     j->cinfo.err = jpeg_std_error(&j->err.pub);
     j->err.pub.error_exit = feed__jpeg_fail;
     j->err.pub.emit_message = feed__jpeg_emit;
     j->err.pub.output_message = feed__jpeg_output;
     if (feed__jpeg_init(j)) {
         jpeg_destroy_decompress(&j->cinfo);
-#if FEED_OWN_ENTROPY
         feed__huff_destroy(j->huff);
-#endif
         free(j);
         return NULL;
     }
@@ -258,9 +252,7 @@ void feed__jpeg_destroy(feed__jpeg *j)
     if (!j)
         return;
     jpeg_destroy_decompress(&j->cinfo);
-#if FEED_OWN_ENTROPY
     feed__huff_destroy(j->huff);
-#endif
     free(j->buf);
     free(j->rows);
     free(j);
@@ -505,19 +497,16 @@ static int feed__jpeg_body(feed__jpeg *j, const feed__jpeg_call *c)
         jpeg_calc_output_dimensions(ci);
         planes = feed__jpeg_planes_ok(ci);
     }
-#if FEED_OWN_ENTROPY
-    j->arm_progressive = !r.libjpeg_entropy && ci->progressive_mode;
-#endif
+    /* FEED_OWN_ENTROPY 0 (jpeg_abi.h): libjpeg's decoder for every scan */
+    j->arm_progressive = FEED_OWN_ENTROPY && !r.libjpeg_entropy && ci->progressive_mode;
     jpeg_start_decompress(ci);
     j->arm_progressive = 0;
     if (r.libjpeg_entropy == 2)
         feed__src_chunked(j, 256);
-#if FEED_OWN_ENTROPY
-    else if (!r.libjpeg_entropy && !ci->progressive_mode)
+    else if (FEED_OWN_ENTROPY && !r.libjpeg_entropy && !ci->progressive_mode)
         j->own_entropy = feed__huff_install(j->huff, ci);
     else if (j->own_entropy && feed__huff_handed_back(j->huff))
         j->own_entropy = 0; /* a scan went back to libjpeg's decoder */
-#endif
     if (ci->output_width != sw || ci->output_height != sh ||
         ci->output_components != (planes ? ci->num_components : 4)) {
         snprintf(msg, msglen, "internal: unexpected scaled size");

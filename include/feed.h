@@ -132,6 +132,12 @@ enum {
     FEED_BAD_FAIL = 1     /* feed_loader_next() returns the sample's error */
 };
 enum { FEED_READER_AUTO = 0, FEED_READER_URING = 1, FEED_READER_PREAD = 2 };
+/* jpeg_entropy (since 0.2.0): whose Huffman decoder decodes a JPEG's scans */
+enum {
+    FEED_JPEG_ENTROPY_AUTO = 0,    /* libfeed's where the workers' self-check passes */
+    FEED_JPEG_ENTROPY_LIBFEED = 1, /* libfeed's wherever it can run */
+    FEED_JPEG_ENTROPY_LIBJPEG = 2  /* libjpeg-turbo's, always */
+};
 
 #define FEED_PATH_MAX 4096
 
@@ -309,6 +315,24 @@ typedef struct feed_options {
     char scan_cache_path[FEED_PATH_MAX]; /* [scan_cache_path] where the scan is kept
                             ("" = SOURCE/.libfeed-scan, a dot file the scan itself skips);
                             not inside a class folder, whose time saving it would change */
+    /* since 0.2.0: the JPEG Huffman decoder */
+    uint32_t jpeg_entropy; /* [jpeg_entropy] auto|libfeed|libjpeg (default auto): whose
+                            Huffman decoder reads a JPEG's scans. libfeed's own (faster: its
+                            share of a decode is the largest) sits inside libjpeg-turbo, in a
+                            slot whose layout libjpeg-turbo does not keep stable, and is
+                            bit-exact with the libjpeg-turbo it was built against; another
+                            version loaded at run time (a system upgrade without a rebuild)
+                            can make it decode some progressive files to other pixels, with
+                            no error. libjpeg: libjpeg-turbo's own, always. libfeed:
+                            libfeed's wherever it can run (create fails if this build has it
+                            compiled out). auto: each worker, at start, decodes a few small
+                            built-in JPEGs (sequential with restart markers, progressive
+                            with and without refinement scans, one cut at a scan boundary)
+                            with both and compares status, message and pixels: libfeed's if
+                            they agree, else libjpeg-turbo's for the worker's life, said
+                            once on stderr (the library version, what differed).
+                            feed_stats.jpeg_entropy says what ran and why */
+    uint32_t pad_jpeg_entropy;
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -606,6 +630,14 @@ typedef struct feed_stats {
     /* since 0.1.1 */
     uint64_t readahead_files;    /* files the read-ahead thread advised */
     char readahead[16];          /* "io_uring", "sync" or "off" */
+    /* since 0.2.0 */
+    char jpeg_entropy[16];       /* the running workers' JPEG Huffman decoder (option
+                                    jpeg_entropy): "libfeed", "libjpeg", "mixed", or "none" (no
+                                    worker running, or none has finished its start) */
+    char jpeg_entropy_reason[32]; /* why: "option" (jpeg_entropy=libfeed or libjpeg), "self-check
+                                    passed", "self-check failed" (auto: libjpeg's; stderr said
+                                    what differed), "compiled out" (auto: this build has no
+                                    libfeed decoder), "mixed" (the workers differ), or "" (none) */
 } feed_stats;
 
 /* Fills stats (set stats->struct_size first; see feed_batch on sizes).

@@ -254,6 +254,39 @@ static void test_struct_size(void **state)
     assert_int_equal(feed_version(), FEED_VERSION_NUMBER);
 }
 
+/* jpeg_entropy: its words, its default (also for a caller whose struct
+ * ends before it), and what validation refuses. */
+static void test_jpeg_entropy(void **state)
+{
+    feed_options o;
+    char err[256];
+    feed_options_init(&o, sizeof o);
+    assert_int_equal(o.jpeg_entropy, FEED_JPEG_ENTROPY_AUTO);
+    static const struct {
+        const char *text;
+        uint32_t v;
+    } words[] = {{"libjpeg", FEED_JPEG_ENTROPY_LIBJPEG}, {"LibFeed", FEED_JPEG_ENTROPY_LIBFEED},
+                 {"auto", FEED_JPEG_ENTROPY_AUTO}};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+        assert_int_equal(feed_options_set(&o, "jpeg_entropy", words[i].text, err, sizeof err), FEED_OK);
+        assert_int_equal(o.jpeg_entropy, words[i].v);
+    }
+    expect_set_error("jpeg_entropy", "turbo", "jpeg_entropy='turbo': expected one of auto|libfeed|libjpeg");
+    assert_int_equal(feed_options_parse(&o, "source=/x,jpeg_entropy=libjpeg", err, sizeof err), FEED_OK);
+    assert_int_equal(feed__options_validate(&o, err, sizeof err), FEED_OK);
+    o.jpeg_entropy = 3;
+    assert_int_equal(feed__options_validate(&o, err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "jpeg_entropy=3 unknown (auto|libfeed|libjpeg, 0..2)"));
+    /* an older caller's struct stops before the field: the default */
+    feed_options old, copy;
+    memset(&old, 0xAB, sizeof old);
+    assert_int_equal(feed_options_init(&old, offsetof(feed_options, jpeg_entropy)), FEED_OK);
+    assert_int_equal(feed_options_set(&old, "jpeg_entropy", "libjpeg", err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "past this caller's struct_size"));
+    assert_int_equal(feed__options_copy(&copy, &old, err, sizeof err), FEED_OK);
+    assert_int_equal(copy.jpeg_entropy, FEED_JPEG_ENTROPY_AUTO);
+}
+
 /* What each launcher sets, as their documentation names it (written out here,
  * not taken from src/loader/options.c, so a typo there fails). */
 static const struct {
@@ -353,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_validate_every_field),
         cmocka_unit_test(test_worker_limits),
         cmocka_unit_test(test_struct_size),
+        cmocka_unit_test(test_jpeg_entropy),
         cmocka_unit_test(test_ranks_from_launcher),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,6 +102,8 @@ class FeedOptions(ctypes.Structure):
         ("scan_cache", u32),
         ("pad_scan_cache", u32),
         ("scan_cache_path", ctypes.c_char * FEED_PATH_MAX),
+        ("jpeg_entropy", u32),
+        ("pad_jpeg_entropy", u32),
     ]
 
 
@@ -197,6 +199,9 @@ class FeedStats(ctypes.Structure):
         ("launcher", ctypes.c_char * 16),
         ("readahead_files", u64),
         ("readahead", ctypes.c_char * 16),
+        # since 0.2.0
+        ("jpeg_entropy", ctypes.c_char * 16),
+        ("jpeg_entropy_reason", ctypes.c_char * 32),
     ]
 
 

@@ -49,7 +49,7 @@
 #include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 5u
+#define FEED_ARENA_VERSION 6u
 #define FEED_ARENA_MAX_WORKERS 250u
 /* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
  * arm64 such as Grace, which ships with 64 KiB pages): the configuration,
@@ -76,7 +76,9 @@ typedef struct feed__worker_rec {
     _Atomic uint32_t state;
     int32_t pid;
     _Atomic uint32_t reader_kind;   /* FEED__READER_KIND_* the worker got */
-    uint32_t pad;
+    _Atomic uint32_t entropy;       /* FEED__ENTROPY_* (pixels/xform.h): its JPEG Huffman
+                                       decoder and why, set before RUNNING (the parent
+                                       condemns a worker that writes >= FEED__ENTROPY_CODES) */
     /* Stage times and bytes, for feed_loader_stats only (the parent bounds
      * them). Nothing here decides a hang or progress: those the parent
      * reads from the ring (feed__ring_holds, feed__ring_progress). */
@@ -147,6 +149,8 @@ typedef struct feed__arena_hdr {
     _Alignas(64) _Atomic uint32_t work_seq; /* bumped when there is new work */
     _Alignas(64) _Atomic uint32_t done_seq; /* bumped when a sample completes */
     _Atomic uint32_t consumer_waiting;
+    _Atomic uint32_t entropy_said; /* 1 once a worker has said on stderr that its
+                                      self-check failed (the others keep quiet) */
     _Alignas(64) feed__worker_rec workers[FEED_ARENA_MAX_WORKERS];
 } feed__arena_hdr;
 

@@ -5,6 +5,7 @@ set(FEED_DECODE_SOURCES
   src/decode/jpeg_markers.c
   src/decode/jpeg_phuff.c
   src/decode/jpeg_planes.c
+  src/decode/jpeg_selftest.c
   src/decode/png.c
   src/decode/webp.c
 )

@@ -33,6 +33,7 @@ static const char *const dtype_words[] = {"uint8", "float32", "float16", "bfloat
 static const char *const layout_words[] = {"hwc", "chw", NULL};
 static const char *const policy_words[] = {"replace", "fail", NULL};
 static const char *const reader_words[] = {"auto", "uring", "pread", NULL};
+static const char *const entropy_words[] = {"auto", "libfeed", "libjpeg", NULL};
 
 #define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
 #define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
@@ -91,6 +92,7 @@ static const opt_def defs[] = {
     OPT("labels", T_STR, labels),
     OPT("scan_cache", T_BOOL, scan_cache),
     OPT("scan_cache_path", T_STR, scan_cache_path),
+    OPTE("jpeg_entropy", jpeg_entropy, entropy_words),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -134,6 +136,7 @@ static void set_defaults(feed_options *o)
     o->report_bad = 1;
     o->sandbox = 1;
     o->max_worker_memory = FEED_WORKER_MEMORY_AUTO;
+    o->jpeg_entropy = FEED_JPEG_ENTROPY_AUTO;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)

@@ -64,6 +64,22 @@ feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sa
     return st;
 }
 
+/* jpeg_entropy and its reason from the codes the running workers gave (a bit each). */
+static void feed__stats_entropy(feed_stats *s, uint32_t ent)
+{
+    static const char *const why[FEED__ENTROPY_CODES] = {
+        "", "option", "option", "self-check passed", "self-check failed", "compiled out"};
+    uint32_t feed = 0, lj = 0;
+    for (uint32_t e = 1; e < FEED__ENTROPY_CODES; e++)
+        if (ent & (1u << e))
+            *(feed__entropy_is_libfeed(e) ? &feed : &lj) = 1;
+    strcpy(s->jpeg_entropy, feed && lj ? "mixed" : feed ? "libfeed" : lj ? "libjpeg" : "none");
+    if (ent && !(ent & (ent - 1))) /* one code */
+        snprintf(s->jpeg_entropy_reason, sizeof s->jpeg_entropy_reason, "%s", why[__builtin_ctz(ent)]);
+    else
+        strcpy(s->jpeg_entropy_reason, ent ? "mixed" : "");
+}
+
 feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
 {
     if (!L || !out || out->struct_size < FEED__STATS_MIN_SIZE)
@@ -95,6 +111,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
     s->augment_ns = p->acc_augment_ns, s->convert_ns = p->acc_convert_ns;
     s->read_bytes = p->acc_read_bytes;
     int kinds = 0;
+    uint32_t ent = 0; /* bit FEED__ENTROPY_* of each running worker's code */
     for (uint32_t i = 0; i < L->o.workers; i++) {
         /* What a worker wrote: each stage time bounded by how long it lived. */
         feed__worker_rec *r = &h->workers[i];
@@ -106,9 +123,13 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
         s->read_bytes += atomic_load_explicit(&r->read_bytes, memory_order_relaxed);
         if (atomic_load(&r->state) == FEED_WREC_RUNNING)
             kinds |= 1 << (atomic_load(&r->reader_kind) ? 1 : 0);
+        uint32_t e = atomic_load(&r->entropy); /* the worker's word: bounded here */
+        if (atomic_load(&r->state) == FEED_WREC_RUNNING && e > FEED__ENTROPY_UNKNOWN && e < FEED__ENTROPY_CODES)
+            ent |= 1u << e;
     }
     pthread_mutex_unlock(&p->mu);
     strcpy(s->reader, kinds == 3 ? "mixed" : kinds == 2 ? "io_uring" : kinds == 1 ? "pread" : "none");
+    feed__stats_entropy(s, ent);
     pthread_mutex_lock(&M->mu);
     s->samples_bad = L->bad.samples_bad;
     pthread_mutex_unlock(&M->mu);

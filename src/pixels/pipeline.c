@@ -25,6 +25,7 @@
 #include "common/rng.h"
 #include "decode/decoder.h"
 #include "decode/jpeg.h"
+#include "decode/jpeg_selftest.h"
 #include "decode/png.h"
 #include "decode/webp.h"
 #include "feed.h"
@@ -38,6 +39,9 @@ int feed__image_libjpeg_huff = 0;
 
 struct feed__image_ctx {
     feed__jpeg *jpeg;
+    uint32_t entropy_for;  /* the jpeg_entropy option entropy was decided for (+1; 0: none yet) */
+    uint32_t entropy;      /* FEED__ENTROPY_* (pixels/xform.h) */
+    char entropy_why[256]; /* what the self-check found, when it failed */
     feed__png *png;
     feed__webp *webp;
     feed__axis xa, ya;    /* the resize, in the scaled image (RGBX, or the luma plane) */
@@ -182,7 +186,8 @@ static int feed__plan_region(void *arg, const feed__decode_info *info, feed__dec
     p->scale = m;
     reg->max_memory = x->max_memory;
     reg->planes = x->roi_decode && feed__image_planar; /* a YCbCr or grey JPEG: its planes */
-    reg->libjpeg_entropy = (uint32_t)feed__image_libjpeg_huff;
+    reg->libjpeg_entropy = feed__image_libjpeg_huff ? (uint32_t)feed__image_libjpeg_huff
+                                                    : !feed__entropy_is_libfeed(p->ctx->entropy);
     p->vx0 = svx0;
     p->vy0 = svy0;
     reg->scale = m;
@@ -217,7 +222,38 @@ static int feed__image_decode(feed__image_ctx *ctx, const uint8_t *data, size_t 
         return FEED_E_DECODE;
     }
     p->dct = 1;
+    if (feed__image_entropy(ctx, p->x->jpeg_entropy, msg, msglen) < 0)
+        return FEED_E_UNSUPPORTED;
     return feed__jpeg_decode(ctx->jpeg, data, len, feed__plan_region, p, img, msg, msglen);
+}
+
+int feed__image_entropy(feed__image_ctx *ctx, uint32_t want, char *msg, size_t msglen)
+{
+    if (ctx->entropy_for != want + 1) {
+        int built = feed__jpeg_entropy_built();
+        ctx->entropy_why[0] = '\0';
+        if (want == FEED_JPEG_ENTROPY_LIBJPEG)
+            ctx->entropy = FEED__ENTROPY_OPTION_LIBJPEG;
+        else if (want == FEED_JPEG_ENTROPY_LIBFEED)
+            ctx->entropy = built ? FEED__ENTROPY_OPTION_LIBFEED : FEED__ENTROPY_UNKNOWN;
+        else if (!built)
+            ctx->entropy = FEED__ENTROPY_COMPILED_OUT;
+        else if (feed__jpeg_selftest(ctx->jpeg, ctx->entropy_why, sizeof ctx->entropy_why))
+            ctx->entropy = FEED__ENTROPY_CHECK_FAILED;
+        else
+            ctx->entropy = FEED__ENTROPY_CHECK_PASSED;
+        ctx->entropy_for = want + 1;
+    }
+    if (ctx->entropy == FEED__ENTROPY_UNKNOWN) {
+        if (msg && msglen)
+            snprintf(msg, msglen, "jpeg_entropy=libfeed: this build has libfeed's Huffman decoder "
+                     "compiled out (it was not built against a libjpeg-turbo it was checked with); "
+                     "use jpeg_entropy=auto or libjpeg");
+        return -1;
+    }
+    if (msg && msglen)
+        snprintf(msg, msglen, "%s", ctx->entropy_why);
+    return (int)ctx->entropy;
 }
 
 static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed__decode_image *pl,

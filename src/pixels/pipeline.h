@@ -65,9 +65,22 @@ int feed__image_process(feed__image_ctx *ctx, const feed__xform *x, const uint8_
  * interleaved RGB decode, for tests and side-by-side benchmarks). */
 extern int feed__image_planar;
 
-/* A JPEG's Huffman decoding is libfeed's (decode/jpeg_huff.h): 0 (the
- * default), or libjpeg-turbo's: 1, for side-by-side benchmarks. */
+/* A JPEG's Huffman decoding is the transform's jpeg_entropy's (0, the
+ * default: feed__image_entropy), or libjpeg-turbo's: 1 (as it runs) or 2
+ * (its exact path), for side-by-side benchmarks and tests. */
 extern int feed__image_libjpeg_huff;
+
+/*
+ * The JPEG Huffman decoder ctx uses for a transform with jpeg_entropy want
+ * (FEED_JPEG_ENTROPY_*), decided at the first call for that want (the first
+ * JPEG, or a worker's start): libjpeg: libjpeg-turbo's; libfeed: libfeed's;
+ * auto: libfeed's if the self-check (decode/jpeg_selftest.h) passes, else
+ * libjpeg-turbo's from then on. Returns its FEED__ENTROPY_* code
+ * (pixels/xform.h), with what the self-check found in msg when it failed
+ * ("" otherwise); or -1 and why in msg for libfeed in a build without it
+ * (a JPEG is then FEED_E_UNSUPPORTED).
+ */
+int feed__image_entropy(feed__image_ctx *ctx, uint32_t want, char *msg, size_t msglen);
 
 /*
  * The same pipeline from pixels instead of a JPEG (a .npy source, npy.h):

@@ -29,6 +29,7 @@ void feed__xform_from_options(feed__xform *x, const feed_options *o)
     x->grayscale_p = o->grayscale_p;
     x->exif = o->exif;
     x->roi_decode = o->roi_decode;
+    x->jpeg_entropy = o->jpeg_entropy;
     x->max_pixels = o->max_pixels;
     x->max_memory = o->max_worker_memory; /* resolved by feed__options_validate */
 }
@@ -73,6 +74,8 @@ int feed__xform_check(const feed__xform *x, char *err, size_t errlen)
     }
     XREQUIRE(x->exif <= 1 && x->roi_decode <= 1, "exif=%u roi_decode=%u must be 0 or 1", x->exif,
              x->roi_decode);
+    XREQUIRE(x->jpeg_entropy <= FEED_JPEG_ENTROPY_LIBJPEG,
+             "jpeg_entropy=%u unknown (auto|libfeed|libjpeg, 0..2)", x->jpeg_entropy);
     XREQUIRE(x->max_pixels >= 1, "max_pixels=0 must be >= 1 (width*height)");
     return 0;
 }

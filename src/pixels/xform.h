@@ -30,10 +30,28 @@ typedef struct feed__xform {
     float grayscale_p;          /* TRAIN: probability of converting to greyscale */
     uint32_t exif;              /* apply EXIF orientation */
     uint32_t roi_decode;        /* decode only the crop region, DCT-scaled when possible */
-    uint32_t pad1;
+    uint32_t jpeg_entropy;      /* FEED_JPEG_ENTROPY_*: whose Huffman decoder (feed__image_entropy) */
     uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
     uint64_t max_memory;        /* bytes a decode may need (0 = no cap): more is FEED_E_TOO_LARGE */
 } feed__xform;
+
+/* What a worker's JPEG Huffman decoding is, and why (feed__image_entropy in
+ * pixels/pipeline.h decides it; the worker's record carries it to the
+ * parent, which checks the range: arena/arena.h). 0: not known yet. */
+enum {
+    FEED__ENTROPY_UNKNOWN = 0,
+    FEED__ENTROPY_OPTION_LIBJPEG = 1, /* jpeg_entropy=libjpeg */
+    FEED__ENTROPY_OPTION_LIBFEED = 2, /* jpeg_entropy=libfeed */
+    FEED__ENTROPY_CHECK_PASSED = 3,   /* auto, the self-check passed: libfeed's */
+    FEED__ENTROPY_CHECK_FAILED = 4,   /* auto, the self-check failed: libjpeg's */
+    FEED__ENTROPY_COMPILED_OUT = 5,   /* auto, libfeed's not in this build: libjpeg's */
+    FEED__ENTROPY_CODES = 6
+};
+/* 1 when code means libfeed's decoder runs. */
+static inline int feed__entropy_is_libfeed(uint32_t code)
+{
+    return code == FEED__ENTROPY_OPTION_LIBFEED || code == FEED__ENTROPY_CHECK_PASSED;
+}
 
 /* The transform options o ask for (o need not be validated). */
 void feed__xform_from_options(feed__xform *x, const feed_options *o);

@@ -78,6 +78,7 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     p->acc_augment_ns += feed__min_u64(atomic_exchange(&rec->augment_ns, 0), lived);
     p->acc_convert_ns += feed__min_u64(atomic_exchange(&rec->convert_ns, 0), lived);
     p->acc_read_bytes += atomic_exchange(&rec->read_bytes, 0);
+    atomic_store(&rec->entropy, FEED__ENTROPY_UNKNOWN); /* the next one decides afresh */
     atomic_store(&rec->state, FEED_WREC_EMPTY);
     if (p->stopping)
         return;
@@ -297,6 +298,9 @@ static void *supervisor(void *arg)
             if (p->pids[i] && ws > FEED_WREC_RUNNING) { /* it ran, and wrote that */
                 p->up[i] = 1;
                 condemn_locked(p, i, "an invalid state in its worker record");
+            } else if (p->pids[i] && atomic_load(&p->h->workers[i].entropy) >= FEED__ENTROPY_CODES) {
+                p->up[i] = 1;
+                condemn_locked(p, i, "an invalid JPEG decoder code in its worker record");
             }
         }
         check_hangs(p);

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,6 +21,7 @@
 #include "arena/ring.h"
 #include "common/internal.h"
 #include "common/rng.h"
+#include "decode/jpeg_selftest.h"
 #include "io/reader.h"
 #include "pixels/convert.h"
 #include "pixels/pipeline.h"
@@ -281,6 +283,20 @@ int feed__worker_run(const feed__arena *a, const feed__index_hdr *ix, uint32_t w
         return 5;
     }
     char why[256];
+    /* The JPEG Huffman decoder, before the sandbox (the self-check's report
+     * names the library file) and before any work. */
+    int code = feed__image_entropy(c.img, h->xform.jpeg_entropy, why, sizeof why);
+    if (code < 0) {
+        feed__worker_fail("%s", why);
+        return 6;
+    }
+    if (code == FEED__ENTROPY_CHECK_FAILED && !atomic_exchange(&h->entropy_said, 1)) {
+        char lib[PATH_MAX + 64];
+        feed__jpeg_lib_version(lib, sizeof lib);
+        fprintf(stderr, "feed-worker: jpeg_entropy=auto: libfeed's Huffman decoder and libjpeg-turbo's "
+                "disagree on %s (%s); the workers decode with libjpeg-turbo's\n", why, lib);
+    }
+    atomic_store(&c.rec->entropy, (uint32_t)code);
     if (ready && ready(h, why, sizeof why) != 0) {
         feed__worker_fail("%s", why);
         return 6;

@@ -14,6 +14,11 @@ feed_check cc build-essential
 feed_check c++ g++
 feed_check cmake cmake
 feed_check pkg-config pkg-config
+# nasm: the SIMD code of third_party/libjpeg-turbo on x86 (without it the
+# build works, with a CMake warning, and decodes much slower).
+case "$(uname -m)" in x86_64|i?86) feed_check nasm nasm ;; esac
+# The system's libjpeg-turbo: the FEED_SYSTEM_LIBJPEG=ON build (scripts/test's
+# second one); the default links third_party/libjpeg-turbo.
 feed_check /usr/include/turbojpeg.h libturbojpeg0-dev
 feed_check /usr/include/jpeglib.h libjpeg62-turbo-dev
 feed_check /usr/include/liburing.h liburing-dev

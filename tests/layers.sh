@@ -5,7 +5,8 @@
 # are tests/includes.py's, ctest includes):
 #   - feed-worker links no loader, no pool, no device backend, no CUDA runtime,
 #     no TurboJPEG;
-#   - feed-worker, which runs the decoders, links libjpeg, libspng and
+#   - feed-worker, which runs the decoders, links libjpeg (third_party's,
+#     statically, or the system's with FEED_SYSTEM_LIBJPEG=ON), libspng and
 #     libwebp;
 #   - the shipped libfeed.so / libfeed.a carry no test hook, no decoder and
 #     no worker loop, and libfeed.so needs no codec library.
@@ -30,6 +31,7 @@ if grep -qiE 'cudart|libcuda|turbojpeg' <<<"$needs"; then
   bad "feed-worker needs: $(grep -iE 'cudart|libcuda|turbojpeg' <<<"$needs" | tr '\n' ' ')"
 fi
 for lib in libjpeg libspng libwebp; do
+  [ $lib = libjpeg ] && grep -qE ' T jpeg_read_header$' <<<"$syms" && continue # linked in
   grep -q "$lib\.so" <<<"$needs" || bad "feed-worker does not link $lib (it decodes with it)"
 done
 
@@ -45,6 +47,12 @@ exported=$(nm -D --defined-only "$build/lib/libfeed.so")
 if grep -qi test <<<"$exported"; then
   bad "libfeed.so exports test symbols: $(grep -i test <<<"$exported" | head -3)"
 fi
+for lib in "$build/lib/libfeed.so" "$build/lib/libfeed.a"; do
+  [ -e "$lib" ] || continue
+  if grep -qE ' [TDR] (jpeg_|tj[A-Z0-9])' <<<"$(nm "$lib" 2>/dev/null)"; then
+    bad "$lib has libjpeg linked in (only feed-worker decodes)"
+  fi
+done
 dyn=$(readelf -d "$build/lib/libfeed.so")
 if grep -qiE 'NEEDED.*(turbojpeg|libjpeg|libspng|libwebp)' <<<"$dyn"; then
   bad "libfeed.so needs a codec (only feed-worker decodes): $(grep -iE 'NEEDED.*(jpeg|spng|webp)' <<<"$dyn" | tr '\n' ' ')"

@@ -20,7 +20,10 @@
 
 #include <jpeglib.h>
 
+#include <jerror.h>
+
 #include "decode/jpeg.h"
+#include "decode/jpeg_abi.h"
 #include "decode/jpeg_huff.h"
 #include "feed.h"
 #include "test_image_util.h"
@@ -386,8 +389,10 @@ static uint8_t *dc_ramp(uint32_t w, uint32_t h, size_t *len)
 }
 
 /* A progressive DC scan whose differences add up past INT_MAX (65539 blocks
- * of +32767): libjpeg-turbo refuses it ("DCT coefficient out of range") and
- * so does ours; 65280 blocks decode, the same bytes from both. */
+ * of +32767): libjpeg-turbo refuses it (JERR_BAD_DCT_COEF, worded as the
+ * version in use words it: 3.0 added "(lossy) or spatial difference
+ * (lossless)") and so does ours; 65280 blocks decode, the same bytes from
+ * both. */
 static void test_dc_sum_overflow_refused(void **state)
 {
     (void)state;
@@ -406,7 +411,9 @@ static void test_dc_sum_overflow_refused(void **state)
             assert_int_equal(a.rc, 0);
         } else {
             assert_int_equal(a.rc, FEED_E_DECODE);
-            assert_non_null(strstr(a.msg, "DCT coefficient out of range"));
+            struct jpeg_error_mgr em;
+            jpeg_std_error(&em);
+            assert_string_equal(a.msg, em.jpeg_message_table[JERR_BAD_DCT_COEF]);
         }
         free(a.bytes);
         free(x.bytes);
@@ -701,6 +708,10 @@ static void test_marker_ahead_of_fast_path(void **state)
 
 int main(void)
 {
+#if !FEED_OWN_ENTROPY
+    printf("skip: libfeed's Huffman decoder is compiled out (the libjpeg-turbo gate, FEED_OWN_ENTROPY=0)\n");
+    return 77;
+#endif
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_as_libjpeg),
         cmocka_unit_test(test_long_codes),

@@ -14,7 +14,8 @@
  * (third_party/libjpeg-turbo.cmake) sets FEED_OWN_ENTROPY to 1 only when the
  * jpegint.h used belongs to the jpeglib.h and the library found, and that
  * version is one the decoder was checked against; otherwise to 0, and
- * decode/jpeg.c always uses libjpeg's own decoder.
+ * decode/jpeg.c never installs it (jpeg_huff.c and jpeg_phuff.c are still
+ * compiled, and never called): libjpeg's own decoder decodes every scan.
  *
  * FEED_OWN_ENTROPY 1: compiled in; the option jpeg_entropy (feed.h) and the
  * worker's self-check (jpeg_selftest.h) decide whether it runs. 0: compiled
@@ -29,7 +30,7 @@
 #define FEED_JPEG_ABI_H
 
 #ifndef FEED_OWN_ENTROPY
-#define FEED_OWN_ENTROPY 1 /* a build without the gate: as checked by hand, 2.1.5 */
+#error "FEED_OWN_ENTROPY is the libjpeg-turbo gate's verdict (third_party/libjpeg-turbo.cmake)"
 #endif
 
 #endif /* FEED_JPEG_ABI_H */

@@ -25,10 +25,12 @@
  * block's non-zero coefficients instead of a branch on each.
  *
  * It plugs into libjpeg's entropy-decoder interface (jpeg_entropy_decoder in
- * jpegint.h, unchanged since 6b), the way jpeg_planes.c replaces the
- * post-processing step. Split as libjpeg-turbo splits jdhuff.c and
- * jdphuff.c: jpeg_huff.c decodes sequential scans, jpeg_phuff.c progressive
- * ones, on the bit reader and tables of jpeg_huff_int.h.
+ * jpegint.h, private: libjpeg-turbo 3.0 added two members to it, so the
+ * build pins the version and checks the header, jpeg_abi.h), the way
+ * jpeg_planes.c replaces the post-processing step. Split as libjpeg-turbo
+ * splits jdhuff.c and jdphuff.c: jpeg_huff.c decodes sequential scans,
+ * jpeg_phuff.c progressive ones, on the bit reader and tables of
+ * jpeg_huff_int.h.
  */
 #ifndef FEED_JPEG_HUFF_H
 #define FEED_JPEG_HUFF_H

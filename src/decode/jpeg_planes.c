@@ -13,8 +13,10 @@
  * post-processing step that would upsample and convert is replaced by
  * feed__jpeg_capture(), which copies each component's rows of the kept
  * output rows. That step's interface (jpeg_d_post_controller in jpegint.h)
- * has been the same since libjpeg 6b; libjpeg-turbo's skip logic only moves
- * the counters the capture reads (the output row and the row group).
+ * keeps start_pass and post_process_data where libjpeg 6b had them
+ * (libjpeg-turbo 3.0 appended the 12- and 16-bit variants after them);
+ * libjpeg-turbo's skip logic only moves the counters the capture reads (the
+ * output row and the row group).
  *
  * Which component row belongs to output row y: with Vmax the largest
  * vertical sampling factor and M the smallest DCT scaled size, an iMCU row

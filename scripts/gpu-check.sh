@@ -162,7 +162,7 @@ elif [ -d "$GDLIB/pkgconfig" ]; then
   pkg-config --exists libturbojpeg libjpeg liburing cmocka spng libwebp libwebpmux ||
     die "pkg-config does not find the .gpudeps libraries (libspng, libwebp: run scripts/gpu-deps.sh again)"
 else
-  missing=(pkg-config libturbojpeg0-dev libjpeg62-turbo-dev liburing-dev libcmocka-dev libspng-dev libwebp-dev)
+  missing=(pkg-config nasm libturbojpeg0-dev libjpeg62-turbo-dev liburing-dev libcmocka-dev libspng-dev libwebp-dev)
   echo "dependencies: missing, and no .gpudeps (run scripts/gpu-deps.sh where apt works and carry .gpudeps)"
   command -v apt-get >/dev/null || die "no apt-get to install ${missing[*]}"
   [ "$(id -u)" -eq 0 ] || die "missing ${missing[*]}: run as root to install them"
@@ -174,6 +174,12 @@ else
       die "apt-get install ${missing[*]} failed"
   fi
 fi
+# nasm for third_party/libjpeg-turbo's SIMD code: the machine's, else .gpudeps'.
+if ! command -v nasm >/dev/null && [ -x "$GD/bin/nasm" ]; then
+  CMAKE_EXTRA+=(-DFEED_NASM="$GD/bin/nasm")
+fi
+command -v nasm >/dev/null || [ -x "$GD/bin/nasm" ] ||
+  echo "warning: no nasm: third_party/libjpeg-turbo is built without SIMD (decodes slower)"
 GEN=()
 command -v ninja >/dev/null && GEN=(-G Ninja)
 

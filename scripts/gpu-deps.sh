@@ -5,7 +5,7 @@
 # network, as on the project's lent GPU machines).
 #
 # Run here (Debian/Ubuntu with apt, network; no root needed):
-#     scripts/gpu-deps.sh            # -> .gpudeps/ (about 3 MiB, git-ignored)
+#     scripts/gpu-deps.sh            # -> .gpudeps/ (about 9 MiB, git-ignored)
 # Then carry .gpudeps/ to the GPU machine with the tree; scripts/gpu-check.sh
 # uses it when the machine's own packages are missing.
 #
@@ -21,7 +21,8 @@ DEST=${GPUDEPS:-$ROOT/.gpudeps}
 # libspng, libwebp: feed-worker's PNG and WebP decoders (zlib1g-dev for spng.pc's
 # Requires.private; libwebpmux for test_webp's animated file).
 CODECS=(libspng0 libspng-dev zlib1g-dev libwebp7 libwebp-dev libwebpmux3 libwebpdemux2)
-PKGS=(libjpeg62-turbo libjpeg62-turbo-dev libturbojpeg0 libturbojpeg0-dev
+# nasm: third_party/libjpeg-turbo's SIMD code (the build warns and decodes slowly without it).
+PKGS=(nasm libjpeg62-turbo libjpeg62-turbo-dev libturbojpeg0 libturbojpeg0-dev
   liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3
   "${CODECS[@]}")
 
@@ -35,7 +36,7 @@ trap 'rm -rf "$tmp"' EXIT
 chmod 0777 "$tmp"
 if ! (cd "$tmp" && apt-get download "${PKGS[@]}" >/dev/null 2>"$tmp/err.txt"); then
   # Ubuntu names libjpeg-turbo's packages differently.
-  alt=(libjpeg-turbo8 libjpeg-turbo8-dev libjpeg8 libjpeg8-dev libturbojpeg libturbojpeg0-dev
+  alt=(nasm libjpeg-turbo8 libjpeg-turbo8-dev libjpeg8 libjpeg8-dev libturbojpeg libturbojpeg0-dev
     liburing2 liburing-dev libseccomp2 libseccomp-dev libcmocka0 libcmocka-dev pkgconf pkgconf-bin libpkgconf3
     "${CODECS[@]}")
   if ! (cd "$tmp" && apt-get download "${alt[@]}" >/dev/null 2>>"$tmp/err.txt"); then

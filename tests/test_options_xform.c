@@ -72,6 +72,9 @@ static const char *const cases[] = {
     "dtype=bfloat16,mean=3.4e38:0:0,std=1:1:1",
     "dtype=float32,std=1e-44:1:1",
     "dtype=float32,mean=1e38:0:0,std=0.1:1:1",
+    "jpeg_entropy=libfeed", /* refused by both where the decoder is compiled out */
+    "jpeg_entropy=libjpeg",
+    "jpeg_entropy=auto",
 };
 
 static void test_accepted_means_workable(void **state)

@@ -1,7 +1,7 @@
 """libfeed.Stats: what loader.stats() returns.
 
-A dict (feed_stats field by field, as before, so st["samples_delivered"]
-keeps working) that also reads as attributes and adds the three numbers a
+A dict (feed_stats field by field, so st["samples_delivered"]
+works) that also reads as attributes and adds the three numbers a
 training loop wants at a glance, computed from the counters and the time since
 the first batch was asked for:
 

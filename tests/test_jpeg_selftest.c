@@ -556,6 +556,83 @@ static void test_option_refused_at_create(void **state)
     assert_non_null(strstr(err, "jpeg_entropy='fast': expected one of auto|libfeed|libjpeg"));
 }
 
+/* ---- auto against the libjpeg-turbo loaded now -------------------------------------------- */
+
+/* Whatever libjpeg-turbo this process loaded, jpeg_entropy=auto decodes as that
+ * library's own decoder does: libfeed's decoder where the self-check passed,
+ * libjpeg-turbo's where it failed. The files are not the self-check's own
+ * (another picture and size, cuts after other scans). FEED_EXPECT_SELFTEST=pass
+ * or fail says which way the check must have gone: scripts/test runs this
+ * test with a libjpeg-turbo 3.1 swapped in under the build on 2.1, where it
+ * must fail, so that the swap is known to have happened. */
+static void test_auto_same_as_loaded(void **state)
+{
+    unsetenv("FEED_TEST_ENTROPY");
+    char msg[256] = "";
+    feed__image_ctx *c = feed__image_ctx_create();
+    int why = feed__image_entropy(c, FEED_JPEG_ENTROPY_AUTO, msg, sizeof msg);
+    feed__image_ctx_destroy(c);
+    char lib[256];
+    feed__jpeg_lib_version(lib, sizeof lib);
+    fprintf(stderr, "%s: self-check %s%s%s\n", lib,
+            why == FEED__ENTROPY_CHECK_PASSED   ? "passed"
+            : why == FEED__ENTROPY_CHECK_FAILED ? "failed"
+                                                : "not run (compiled out)",
+            msg[0] ? ": " : "", msg);
+    const char *expect = getenv("FEED_EXPECT_SELFTEST");
+    if (expect && !strcmp(expect, "fail"))
+        assert_int_equal(why, FEED__ENTROPY_CHECK_FAILED);
+    else if (expect && !strcmp(expect, "pass"))
+        assert_int_equal(why, FEED__ENTROPY_CHECK_PASSED);
+    uint32_t chosen = why == FEED__ENTROPY_CHECK_PASSED ? 0 : 1; /* libjpeg_entropy of auto's choice */
+
+    void *(*const setups[4])(struct jpeg_compress_struct *, const void *) = {setup_seq, setup_full,
+                                                                              setup_norefine, setup_simple};
+    uint8_t *rgb = ti_photo(88, 72, 11);
+    feed__jpeg *j = feed__jpeg_create(), *ref = feed__jpeg_create();
+    int compared = 0;
+    for (int k = 0; k < 4; k++) {
+        size_t len;
+        uint8_t *d = ti_jpeg_lib(rgb, 88, 72, setups[k], NULL, &len);
+        for (int cut = 0; cut <= (k == 3 ? 9 : 0); cut += (k == 3 ? 2 : 1)) {
+            size_t n = len;
+            if (cut) { /* after scan `cut`, EOI appended: an incomplete progression */
+                n = walk(d, len, cut, NULL, NULL);
+                if (n + 2 > len)
+                    continue;
+                d[n] = 0xFF, d[n + 1] = 0xD9;
+                n += 2;
+            }
+            uint8_t *copy = malloc(n);
+            memcpy(copy, d, n);
+            ti_plan_arg a = {.want = {.scale = 8, .x1 = 88, .y1 = 72, .libjpeg_entropy = chosen}};
+            ti_plan_arg b = {.want = {.scale = 8, .x1 = 88, .y1 = 72, .libjpeg_entropy = 2}};
+            feed__decode_image ia, ib;
+            char ma[200] = "", mb[200] = "";
+            int ra = feed__jpeg_decode(j, copy, n, ti_plan_fixed, &a, &ia, ma, sizeof ma);
+            int rb = feed__jpeg_decode(ref, copy, n, ti_plan_fixed, &b, &ib, mb, sizeof mb);
+            if (ra != rb)
+                fail_msg("file %d cut %d: auto says %d (%s), libjpeg-turbo %d (%s)", k, cut, ra, ma, rb, mb);
+            if (ra == 0) {
+                for (uint32_t y = 0; y < ia.h; y++)
+                    if (memcmp(ia.pixels + y * ia.stride, ib.pixels + y * ib.stride, (size_t)ia.w * 4))
+                        fail_msg("file %d cut %d: auto's pixels differ from libjpeg-turbo's in row %u", k, cut, y);
+                compared++;
+            }
+            free(copy);
+            if (cut) { /* the next cut starts from the whole file again */
+                free(d);
+                d = ti_jpeg_lib(rgb, 88, 72, setups[k], NULL, &len);
+            }
+        }
+        free(d);
+    }
+    assert_true(compared >= 6);
+    feed__jpeg_destroy(j);
+    feed__jpeg_destroy(ref);
+    free(rgb);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--write-files"))
@@ -565,6 +642,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_selftest_passes_here),
         cmocka_unit_test(test_selftest_differ),
         cmocka_unit_test(test_choice),
+        cmocka_unit_test(test_auto_same_as_loaded),
         cmocka_unit_test(test_option_refused_at_create),
         cmocka_unit_test(test_loader_libjpeg_same_pixels),
         cmocka_unit_test(test_loader_selftest_fails),

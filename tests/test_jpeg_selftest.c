@@ -637,6 +637,8 @@ int main(int argc, char **argv)
 {
     if (argc == 3 && !strcmp(argv[1], "--write-files"))
         return write_files(argv[2]);
+    if (argc == 2) /* one test by name (scripts/test's swapped-library run) */
+        cmocka_set_test_filter(argv[1]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_files_are_what_they_say),
         cmocka_unit_test(test_selftest_passes_here),

@@ -239,12 +239,30 @@ static void feed__huff_start_pass(j_decompress_ptr ci)
     ERREXIT(ci, JERR_EOI_EXPECTED);
 }
 
+/* h->zigzag_of, the progressive refinement scans' table (jpeg_phuff.c):
+ * for each byte of a block's natural-order non-zero mask, the same bits in
+ * zigzag order. */
+static void feed__zigzag_tables(feed__huff *h)
+{
+    uint8_t zz[DCTSIZE2];
+    for (int k = 0; k < DCTSIZE2; k++)
+        zz[feed__natural[k]] = (uint8_t)k;
+    for (int b = 0; b < 8; b++)
+        for (int v = 0; v < 256; v++) {
+            uint64_t m = 0;
+            for (int i = 0; i < 8; i++)
+                if (v >> i & 1)
+                    m |= 1ull << zz[8 * b + i];
+            h->zigzag_of[b][v] = m;
+        }
+}
+
 feed__huff *feed__huff_create(void)
 {
     feed__huff *h = calloc(1, sizeof(feed__huff));
     if (!h)
         return NULL;
-    feed__ph_tables(h);
+    feed__zigzag_tables(h);
     return h;
 }
 

@@ -133,9 +133,6 @@ int feed__huff_build(huff_tbl *t, const JHUFF_TBL *h, int dc, int pairs);
  * marker is pending), the restart interval's count full (jpeg_huff.c). */
 void feed__huff_start_bits(feed__huff *h, j_decompress_ptr ci);
 
-/* Fills h->zigzag_of, the refinement scans' table (jpeg_phuff.c; at create). */
-void feed__ph_tables(feed__huff *h);
-
 /* The slow paths of the bit reader and the restarts are static here, a copy
  * in each decoder's file, and never inlined: GCC then knows, at each call,
  * which registers they leave alone (IPA-RA). As calls into another file

@@ -537,18 +537,3 @@ int feed__huff_handed_back(const feed__huff *h)
 {
     return h && h->handed_back;
 }
-
-void feed__ph_tables(feed__huff *h)
-{
-    uint8_t zz[DCTSIZE2];
-    for (int k = 0; k < DCTSIZE2; k++)
-        zz[feed__natural[k]] = (uint8_t)k;
-    for (int b = 0; b < 8; b++)
-        for (int v = 0; v < 256; v++) {
-            uint64_t m = 0;
-            for (int i = 0; i < 8; i++)
-                if (v >> i & 1)
-                    m |= 1ull << zz[8 * b + i];
-            h->zigzag_of[b][v] = m;
-        }
-}

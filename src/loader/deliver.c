@@ -14,14 +14,6 @@
 #include "loader/loader.h"
 #include "loader/schedule.h"
 
-void feed__loader_give(void *to, const void *from, size_t ours, int say_size)
-{
-    uint32_t size = *(const uint32_t *)to; /* every struct starts with struct_size */
-    uint32_t n = size < ours ? size : (uint32_t)ours;
-    memcpy(to, from, n);
-    memcpy(to, say_size ? &n : &size, sizeof size);
-}
-
 /* Remembers batch seq as held and returns its new handle. */
 static uint64_t hold(feed_loader *L, uint64_t seq)
 {

@@ -105,12 +105,11 @@ struct feed_loader {
 
 /* The caller's thread: what last_error says now. */
 void feed__loader_set_error(feed_loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- deliver.c ---- */
-
 /* Copies what the caller's struct has room for. Its struct_size becomes the
  * bytes written (stats, bad samples: how callers learn ours), or is kept. */
 void feed__loader_give(void *to, const void *from, size_t ours, int say_size);
+
+/* ---- deliver.c ---- */
 /* The held entry of b, with k = b as the backend knows it (handle = seq);
  * NULL (and the error set) if b is not held. */
 struct feed__held_batch *feed__loader_for_backend(feed_loader *L, const feed_batch *b, feed_batch *k,

@@ -1,7 +1,8 @@
 /*
  * stats.c - what the loader reports: its last error, the bad samples, the
  * stats (the loader's, the pool's, the workers' bounded by how long each
- * lived, the device backend's), and the workers' timeline.
+ * lived, the device backend's), and the workers' timeline; and how any of
+ * the loader's structs reaches a caller's (feed__loader_give).
  */
 #include <pthread.h>
 #include <stdarg.h>
@@ -24,6 +25,14 @@ void feed__loader_set_error(feed_loader *L, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(L->last_error, sizeof L->last_error, fmt, ap);
     va_end(ap);
+}
+
+void feed__loader_give(void *to, const void *from, size_t ours, int say_size)
+{
+    uint32_t size = *(const uint32_t *)to; /* every struct starts with struct_size */
+    uint32_t n = size < ours ? size : (uint32_t)ours;
+    memcpy(to, from, n);
+    memcpy(to, say_size ? &n : &size, sizeof size);
 }
 
 const char *feed_loader_last_error(const feed_loader *L)

@@ -69,7 +69,7 @@ static inline void feed__put_rgb(uint8_t *d, uint32_t v, int last)
     }
 }
 
-/* Portable C (resize.c); any taps. */
+/* Portable C (resize_c.c); any taps. */
 void feed__vpass_c(int16_t *restrict d, const uint8_t *restrict s, size_t stride,
                    const int16_t *restrict c, uint32_t n, uint32_t T);
 void feed__hpass_c(uint8_t *restrict d, int flip, const int16_t *restrict s,

@@ -10,6 +10,7 @@ set(FEED_PIXELS_SOURCES
   src/pixels/pipeline.c
   src/pixels/geometry.c
   src/pixels/resize.c
+  src/pixels/resize_c.c
   src/pixels/resize_axis.c
   src/pixels/resize_sse2.c
   src/pixels/resize_avx2.c

@@ -1,5 +1,5 @@
 /*
- * fuzz_jpeghuff.c - libfeed's Huffman decoder (src/decode/jpeg_huff.c) against
+ * fuzz_jpeghuff.c - libfeed's Huffman decoder (src/decode/jpeg_huff.c, jpeg_phuff.c) against
  * libjpeg-turbo's exact path, differentially: the same file through the
  * same region decode (feed__jpeg_decode) with region.libjpeg_entropy 0 and 2
  * (2: the data handed to libjpeg in small pieces, so that its fast path,

@@ -1,6 +1,12 @@
 /*
- * decodebench.h - what decodebench.c (the JPEG rows, the file loading) shares
- * with decodebench_formats.c (the PNG and WebP mode, against PIL).
+ * decodebench.h - what the files of decodebench share:
+ *
+ *   decodebench.c          main, the JPEG rows and their measurement
+ *   decodebench_formats.c  --format png|webp: libfeed against PIL
+ *   decodebench_common.c   the files in memory, the transforms, the clock
+ *
+ * decodebench.c calls the other two, decodebench_formats.c calls
+ * decodebench_common.c, which calls neither.
  */
 #ifndef FEED_DECODEBENCH_H
 #define FEED_DECODEBENCH_H
@@ -18,10 +24,22 @@ typedef struct db_file {
     char *path;
 } db_file;
 
+/* ---- decodebench_common.c ---------------------------------------------------- */
+
 /* The files loaded (in memory, in a fixed order). */
 extern db_file *g_files;
 extern size_t g_nfiles;
+/* What db_load takes: at most g_max files (--max), named for g_format (jpeg,
+ * png or webp; --format), only progressive JPEGs if g_progressive_only. */
+extern size_t g_max;
+extern const char *g_format;
+extern int g_progressive_only;
 
+/* Loads DIR's files.txt, or else the files under DIR (sorted walk) named for
+ * g_format, into g_files. */
+void db_load(const char *dir);
+
+/* Seconds on clock c. */
 double db_now(clockid_t c);
 
 /* The train and val transforms both modes measure, for size x size output:
@@ -32,6 +50,8 @@ void db_xforms(uint32_t size, feed__xform *train, feed__xform *val);
 /* A decoder plan for the whole image at full size (the "full" rows). */
 int db_plan_full(void *arg, const feed__decode_info *info, feed__decode_region *reg, char *msg,
                  size_t msglen);
+
+/* ---- decodebench_formats.c --------------------------------------------------- */
 
 /* --format png|webp: libfeed's decoder and pipeline against PIL's decode of
  * the same files (pil: the pil_decode.py script), single core, S seconds of

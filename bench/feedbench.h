@@ -2,12 +2,18 @@
  * feedbench.h - what the files of feedbench share: the configuration, the
  * state of one run, the results, and the calls between them.
  *
- *   feedbench.c         main, calibration, the measured window and timeline
- *                       samples, the run loop over feed_loader_next
+ *   feedbench.c         main, calibration, the run loop over feed_loader_next
+ *   feedbench_core.c    the clock, fb_die, the measured window, timeline
+ *                       samples and spans, the progress line, the host step
  *   feedbench_cli.c     usage, command line, the loader options of a run
  *   feedbench_sync.c    --loader sync: the naive loop in the training thread
  *   feedbench_report.c  results from a run; the table, JSON and trace output
  *   feedbench_cuda.cu   the GPU step and CUDA-event timing (feedbench_gpu.h)
+ *
+ * Who calls whom: feedbench.c calls the others; feedbench_sync.c calls
+ * feedbench_cli.c and feedbench_core.c; feedbench_cli.c and
+ * feedbench_report.c call feedbench_core.c, which calls none of them (only
+ * feedbench_cuda.cu, which calls nothing back).
  */
 #ifndef FEEDBENCH_H
 #define FEEDBENCH_H
@@ -22,7 +28,7 @@
 #include "feedbench_gpu.h"
 #endif
 
-/* ---- feedbench.c: small helpers ------------------------------------------------ */
+/* ---- feedbench_core.c: small helpers ------------------------------------------- */
 
 uint64_t fb_now_ns(void);
 void fb_die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
@@ -129,10 +135,16 @@ void fb_parse_args(bench_cfg *c, int argc, char **argv);
 /* The loader options for this run (the sync loader uses them for its transform). */
 void fb_build_options(const bench_cfg *c, feed_options *o);
 
-/* ---- feedbench.c: the measured window, samples, progress ----------------------- */
+/* ---- feedbench_core.c: the measured window, samples, progress ------------------ */
 
 void fb_push_span(bench *B, uint32_t name, uint32_t tid, uint64_t t_start, uint64_t t_end);
 void fb_push_sample(bench *B, const csample *s);
+/* The loader's counters now (out: the whole feed_stats, or NULL). */
+csample fb_feed_counters(const bench *B, feed_loader *ld, feed_stats *out);
+/* With --trace: the workers' events so far, as spans (one track per worker). */
+void fb_drain_worker_events(bench *B, feed_loader *ld);
+/* The live line on stderr with --progress (at most every 250 ms unless final). */
+void fb_progress(bench *B, int final);
 /* A timeline sample now: the loader's counters (ld), or the sync loader's (sc). */
 void fb_sample_now(bench *B, feed_loader *ld, const sync_counters *sc);
 void fb_maybe_sample(bench *B, feed_loader *ld, const sync_counters *sc);

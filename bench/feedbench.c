@@ -21,7 +21,7 @@
  * next()/step spans and the GPU's step spans, as a Chrome trace
  * (chrome://tracing, ui.perfetto.dev); bench/plot_trace.py draws it.
  *
- * The files: feedbench.h says which holds what. This one calls the others;
+ * The files: feedbench_shared.h says which holds what. This one calls the others;
  * none calls back into it.
  */
 #ifndef _GNU_SOURCE
@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "feedbench.h"
+#include "feedbench_shared.h"
 
 /* ---- small helpers --------------------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "feedbench.h"
+#include "feedbench_shared.h"
 #include "loader/options.h"
 
 static void usage(FILE *f)

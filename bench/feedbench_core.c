@@ -15,7 +15,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "feedbench.h"
+#include "feedbench_shared.h"
 
 /* ---- small helpers --------------------------------------------------------- */
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "feedbench.h"
+#include "feedbench_shared.h"
 
 static const char *const span_names[] = {"next() wait", "step", "read", "decode", "augment",
                                          "convert", "copy", "step (GPU)", "launch step", "idle (no sample to claim)"};

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "dataset/index.h"
-#include "feedbench.h"
+#include "feedbench_shared.h"
 #include "io/reader.h"
 #include "loader/options.h"
 #include "loader/sampler.h"

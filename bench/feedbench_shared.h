@@ -1,5 +1,5 @@
 /*
- * feedbench.h - what the files of feedbench share: the configuration, the
+ * feedbench_shared.h - what the files of feedbench share: the configuration, the
  * state of one run, the results, and the calls between them.
  *
  *   feedbench.c         main, calibration, the run loop over feed_loader_next
@@ -15,8 +15,8 @@
  * feedbench_report.c call feedbench_core.c, which calls none of them (only
  * feedbench_cuda.cu, which calls nothing back).
  */
-#ifndef FEEDBENCH_H
-#define FEEDBENCH_H
+#ifndef FEEDBENCH_SHARED_H
+#define FEEDBENCH_SHARED_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -567,20 +567,15 @@ static char *epoch_stderr(const char *extra, uint64_t *reports)
     snprintf(opts, sizeof opts, "workers=2,max_file_bytes=%llu,epochs=1%s", (unsigned long long)max_file_bytes,
              extra);
     snprintf(path, sizeof path, "%s/stderr.txt", fu_data);
-    fflush(stderr);
-    int saved = dup(2), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(saved >= 0 && fd >= 0);
-    dup2(fd, 2);
-    close(fd);
+    int saved = tu_stderr_to(path);
+    assert_true(saved >= 0);
     feed_loader *L = fu_make(opts, NULL);
     feed_batch b = {.struct_size = sizeof b};
     while (feed_loader_next(L, &b, 60000) == FEED_OK)
         feed_batch_release(L, &b, NULL);
     *reports = feed_loader_bad_count(L);
     fu_destroy(L);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    tu_stderr_back(saved);
     size_t len;
     char *text = (char *)fu_read(path, &len);
     text[len] = 0;

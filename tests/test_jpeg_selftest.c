@@ -448,11 +448,8 @@ static char *with_stderr(const char *opts, feed_stats *s, feed_status *st, char 
     char path[4200];
     char *dir = tu_mkdtemp("entropy-err");
     snprintf(path, sizeof path, "%s/stderr", dir);
-    fflush(stderr);
-    int saved = dup(2), fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
-    assert_true(saved >= 0 && fd >= 0);
-    dup2(fd, 2);
-    close(fd);
+    int saved = tu_stderr_to(path);
+    assert_true(saved >= 0);
     feed_loader *L = NULL;
     *st = make(opts, &L, err, errlen);
     if (*st == FEED_OK) {
@@ -463,9 +460,7 @@ static char *with_stderr(const char *opts, feed_stats *s, feed_status *st, char 
         assert_int_equal(feed_loader_stats(L, s), FEED_OK);
     }
     feed_loader_destroy(L);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
+    tu_stderr_back(saved);
     size_t len;
     uint8_t *text = tu_read_file(path, &len);
     char *r = malloc(len + 1);

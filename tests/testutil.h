@@ -3,6 +3,7 @@
 #define FEED_TESTUTIL_H
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +116,33 @@ static inline int tu_count_dev_shm(void)
 }
 
 /* Reads a whole file; aborts if it cannot. The caller frees. */
+/* Sends this process's stderr (fd 2) to the file path (made anew), for a test
+ * that checks what was said there; returns the saved fd for tu_stderr_back,
+ * or -1 (stderr unchanged). */
+static inline int tu_stderr_to(const char *path)
+{
+    fflush(stderr);
+    int saved = dup(2), fd = open(path, O_CREAT | O_TRUNC | O_WRONLY, 0644);
+    if (saved < 0 || fd < 0) {
+        if (saved >= 0)
+            close(saved);
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    dup2(fd, 2);
+    close(fd);
+    return saved;
+}
+
+/* Puts back the stderr tu_stderr_to saved. */
+static inline void tu_stderr_back(int saved)
+{
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+}
+
 static inline uint8_t *tu_read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");

@@ -83,7 +83,7 @@ class _EpochIterator:
 
 class Iteration:
     """The Loader's iteration and batch hand-back (a part of Loader: it uses
-    the loader's _h, _lock, _current, _pending, _in_call, _owner_thread,
+    the loader's _h, _lock, _current, _made, _undelivered, _pending, _in_call, _owner_thread,
     _t_first, _timeout, _stream, _copy, _output, _handle() and _error())."""
 
     def __iter__(self):
@@ -94,22 +94,72 @@ class Iteration:
 
     def _fetch(self, skip_pending_eoe):
         """The next batch, or _EOE / _EOD."""
+        cb = _capi.new_struct(_capi.FeedBatch)  # handle stays 0 until C delivers into it
         try:
-            return self._fetch_inner(skip_pending_eoe)
+            r = self._fetch_inner(skip_pending_eoe, cb)
         except KeyboardInterrupt:
-            # Ctrl-C: stop the workers now rather than at garbage collection.
-            self.close()
+            # Ctrl-C leaves the loader as any exception does. Python raises it
+            # at the next bytecode, which may be after C delivered the batch:
+            # keep that one for the next call, so it is neither lost nor
+            # delivered twice.
+            self._keep_undelivered(cb)
             raise
+        finally:
+            self._made = None
+        return r
 
-    def _fetch_inner(self, skip_pending_eoe):
+    def _keep_undelivered(self, cb):
+        """Keeps what the interrupted _fetch_inner got from C, if anything."""
+        with self._lock:
+            made, self._made = self._made, None
+            if self._h is None:
+                return
+            if made is not None:
+                self._undelivered = made
+            elif self._current is not None and self._current.cbatch is cb:
+                self._undelivered = (self._current, None)
+            elif cb.handle:  # out of C, not yet wrapped
+                self._current = _Held(self, cb)
+                self._undelivered = (self._current, None)
+
+    def _settle_undelivered(self):
+        """Gives back a batch kept by _keep_undelivered and moves the C
+        loader back to it, so that its position is the caller's (self._lock
+        held)."""
+        kept, self._undelivered = self._undelivered, None
+        if kept is None:
+            return
+        held = kept[0]
+        e, b = int(held.cbatch.epoch), int(held.cbatch.index)
+        if self._current is held:
+            self._drop_current()
+        self._drain_pending()
+        st = _lib.feed_loader_seek(self._h, e, b)
+        if st == Status.E_BUSY:
+            raise FeedBusyError(st, None, self._busy_message())
+        if st:
+            raise self._error(st)
+
+    def _deliver(self, held, batch=None):
+        """held as a Batch; with copy=True its slot goes back at once."""
+        if batch is None:
+            batch = self._make_batch(held)
+        self._made = (held, batch)  # from here on, a Ctrl-C keeps the Batch
+        if self._copy and self._current is held:
+            self._drop_current()
+        return batch
+
+    def _fetch_inner(self, skip_pending_eoe, cb):
         _dlpack.collect()  # tensors freed since (their deleters only queue)
         with self._lock:
             self._handle()
             self._owner_thread = threading.get_ident()
+            if self._undelivered is not None:  # a Ctrl-C's: it comes first
+                kept, self._undelivered = self._undelivered, None
+                return self._deliver(*kept)
             self._drop_current()
             self._drain_pending()
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
-        cb = _capi.new_struct(_capi.FeedBatch)
         while True:
             with self._lock:
                 h = self._handle()
@@ -121,7 +171,7 @@ class Iteration:
                 if st == Status.OK:
                     held = _Held(self, cb)
                     self._current = held
-                    return self._make_batch(held)
+                    return self._deliver(held)
                 if st == Status.END_OF_EPOCH:
                     if skip_pending_eoe:
                         # The end of the previous epoch, which a `for` that
@@ -189,9 +239,7 @@ class Iteration:
         if b.device < 0:
             arr = Array(b.data, shape, kind, -1, held)
             if self._copy:
-                images = arr.numpy(copy=True)
-                self._unpin(held)
-                self._current = None
+                images = arr.numpy(copy=True)  # _deliver gives the slot back
             elif self._output == "array":
                 images = arr
             else:

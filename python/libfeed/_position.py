@@ -12,11 +12,14 @@ _lib = _capi.lib
 class Position:
     """The Loader's position and resume (a part of Loader: it uses the
     loader's _lock, _handle(), _error(), _drop_current(), _drain_pending(),
+    _settle_undelivered(), _undelivered,
     _busy_message(), _option(), stats() and dataset_size)."""
 
     def position(self):
         """(epoch, batch) of the next batch the loader will deliver."""
         with self._lock:
+            self._handle()
+            self._settle_undelivered()
             e, b = ctypes.c_uint64(), ctypes.c_uint64()
             st = _lib.feed_loader_position(self._handle(), ctypes.byref(e), ctypes.byref(b))
             if st:
@@ -28,6 +31,8 @@ class Position:
         all ranks together took before it. Unlike position() it does not
         depend on the world size or the batch size (feed_loader_position_samples)."""
         with self._lock:
+            self._handle()
+            self._settle_undelivered()
             e, c = ctypes.c_uint64(), ctypes.c_uint64()
             st = _lib.feed_loader_position_samples(self._handle(), ctypes.byref(e), ctypes.byref(c))
             if st:
@@ -37,6 +42,7 @@ class Position:
     def _seek(self, epoch, batch, samples=False):
         with self._lock:
             h = self._handle()
+            self._undelivered = None  # its held is the current batch, dropped here
             self._drop_current()
             self._drain_pending()
             seek = _lib.feed_loader_seek_samples if samples else _lib.feed_loader_seek

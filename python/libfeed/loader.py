@@ -89,9 +89,10 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     Iterating gives one epoch (a Batch, which unpacks as (images, labels));
     the next `for` continues with the next epoch while the workers keep
     filling the ring. len(loader) is the number of batches per epoch.
-    Ctrl-C while waiting for a batch closes the loader (see close(): the
-    workers are stopped and reaped then, or once the last array viewing a
-    batch is freed) before KeyboardInterrupt propagates.
+    Ctrl-C (KeyboardInterrupt) leaves the loader usable, like any other
+    exception, wherever it lands: the next `for` goes on with the epoch from
+    the batch after the last one the loop received (a batch being waited for
+    is neither lost nor delivered twice). close() (or `with`) stops the workers.
     """
 
     def __init__(self, source=None, batch_size=None, *, shuffle=None, seed=None, workers=None,
@@ -104,6 +105,8 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
         self._t_first = None  # when the first batch was asked for (stats())
         self._in_call = False
         self._current = None
+        self._made = None         # (held, Batch) on its way out of next()
+        self._undelivered = None  # what a Ctrl-C stopped on its way out: next() gives it first
         self._pending = collections.deque()
         if output not in ("numpy", "array"):
             raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
@@ -155,6 +158,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
             if self._h is None:
                 return
             self._current = None
+            self._made = self._undelivered = None
             self._pending.clear()
             self._h = None
             native, self._native = self._native, None

@@ -105,6 +105,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
         self._in_call = False
         self._current = None
         self._pending = collections.deque()
+        self._targets = None  # loader.dataset.targets, once read (_dataset.py)
         if output not in ("numpy", "array"):
             raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
         self._copy = bool(copy)

@@ -1,5 +1,6 @@
 """What a Loader's dataset holds, from the C index: sizes, classes, the
-(path, label) of each sample, and the files left out of it.
+(path, label) of each sample, and the files left out of it; and
+loader.dataset, the same as an object shaped like torchvision's ImageFolder.
 """
 import collections.abc
 import ctypes
@@ -43,6 +44,79 @@ class _Samples(collections.abc.Sequence):
 
     def __repr__(self):
         return f"<libfeed samples: {len(self)}>"
+
+
+def _read_labels(loader):
+    """Every sample's label, in id order (feed_loader_sample_info without the path)."""
+    h = loader._handle()
+    label = ctypes.c_int32()
+    out = []
+    for i in range(int(_lib.feed_loader_num_samples(h))):
+        st = _lib.feed_loader_sample_info(h, i, None, 0, ctypes.byref(label))
+        if st:
+            raise loader._error(st)
+        out.append(int(label.value))
+    return out
+
+
+class Dataset:
+    """loader.dataset: the whole dataset a loader reads, with what
+    torchvision.datasets.ImageFolder has, from libfeed's C index (nothing
+    is scanned again in Python):
+
+      len(ds)          samples in the whole dataset, all ranks together (not
+                       this rank's share, which is loader.samples_per_epoch):
+                       as torch's DataLoader with a DistributedSampler, where
+                       len(loader.dataset) is the whole dataset too
+      samples, imgs    (path, class index) of each sample id: a lazy sequence
+                       (see Loader.samples; a .npy row's path is "ARRAY.npy[i]",
+                       a shard member's "SHARD.tar[START:END]")
+      targets          [class index of each sample id], a list built on first
+                       use (one C call per sample) and kept by the loader
+      classes          the class names: an ImageFolder's folder names; a
+                       file list, tar shards or a .npy array have bare
+                       integer labels, so their classes are the label numbers
+                       as strings, "0" .. str(num_classes - 1)
+      class_to_idx     {class name: index} for those classes
+      root             the loader's source
+
+    len() and the classes are read when the object is made, so they still
+    answer after the loader is closed; samples and targets read the C index
+    and need the loader open (ValueError otherwise), unless targets was
+    already read.
+    """
+
+    def __init__(self, loader):
+        h = loader._handle()
+        self._loader = loader
+        self._len = int(_lib.feed_loader_num_samples(h))
+        n = int(_lib.feed_loader_num_classes(h))
+        names = loader.classes if n else []
+        # No names (file list, shards, .npy): the label numbers.
+        self.classes = names if names is not None else [str(i) for i in range(n)]
+        self.class_to_idx = {c: i for i, c in enumerate(self.classes)}
+        self.root = loader._settings.get("source")
+
+    def __len__(self):
+        return self._len
+
+    @property
+    def samples(self):
+        return _Samples(self._loader)
+
+    imgs = samples  # torchvision's other name for them
+
+    @property
+    def targets(self):
+        L = self._loader
+        t = getattr(L, "_targets", None)
+        if t is None:
+            t = L._targets = _read_labels(L)
+        return t
+
+    def __repr__(self):
+        return (f"<libfeed dataset: {self._len} samples, {len(self.classes)} classes, "
+                f"root={self.root!r}>")
 
 
 class DatasetInfo:
@@ -117,6 +191,14 @@ class DatasetInfo:
         "ARRAY.npy[i]"."""
         self._handle()
         return _Samples(self)
+
+    @property
+    def dataset(self):
+        """The whole dataset as an object shaped like torchvision's
+        ImageFolder (libfeed._dataset.Dataset): len() (all ranks' samples),
+        samples, targets, classes, class_to_idx. Made on each access; cheap
+        (the samples and targets are read from the C index when used)."""
+        return Dataset(self)
 
     @property
     def dataset_size(self):

@@ -160,6 +160,12 @@ class DataLoader(_loader.Front):
 
     Iterating gives one epoch of (images, labels) batches (libfeed.Batch:
     also .sample_ids, .flags, .epoch, .index); len() is the batches per epoch.
+
+    .dataset is the torchvision ImageFolder given as dataset, that very
+    object; given a path, it is loader.dataset (libfeed.Loader.dataset):
+    len() the samples of the whole dataset (all ranks, as torch's
+    len(loader.dataset) with a DistributedSampler), samples, targets, classes
+    and class_to_idx as ImageFolder has them, read from libfeed's index.
     """
 
     def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None,
@@ -219,7 +225,6 @@ class DataLoader(_loader.Front):
         opts["dtype"] = torch.float32 if dtype is None else dtype
         opts.update(options)  # explicit libfeed options win
 
-        self.dataset = dataset
         self.batch_size = batch_size
         self.drop_last = bool(drop_last)
         self.num_workers = num_workers
@@ -248,6 +253,11 @@ class DataLoader(_loader.Front):
             self.loader = self._loader_for_sampler(_lt, source, batch_size, opts, sampler,
                                                    sampler_drop)
         self._pin = self._pin and self.loader.device == "cpu"  # device batches need no pinning
+        self._source = source
+        if isinstance(dataset, (str, bytes, os.PathLike)):
+            self.dataset = self.loader.dataset
+        else:
+            self.dataset = dataset  # the user's torchvision ImageFolder, as torch keeps it
 
     def _loader_for_sampler(self, _lt, source, batch_size, opts, sampler, sampler_drop):
         """The Loader for DistributedSampler(drop_last=sampler_drop) and our
@@ -366,7 +376,7 @@ class DataLoader(_loader.Front):
         return getattr(self.loader, name)
 
     def __repr__(self):
-        return f"libfeed.torch.DataLoader({self.dataset!r}, batch_size={self.batch_size}, " \
+        return f"libfeed.torch.DataLoader({self._source!r}, batch_size={self.batch_size}, " \
                f"batches_per_epoch={len(self)})"
 
 

@@ -108,6 +108,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
         self._made = None         # (held, Batch) on its way out of next()
         self._undelivered = None  # what a Ctrl-C stopped on its way out: next() gives it first
         self._pending = collections.deque()
+        self._targets = None  # loader.dataset.targets, once read (_dataset.py)
         if output not in ("numpy", "array"):
             raise ValueError(f"libfeed: output={output!r}: expected 'numpy' or 'array'")
         self._copy = bool(copy)

@@ -206,8 +206,109 @@ def test_imagefolder_without_transform(dataset):
     ds = tv.datasets.ImageFolder(dataset)
     with dl(ds) as D:
         assert D.classes == ds.classes and len(D) == NB
+        assert D.dataset is ds  # the user's object, kept as torch's DataLoader keeps it
     with pytest.raises(TypeError, match="augment='train'"):
         dl(tv.datasets.ImageFolder(dataset, transform=tv.transforms.ToTensor()))
+
+
+def test_dataset_of_a_folder_is_what_imagefolder_gives(dataset):
+    """len(dl.dataset) is the number of images (not the path's length), and
+    classes, class_to_idx, targets and samples are torchvision's ImageFolder's
+    over the same folder."""
+    tv = pytest.importorskip("torchvision")
+    ref = tv.datasets.ImageFolder(os.path.realpath(dataset))
+    assert len(ref) == NIMG
+    with dl(dataset) as D:
+        ds = D.dataset
+        assert len(ds) == NIMG
+        assert ds.classes == ref.classes and len(ds.classes) == NCLASS
+        assert ds.class_to_idx == ref.class_to_idx
+        assert ds.targets == ref.targets
+        assert list(ds.samples) == ref.samples and list(ds.imgs) == ref.imgs
+        assert ds.samples[-1] == ref.samples[-1]
+        correct = NIMG
+        assert correct / len(D.dataset) == 1.0  # the usual accuracy line
+    assert len(ds) == NIMG and ds.classes == ref.classes  # still, after close
+
+
+def test_dataset_len_is_the_whole_dataset_on_every_rank(dataset):
+    """As torch's DataLoader with a DistributedSampler: len(dataset) is every
+    rank's samples together, len(loader) this rank's batches."""
+    from torch.utils.data.distributed import DistributedSampler
+    ref = list(range(NIMG))
+    for rank in range(2):
+        s = DistributedSampler(ref, num_replicas=2, rank=rank, shuffle=False)
+        with dl(dataset, sampler=s) as D:
+            assert len(D.dataset) == NIMG
+            assert len(D) == len(torch.utils.data.DataLoader(ref, batch_size=BATCH, sampler=s))
+            assert len(D) < NB
+
+
+def _npy_labels(tmp_path):
+    rng = np.random.default_rng(5)
+    images = rng.integers(0, 256, size=(23, 16, 16, 3), dtype=np.uint8)
+    labels = rng.integers(0, 7, size=23).astype(np.int64)
+    labels[3] = 7  # the largest: 8 classes
+    np.save(tmp_path / "images.npy", images)
+    np.save(tmp_path / "labels.npy", labels)
+    return str(tmp_path / "images.npy"), str(tmp_path / "labels.npy"), labels.tolist()
+
+
+def test_dataset_of_a_file_list_shards_and_npy(dataset, tmp_path):
+    """A file list, tar shards and a .npy array: len() and targets counted
+    independently (the list's lines, the shards' .cls members, the labels
+    array); bare integer labels make classes the label numbers as strings."""
+    import tarfile
+    from conftest import build_path
+    # A file list: every other line of files.txt, in reverse order, labels 0..2*NCLASS-2.
+    with open(os.path.join(dataset, "files.txt")) as f:
+        lines = [ln.split() for ln in f if ln.strip()][::-2]
+    lst = tmp_path / "list.txt"
+    lst.write_text("".join(f"{p} {int(l) * 2}\n" for p, l in lines))
+    want = [int(l) * 2 for _, l in lines]
+    with dl(dataset, file_list=str(lst)) as D:
+        assert len(D.dataset) == len(lines) and D.dataset.targets == want
+        assert D.dataset.classes == [str(i) for i in range(max(want) + 1)]
+        assert D.dataset.class_to_idx == {str(i): i for i in range(max(want) + 1)}
+        assert [l for _, l in D.dataset.samples] == want
+        assert D.dataset.samples[0][0] == os.path.join(os.path.realpath(dataset), lines[0][0])
+
+    # WebDataset shards from feed-mkdata: 3 shards of at most 7 samples.
+    shards = tmp_path / "shards"
+    subprocess.run([build_path("bin", "feed-mkdata"), "--out", str(shards), "--count", "19",
+                    "--seed", "2", "--classes", "4", "--format", "tar", "--shard-size", "7",
+                    "--quiet"], check=True)
+    want = []
+    names = sorted(n for n in os.listdir(shards) if n.endswith(".tar"))
+    assert len(names) == 3
+    for n in names:
+        with tarfile.open(shards / n) as t:
+            want += [int(t.extractfile(m).read()) for m in t.getmembers()
+                     if m.name.endswith(".cls")]
+    with dl(str(shards / "shards.txt")) as D:
+        assert len(D.dataset) == len(want) == 19
+        assert D.dataset.targets == want
+        assert D.dataset.classes == ["0", "1", "2", "3"]
+        assert D.dataset.samples[0][0].startswith(str(shards / names[0]) + "[")
+
+    img, lab, want = _npy_labels(tmp_path)
+    with dl(img, labels=lab, size=16) as D:
+        assert len(D.dataset) == 23 and D.dataset.targets == want
+        assert D.dataset.classes == [str(i) for i in range(8)]
+        assert D.dataset.samples[4] == (os.path.realpath(img) + "[4]", want[4])
+
+
+def test_loader_dataset(dataset, tmp_path):
+    """libfeed.Loader (and libfeed.torch.Loader) has the same .dataset: the
+    whole dataset whatever the rank's share."""
+    img, lab, want = _npy_labels(tmp_path)
+    for make in (libfeed.Loader, lt.Loader):
+        with make(img, labels=lab, batch_size=4, size=16, rank=1, world_size=3) as L:
+            assert len(L.dataset) == 23 and L.samples_per_epoch == 8
+            assert L.dataset.targets == want and L.dataset.targets is L.dataset.targets
+            assert len(L.dataset.classes) == L.num_classes == 8
+        with pytest.raises(ValueError, match="closed"):
+            L.dataset
 
 
 @pytest.mark.parametrize("kw,words", [

@@ -42,9 +42,11 @@ def interrupt_when_waiting(L, main):
     return t
 
 
-@pytest.mark.parametrize("copy", [False, True])
-def test_ctrl_c_while_waiting_keeps_the_loader(make_loader, sigint, copy):
-    L = make_loader(workers=2, prefetch=2, sample_timeout_ms=0, copy=copy)
+def loop_until_interrupted_while_waiting(L):
+    """Iterates L until a SIGINT lands while next() waits: after the first
+    batch the workers are stopped (so next() must wait) and a thread sends the
+    interrupt once the main thread sleeps in it; then the workers go on.
+    Returns the batches the loop got and the workers' pids."""
     got, stopped, t = [], [], None
     try:
         with pytest.raises(KeyboardInterrupt):
@@ -60,6 +62,13 @@ def test_ctrl_c_while_waiting_keeps_the_loader(make_loader, sigint, copy):
         for p in stopped:
             os.kill(p, signal.SIGCONT)
     t.join()
+    return got, stopped
+
+
+@pytest.mark.parametrize("copy", [False, True])
+def test_ctrl_c_while_waiting_keeps_the_loader(make_loader, sigint, copy):
+    L = make_loader(workers=2, prefetch=2, sample_timeout_ms=0, copy=copy)
+    got, stopped = loop_until_interrupted_while_waiting(L)
     assert not L.closed
     assert 0 < len(got) < len(L)  # it was interrupted mid-epoch
     got += list(L)  # the same epoch, from the batch that was being waited for
@@ -86,20 +95,7 @@ def test_ctrl_c_while_waiting_then_position_and_seek(make_loader, sigint):
     """position() after an interrupted wait names the batch that was being
     waited for; state_dict() resumes there."""
     L = make_loader(workers=2, prefetch=2, sample_timeout_ms=0)
-    got, stopped, t = [], [], None
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            for b in L:
-                got.append(b)
-                if not stopped:
-                    stopped = child_pids()
-                    for p in stopped:
-                        os.kill(p, signal.SIGSTOP)
-                    t = interrupt_when_waiting(L, threading.main_thread().ident)
-    finally:
-        for p in stopped:
-            os.kill(p, signal.SIGCONT)
-    t.join()
+    got, _ = loop_until_interrupted_while_waiting(L)
     assert L.position() == (0, len(got))
     got += list(L)
     check_epoch(L, got, 0)

@@ -34,6 +34,13 @@ for lib in libjpeg libspng libwebp; do
   [ $lib = libjpeg ] && grep -qE ' T jpeg_read_header$' <<<"$syms" && continue # linked in
   grep -q "$lib\.so" <<<"$needs" || bad "feed-worker does not link $lib (it decodes with it)"
 done
+# the default build: third_party's libjpeg-turbo inside feed-worker, no shared one
+if grep -q '^FEED_SYSTEM_LIBJPEG:BOOL=OFF' "$build/CMakeCache.txt"; then
+  grep -qE ' T jpeg_read_header$' <<<"$syms" || bad "feed-worker does not carry third_party's libjpeg-turbo"
+  if grep -q 'libjpeg\.so' <<<"$needs"; then
+    bad "feed-worker loads a shared libjpeg though third_party's is linked in"
+  fi
+fi
 
 # 2. no test hook in what ships
 for lib in "$build/lib/libfeed.so" "$build/lib/libfeed.a"; do

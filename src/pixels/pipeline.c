@@ -246,9 +246,7 @@ int feed__image_entropy(feed__image_ctx *ctx, uint32_t want, char *msg, size_t m
     }
     if (ctx->entropy == FEED__ENTROPY_UNKNOWN) {
         if (msg && msglen)
-            snprintf(msg, msglen, "jpeg_entropy=libfeed: this build has libfeed's Huffman decoder "
-                     "compiled out (it was not built against a libjpeg-turbo it was checked with); "
-                     "use jpeg_entropy=auto or libjpeg");
+            snprintf(msg, msglen, "%s", FEED__ENTROPY_COMPILED_OUT_MSG);
         return -1;
     }
     if (msg && msglen)

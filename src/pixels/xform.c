@@ -79,9 +79,7 @@ int feed__xform_check(const feed__xform *x, char *err, size_t errlen)
     /* FEED_OWN_ENTROPY: the build's verdict on libjpeg-turbo's private ABI
      * (third_party/libjpeg-turbo.cmake, decode/jpeg_abi.h), on every object. */
     XREQUIRE(FEED_OWN_ENTROPY || x->jpeg_entropy != FEED_JPEG_ENTROPY_LIBFEED,
-             "jpeg_entropy=libfeed: this build has libfeed's Huffman decoder compiled out (the "
-             "libjpeg-turbo it was built with is not one the decoder was checked against); use "
-             "jpeg_entropy=auto or libjpeg");
+             "%s", FEED__ENTROPY_COMPILED_OUT_MSG);
     XREQUIRE(x->max_pixels >= 1, "max_pixels=0 must be >= 1 (width*height)");
     return 0;
 }

@@ -47,6 +47,15 @@ enum {
     FEED__ENTROPY_COMPILED_OUT = 5,   /* auto, libfeed's not in this build: libjpeg's */
     FEED__ENTROPY_CODES = 6
 };
+
+/* Why jpeg_entropy=libfeed cannot run where the decoder is compiled out:
+ * create says it (feed__xform_check), and so does a worker that finds it
+ * (feed__image_entropy). */
+#define FEED__ENTROPY_COMPILED_OUT_MSG                                                                 \
+    "jpeg_entropy=libfeed: this build has libfeed's Huffman decoder compiled out (the "              \
+    "libjpeg-turbo it was built with is not one the decoder was checked against); use "              \
+    "jpeg_entropy=auto or libjpeg"
+
 /* 1 when code means libfeed's decoder runs. */
 static inline int feed__entropy_is_libfeed(uint32_t code)
 {

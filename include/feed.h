@@ -132,6 +132,17 @@ enum {
     FEED_BAD_FAIL = 1     /* feed_loader_next() returns the sample's error */
 };
 enum { FEED_READER_AUTO = 0, FEED_READER_URING = 1, FEED_READER_PREAD = 2 };
+/* interpolation, aa_interpolation (since 0.2.0) */
+enum { FEED_INTERP_NEAREST = 0, FEED_INTERP_BILINEAR = 1, FEED_INTERP_BICUBIC = 2 };
+/* auto_augment (since 0.2.0) */
+enum {
+    FEED_POLICY_NONE = 0,
+    FEED_POLICY_TRIVIAL = 1, /* TrivialAugmentWide */
+    FEED_POLICY_RAND = 2,    /* RandAugment */
+    FEED_POLICY_AUTO = 3     /* AutoAugment, ImageNet policy */
+};
+/* mix_mode (since 0.2.0) */
+enum { FEED_MIX_BATCH = 0, FEED_MIX_PAIR = 1, FEED_MIX_ELEM = 2 };
 /* jpeg_entropy (since 0.2.0): whose Huffman decoder decodes a JPEG's scans */
 enum {
     FEED_JPEG_ENTROPY_AUTO = 0,    /* libfeed's where the workers' self-check passes */
@@ -333,6 +344,59 @@ typedef struct feed_options {
                             once on stderr (the library version, what differed).
                             feed_stats.jpeg_entropy says what ran and why */
     uint32_t pad_jpeg_entropy;
+
+    /* since 0.2.0: today's training recipes (augment=train only, but for interpolation,
+       which every resize uses). Each draw is a pure function of (seed, epoch, sample id,
+       repeat) or, for MixUp/CutMix, of (seed, epoch, batch, rank): the same whatever the
+       worker count, after a crash and after a resume. */
+    uint32_t interpolation; /* [interpolation] bilinear|bicubic (default bilinear): the resize
+                            filter of every crop and resize, antialiased as torchvision's
+                            antialias=True (bicubic: Keys a = -0.5, as torchvision's tensor
+                            resize) */
+    uint32_t auto_augment;  /* [auto_augment] none|trivialaugment|randaugment|autoaugment
+                            (default none): a policy of torchvision's (TrivialAugmentWide,
+                            RandAugment, AutoAugment with the ImageNet policy) on the crop at
+                            output size, after flip, rotation, jitter and greyscale */
+    uint32_t aa_num_ops;    /* [aa_num_ops] randaugment: ops per image (default 2, 1..16) */
+    uint32_t aa_num_bins;   /* [aa_num_bins] randaugment: magnitude bins (default 31, 2..1000);
+                            trivialaugment always uses 31, autoaugment 10, as torchvision */
+    float aa_magnitude;     /* [aa_magnitude] randaugment: the magnitude bin (default 9,
+                            0..aa_num_bins-1) */
+    float aa_mstd;          /* [aa_mstd] randaugment: timm's magnitude noise, a normal draw of
+                            this standard deviation added to aa_magnitude per op, clipped to
+                            0..aa_num_bins-1 (default 0 = none) */
+    uint32_t aa_inc;        /* [aa_inc] randaugment: 1 = timm's "inc1" op set, whose ops grow
+                            stronger with the magnitude (default 0: torchvision's) */
+    uint32_t aa_interpolation; /* [aa_interpolation] nearest|bilinear: the geometric ops'
+                            sampling (default nearest, torchvision's default) */
+    uint32_t aa_fill;       /* [aa_fill] 0xRRGGBB: what the geometric ops uncover (default 0) */
+    /* RandomErasing, on the output after normalisation, as torchvision applies it */
+    float erase_p;          /* [erase_p] probability of erasing a box (default 0 = off) */
+    float erase_scale_min, erase_scale_max; /* [erase_scale_min] [erase_scale_max] box area
+                            as a share of the image (default 0.02, 0.33) */
+    float erase_ratio_min, erase_ratio_max; /* [erase_ratio_min] [erase_ratio_max] box aspect
+                            ratio, sampled in log space (default 0.3, 3.3) */
+    float erase_value[3];   /* [erase_value] "r:g:b" the box's value in output units
+                            (normalised for float dtypes, 0..255 for uint8; default 0:0:0) */
+    uint32_t erase_random;  /* [erase_random] 1: each erased element a normal(0, 1) draw
+                            (torchvision's value='random', timm's mode='pixel'; uint8: uniform
+                            0..255); 0: erase_value (default) */
+    /* MixUp and CutMix, per batch, with soft labels (feed_batch.soft_labels) */
+    float mixup_alpha;      /* [mixup_alpha] Beta(alpha, alpha) for MixUp's lambda (0 = off) */
+    float cutmix_alpha;     /* [cutmix_alpha] Beta(alpha, alpha) for CutMix's area (0 = off) */
+    float mix_p;            /* [mix_p] probability that a batch (pair, sample) is mixed
+                            (default 1) */
+    float mix_switch_p;     /* [mix_switch_p] with both alphas: probability of CutMix rather
+                            than MixUp (default 0.5) */
+    uint32_t mix_mode;      /* [mix_mode] batch|pair|elem (default batch): one draw for the
+                            batch, one per pair, one per sample, as timm's Mixup */
+    float label_smoothing;  /* [label_smoothing] soft labels (1 - e) one-hot + e / num_classes
+                            (default 0); with it, or mixing, the batch carries soft labels */
+    uint32_t num_classes;   /* [num_classes] width of the soft labels (default 0: the
+                            dataset's, feed_loader_num_classes) */
+    /* repeated augmentation, as torchvision's RASampler */
+    uint32_t repeats;       /* [repeats] each sample this many times per epoch, spread over
+                            the ranks, each repeat with its own draws (default 1, 1..64) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -408,6 +472,13 @@ typedef struct feed_batch {
     uint64_t handle;         /* opaque: names this delivery for release and wait; a new
                                 value each delivery, never 0; 0 after release and on every
                                 return of next() other than FEED_OK */
+    /* since 0.2.0 */
+    const float *soft_labels; /* host, count x num_classes float32 (row per sample): the
+                                targets after label smoothing and MixUp/CutMix; NULL unless
+                                one of those is on */
+    void *soft_labels_device; /* their device copy, NULL on host */
+    uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
+    uint32_t reserved1;
 } feed_batch;
 
 /*

@@ -547,13 +547,29 @@ static void test_older_struct_sizes(void **state)
     old.s.struct_size = sizeof old.s - 1;
     assert_int_equal(feed_loader_stats(L, (feed_stats *)&old.s), FEED_E_INVALID);
 
-    /* feed_batch has not changed since 0.1.0: smaller is refused everywhere. */
+    /* feed_batch below the 0.1.0 layout (up to handle) is refused everywhere. */
+    const size_t batch_v010 = offsetof(feed_batch, handle) + sizeof(uint64_t);
     feed_batch small = b;
-    small.struct_size = sizeof small - 1;
+    small.struct_size = batch_v010 - 1;
     assert_int_equal(feed_batch_wait(L, &small, NULL), FEED_E_INVALID);
     assert_int_equal(feed_batch_release(L, &small, NULL), FEED_E_INVALID);
     assert_int_equal(feed_loader_next(L, &small, 0), FEED_E_INVALID);
     assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+
+    /* a 0.1.0 feed_batch: filled up to handle, not a byte past it */
+    struct {
+        _Alignas(feed_batch) unsigned char b[offsetof(feed_batch, handle) + sizeof(uint64_t)];
+        unsigned char after[sizeof(feed_batch)];
+    } ob;
+    memset(&ob, 0xab, sizeof ob);
+    feed_batch *obp = (feed_batch *)(void *)ob.b;
+    obp->struct_size = (uint32_t)batch_v010;
+    assert_int_equal(feed_loader_next(L, obp, 60000), FEED_OK);
+    assert_int_equal(obp->struct_size, batch_v010);
+    assert_int_equal(obp->count, BATCH);
+    for (size_t i = 0; i < sizeof ob.after; i++)
+        assert_int_equal(ob.after[i], 0xab);
+    assert_int_equal(feed_batch_release(L, obp, NULL), FEED_OK);
 
     struct {
         feed_batch b;
@@ -563,7 +579,7 @@ static void test_older_struct_sizes(void **state)
     newer.b.struct_size = sizeof newer;
     assert_int_equal(feed_loader_next(L, &newer.b, 60000), FEED_OK);
     assert_int_equal(newer.b.struct_size, sizeof newer);
-    assert_int_equal(newer.b.index, 1);
+    assert_int_equal(newer.b.index, 2);
     for (size_t i = 0; i < sizeof newer.more; i++)
         assert_int_equal(newer.more[i], 0xcd);
     assert_int_equal(feed_batch_release(L, &newer.b, NULL), FEED_OK);

@@ -104,6 +104,31 @@ class FeedOptions(ctypes.Structure):
         ("scan_cache_path", ctypes.c_char * FEED_PATH_MAX),
         ("jpeg_entropy", u32),
         ("pad_jpeg_entropy", u32),
+        # since 0.2.0: training recipes
+        ("interpolation", u32),
+        ("auto_augment", u32),
+        ("aa_num_ops", u32),
+        ("aa_num_bins", u32),
+        ("aa_magnitude", f32),
+        ("aa_mstd", f32),
+        ("aa_inc", u32),
+        ("aa_interpolation", u32),
+        ("aa_fill", u32),
+        ("erase_p", f32),
+        ("erase_scale_min", f32),
+        ("erase_scale_max", f32),
+        ("erase_ratio_min", f32),
+        ("erase_ratio_max", f32),
+        ("erase_value", f32 * 3),
+        ("erase_random", u32),
+        ("mixup_alpha", f32),
+        ("cutmix_alpha", f32),
+        ("mix_p", f32),
+        ("mix_switch_p", f32),
+        ("mix_mode", u32),
+        ("label_smoothing", f32),
+        ("num_classes", u32),
+        ("repeats", u32),
     ]
 
 
@@ -131,6 +156,10 @@ class FeedBatch(ctypes.Structure):
         ("reserved0", u32),
         ("ready_event", ctypes.c_void_p),
         ("handle", u64),
+        ("soft_labels", ctypes.POINTER(ctypes.c_float)),
+        ("soft_labels_device", ctypes.c_void_p),
+        ("num_classes", u32),
+        ("reserved1", u32),
     ]
 
 

@@ -65,16 +65,25 @@ def test_options_mirror_fields_read_back():
 
 
 def test_batch_mirror_size_is_exact(make_loader):
-    # feed_loader_next rejects a struct_size below sizeof(feed_batch).
+    # feed_loader_next rejects a struct_size below the 0.1.0 layout (up to
+    # handle), fills a 0.1.0-sized batch only up to handle, and the whole mirror.
     L = make_loader(workers=1)
-    size = ctypes.sizeof(_capi.FeedBatch)
-    small = _capi.new_struct(_capi.FeedBatch, set_size=size - 1)
+    v010 = _capi.FeedBatch.handle.offset + 8
+    small = _capi.new_struct(_capi.FeedBatch, set_size=v010 - 1)
     assert _capi.lib.feed_loader_next(L._h, ctypes.byref(small), 0) == libfeed.Status.E_INVALID
+    old = _capi.new_struct(_capi.FeedBatch, set_size=v010)
+    old.num_classes = 0xABCD  # past the old layout: must stay as it was
+    assert _capi.lib.feed_loader_next(L._h, ctypes.byref(old), 60000) == libfeed.Status.OK
+    assert old.count == 8 and old.num_classes == 0xABCD and old.struct_size == v010
+    assert _capi.lib.feed_batch_release(L._h, ctypes.byref(old), None) == 0
+    size = ctypes.sizeof(_capi.FeedBatch)
     exact = _capi.new_struct(_capi.FeedBatch, set_size=size)
+    exact.num_classes = 0xABCD
     st = _capi.lib.feed_loader_next(L._h, ctypes.byref(exact), 60000)
     assert st == libfeed.Status.OK
     assert exact.count == 8 and exact.height == 48 and exact.channels == 3 and exact.device == -1
     assert exact.sample_bytes == 48 * 48 * 3
+    assert exact.num_classes == 0 and not exact.soft_labels  # no mixing, no smoothing asked
     assert _capi.lib.feed_batch_release(L._h, ctypes.byref(exact), None) == 0
 
 

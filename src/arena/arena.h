@@ -49,7 +49,7 @@
 #include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 6u
+#define FEED_ARENA_VERSION 7u
 #define FEED_ARENA_MAX_WORKERS 250u
 /* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
  * arm64 such as Grace, which ships with 64 KiB pages): the configuration,

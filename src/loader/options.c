@@ -34,6 +34,10 @@ static const char *const layout_words[] = {"hwc", "chw", NULL};
 static const char *const policy_words[] = {"replace", "fail", NULL};
 static const char *const reader_words[] = {"auto", "uring", "pread", NULL};
 static const char *const entropy_words[] = {"auto", "libfeed", "libjpeg", NULL};
+static const char *const interp_words[] = {"nearest", "bilinear", "bicubic", NULL};
+static const char *const aa_interp_words[] = {"nearest", "bilinear", NULL};
+static const char *const policy_aa_words[] = {"none", "trivialaugment", "randaugment", "autoaugment", NULL};
+static const char *const mix_mode_words[] = {"batch", "pair", "elem", NULL};
 
 #define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
 #define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
@@ -93,6 +97,30 @@ static const opt_def defs[] = {
     OPT("scan_cache", T_BOOL, scan_cache),
     OPT("scan_cache_path", T_STR, scan_cache_path),
     OPTE("jpeg_entropy", jpeg_entropy, entropy_words),
+    OPTE("interpolation", interpolation, interp_words),
+    OPTE("auto_augment", auto_augment, policy_aa_words),
+    OPT("aa_num_ops", T_U32, aa_num_ops),
+    OPT("aa_num_bins", T_U32, aa_num_bins),
+    OPT("aa_magnitude", T_F32, aa_magnitude),
+    OPT("aa_mstd", T_F32, aa_mstd),
+    OPT("aa_inc", T_BOOL, aa_inc),
+    OPTE("aa_interpolation", aa_interpolation, aa_interp_words),
+    OPT("aa_fill", T_HEX, aa_fill),
+    OPT("erase_p", T_F32, erase_p),
+    OPT("erase_scale_min", T_F32, erase_scale_min),
+    OPT("erase_scale_max", T_F32, erase_scale_max),
+    OPT("erase_ratio_min", T_F32, erase_ratio_min),
+    OPT("erase_ratio_max", T_F32, erase_ratio_max),
+    OPT("erase_value", T_RGB, erase_value),
+    OPT("erase_random", T_BOOL, erase_random),
+    OPT("mixup_alpha", T_F32, mixup_alpha),
+    OPT("cutmix_alpha", T_F32, cutmix_alpha),
+    OPT("mix_p", T_F32, mix_p),
+    OPT("mix_switch_p", T_F32, mix_switch_p),
+    OPTE("mix_mode", mix_mode, mix_mode_words),
+    OPT("label_smoothing", T_F32, label_smoothing),
+    OPT("num_classes", T_U32, num_classes),
+    OPT("repeats", T_U32, repeats),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -137,6 +165,20 @@ static void set_defaults(feed_options *o)
     o->sandbox = 1;
     o->max_worker_memory = FEED_WORKER_MEMORY_AUTO;
     o->jpeg_entropy = FEED_JPEG_ENTROPY_AUTO;
+    o->interpolation = FEED_INTERP_BILINEAR;
+    o->auto_augment = FEED_POLICY_NONE;
+    o->aa_num_ops = 2;
+    o->aa_num_bins = 31;
+    o->aa_magnitude = 9;
+    o->aa_interpolation = FEED_INTERP_NEAREST;
+    o->erase_scale_min = 0.02f;
+    o->erase_scale_max = 0.33f;
+    o->erase_ratio_min = 0.3f;
+    o->erase_ratio_max = 3.3f;
+    o->mix_p = 1.0f;
+    o->mix_switch_p = 0.5f;
+    o->mix_mode = FEED_MIX_BATCH;
+    o->repeats = 1;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)
@@ -444,6 +486,11 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     BOOL01(report_bad);
     BOOL01(sandbox);
     BOOL01(scan_cache);
+    REQUIRE(o->interpolation == FEED_INTERP_BILINEAR || o->interpolation == FEED_INTERP_BICUBIC,
+            "interpolation=%u: the resize is bilinear or bicubic (both antialiased), not nearest",
+            o->interpolation);
+    BOOL01(aa_inc);
+    BOOL01(erase_random);
 #undef BOOL01
     /* The transform: the workers' own rule set (pixels/xform.h). */
     feed__xform x;
@@ -452,8 +499,19 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(feed__xform_check(&x, xerr, sizeof xerr) == 0, "%s", xerr);
     x.mode = FEED_AUGMENT_TRAIN; /* the train-only values too, whatever augment is */
     x.flip_p = o->flip_p;
+    /* and the policy's and the erasing's, whether they are on or not */
+    x.policy = o->auto_augment == FEED_POLICY_NONE ? FEED_POLICY_RAND : o->auto_augment;
+    x.erase_p = o->erase_p == 0 ? 1 : o->erase_p;
     REQUIRE(feed__xform_check(&x, xerr, sizeof xerr) == 0, "%s", xerr);
     REQUIRE(o->fill <= 0xffffff, "fill=0x%x must be 0xRRGGBB (0..0xffffff)", o->fill);
+    REQUIRE(o->aa_fill <= 0xffffff, "aa_fill=0x%x must be 0xRRGGBB (0..0xffffff)", o->aa_fill);
+    for (int c = 0; c < 3; c++) {
+        float v = o->erase_value[c];
+        REQUIRE(o->dtype != FEED_DTYPE_UINT8 || (v >= 0 && v <= 255 && v == floorf(v)),
+                "erase_value: %g must be an integer 0..255 with dtype=uint8 (it is the byte written)", v);
+        REQUIRE(o->dtype != FEED_DTYPE_FLOAT16 || fabsf(v) <= 65504.0f,
+                "erase_value: %g is out of float16's finite range (+-65504)", v);
+    }
     REQUIRE(o->dtype <= FEED_DTYPE_BFLOAT16, "dtype=%u unknown (uint8|float32|float16|bfloat16, 0..3)",
             o->dtype);
     if (o->layout == FEED_OPT_LAYOUT_DEFAULT)
@@ -486,6 +544,24 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
                     o->dtype == FEED_DTYPE_FLOAT16 ? " (+-65504)" : "");
         }
     }
+    /* MixUp, CutMix, label smoothing (loader/mix.c) and repeated augmentation. */
+    REQUIRE(o->mixup_alpha >= 0 && isfinite(o->mixup_alpha) && o->mixup_alpha <= 1000,
+            "mixup_alpha=%g must be in [0, 1000] (0 = off)", o->mixup_alpha);
+    REQUIRE(o->cutmix_alpha >= 0 && isfinite(o->cutmix_alpha) && o->cutmix_alpha <= 1000,
+            "cutmix_alpha=%g must be in [0, 1000] (0 = off)", o->cutmix_alpha);
+    REQUIRE(o->mix_p >= 0 && o->mix_p <= 1, "mix_p=%g must be in [0, 1]", o->mix_p);
+    REQUIRE(o->mix_switch_p >= 0 && o->mix_switch_p <= 1, "mix_switch_p=%g must be in [0, 1]",
+            o->mix_switch_p);
+    REQUIRE(o->mix_mode <= FEED_MIX_ELEM, "mix_mode=%u unknown (batch|pair|elem, 0..2)", o->mix_mode);
+    REQUIRE(o->label_smoothing >= 0 && o->label_smoothing < 1, "label_smoothing=%g must be in [0, 1)",
+            o->label_smoothing);
+    REQUIRE(o->num_classes <= FEED_MAX_SOFT_CLASSES,
+            "num_classes=%u must be at most %u (the soft labels are batch_size x num_classes floats)",
+            o->num_classes, FEED_MAX_SOFT_CLASSES);
+    REQUIRE(o->mix_mode != FEED_MIX_PAIR || o->batch_size % 2 == 0 ||
+                (o->mixup_alpha == 0 && o->cutmix_alpha == 0),
+            "mix_mode=pair needs an even batch_size (got %u): samples are mixed in pairs", o->batch_size);
+    REQUIRE(o->repeats >= 1 && o->repeats <= 64, "repeats=%u must be in 1..64", o->repeats);
     REQUIRE(o->device_prefetch >= 1 && o->device_prefetch <= 64,
             "device_prefetch=%u must be in 1..64", o->device_prefetch);
     REQUIRE(o->bad_policy <= FEED_BAD_FAIL, "bad_policy=%u unknown (replace|fail, 0..1)", o->bad_policy);

@@ -5,6 +5,8 @@
 #include "feed.h"
 
 #define FEED_MAX_BATCH 65536u
+/* Widest soft labels (num_classes with MixUp, CutMix or label smoothing). */
+#define FEED_MAX_SOFT_CLASSES 100000u
 #define FEED_MAX_WORKERS 250u
 /* sample_timeout_ms is 0 (never) or at least this. */
 #define FEED_MIN_SAMPLE_TIMEOUT_MS 100u

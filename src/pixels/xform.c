@@ -32,6 +32,21 @@ void feed__xform_from_options(feed__xform *x, const feed_options *o)
     x->jpeg_entropy = o->jpeg_entropy;
     x->max_pixels = o->max_pixels;
     x->max_memory = o->max_worker_memory; /* resolved by feed__options_validate */
+    x->bicubic = o->interpolation == FEED_INTERP_BICUBIC;
+    x->policy = o->augment == FEED_AUGMENT_TRAIN ? o->auto_augment : FEED_POLICY_NONE;
+    x->aa_num_ops = o->aa_num_ops;
+    x->aa_num_bins = o->aa_num_bins;
+    x->aa_inc = o->aa_inc;
+    x->aa_interp = o->aa_interpolation;
+    x->aa_magnitude = o->aa_magnitude;
+    x->aa_mstd = o->aa_mstd;
+    x->aa_fill[0] = (uint8_t)(o->aa_fill >> 16), x->aa_fill[1] = (uint8_t)(o->aa_fill >> 8);
+    x->aa_fill[2] = (uint8_t)o->aa_fill;
+    x->erase_p = o->augment == FEED_AUGMENT_TRAIN ? o->erase_p : 0;
+    x->erase_scale_min = o->erase_scale_min, x->erase_scale_max = o->erase_scale_max;
+    x->erase_ratio_min = o->erase_ratio_min, x->erase_ratio_max = o->erase_ratio_max;
+    memcpy(x->erase_value, o->erase_value, sizeof x->erase_value);
+    x->erase_random = o->erase_random;
 }
 
 #define XREQUIRE(cond, ...)                         \
@@ -71,7 +86,39 @@ int feed__xform_check(const feed__xform *x, char *err, size_t errlen)
             XREQUIRE(jit[k] >= 0 && isfinite(jit[k]), "%s=%g must be a finite number >= 0 (0 = off)",
                      jname[k], jit[k]);
         XREQUIRE(x->hue >= 0 && x->hue <= 0.5f, "hue=%g must be in [0, 0.5]", x->hue);
+        XREQUIRE(x->policy <= FEED_POLICY_AUTO,
+                 "auto_augment=%u unknown (none|trivialaugment|randaugment|autoaugment, 0..3)", x->policy);
+        if (x->policy != FEED_POLICY_NONE) {
+            XREQUIRE(x->aa_num_ops >= 1 && x->aa_num_ops <= 16, "aa_num_ops=%u must be in 1..16",
+                     x->aa_num_ops);
+            XREQUIRE(x->aa_num_bins >= 2 && x->aa_num_bins <= 1000, "aa_num_bins=%u must be in 2..1000",
+                     x->aa_num_bins);
+            XREQUIRE(x->aa_magnitude >= 0 && x->aa_magnitude <= (float)(x->aa_num_bins - 1),
+                     "aa_magnitude=%g must be in [0, aa_num_bins - 1 = %u]", x->aa_magnitude,
+                     x->aa_num_bins - 1);
+            XREQUIRE(x->aa_mstd >= 0 && x->aa_mstd <= 100, "aa_mstd=%g must be in [0, 100] (0 = no noise)",
+                     x->aa_mstd);
+            XREQUIRE(x->aa_inc <= 1, "aa_inc=%u must be 0 or 1", x->aa_inc);
+            XREQUIRE(x->aa_interp == FEED_INTERP_NEAREST || x->aa_interp == FEED_INTERP_BILINEAR,
+                     "aa_interpolation=%u unknown (nearest|bilinear)", x->aa_interp);
+        }
+        XREQUIRE(x->erase_p >= 0 && x->erase_p <= 1, "erase_p=%g must be in [0, 1]", x->erase_p);
+        if (x->erase_p > 0) {
+            XREQUIRE(x->erase_scale_min > 0 && x->erase_scale_min <= x->erase_scale_max &&
+                         x->erase_scale_max <= 1.0f,
+                     "need 0 < erase_scale_min <= erase_scale_max <= 1 (got %g, %g)", x->erase_scale_min,
+                     x->erase_scale_max);
+            XREQUIRE(x->erase_ratio_min > 0 && x->erase_ratio_min <= x->erase_ratio_max &&
+                         isfinite(x->erase_ratio_max),
+                     "need 0 < erase_ratio_min <= erase_ratio_max, both finite (got %g, %g)",
+                     x->erase_ratio_min, x->erase_ratio_max);
+            for (int k = 0; k < 3; k++)
+                XREQUIRE(isfinite(x->erase_value[k]), "erase_value: %g must be a finite number",
+                         x->erase_value[k]);
+            XREQUIRE(x->erase_random <= 1, "erase_random=%u must be 0 or 1", x->erase_random);
+        }
     }
+    XREQUIRE(x->bicubic <= 1, "bicubic=%u must be 0 or 1", x->bicubic);
     XREQUIRE(x->exif <= 1 && x->roi_decode <= 1, "exif=%u roi_decode=%u must be 0 or 1", x->exif,
              x->roi_decode);
     XREQUIRE(x->jpeg_entropy <= FEED_JPEG_ENTROPY_LIBJPEG,

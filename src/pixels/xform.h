@@ -33,6 +33,18 @@ typedef struct feed__xform {
     uint32_t jpeg_entropy;      /* FEED_JPEG_ENTROPY_*: whose Huffman decoder (feed__image_entropy) */
     uint64_t max_pixels;        /* width*height limit: larger images are FEED_E_TOO_LARGE */
     uint64_t max_memory;        /* bytes a decode may need (0 = no cap): more is FEED_E_TOO_LARGE */
+    uint32_t bicubic;           /* the resize filter: 0 bilinear, 1 bicubic (both antialiased) */
+    /* TRAIN: the policy augmentation (pixels/policy.h) */
+    uint32_t policy;            /* FEED_POLICY_* */
+    uint32_t aa_num_ops, aa_num_bins, aa_inc, aa_interp;
+    float aa_magnitude, aa_mstd;
+    uint8_t aa_fill[3];
+    uint8_t pad1;
+    /* TRAIN: RandomErasing, applied by the worker to its converted output */
+    float erase_p, erase_scale_min, erase_scale_max, erase_ratio_min, erase_ratio_max;
+    float erase_value[3];
+    uint32_t erase_random;
+    uint32_t pad2;
 } feed__xform;
 
 /* What a worker's JPEG Huffman decoding is, and why (feed__image_entropy in

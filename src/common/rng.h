@@ -22,7 +22,10 @@ enum {
     FEED_RNG_ROTATE = 4,
     FEED_RNG_JITTER = 5,
     FEED_RNG_GRAY = 6,
-    FEED_RNG_REPLACE = 7
+    FEED_RNG_REPLACE = 7,
+    FEED_RNG_POLICY = 8, /* TrivialAugment, RandAugment, AutoAugment: ops and magnitudes */
+    FEED_RNG_ERASE = 9,  /* RandomErasing: whether, the box, random values */
+    FEED_RNG_MIX = 10    /* MixUp/CutMix: a batch's (or pair's, sample's) draws */
 };
 
 typedef struct feed__rng {

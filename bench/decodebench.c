@@ -50,6 +50,10 @@
  *                cannot be skipped before the entropy decoder). Whatever the
  *                train/val rows spend above this is IDCT, upsampling, colour
  *                conversion and the augment stage.
+ *   train-ta     train + TrivialAugmentWide (auto_augment=trivialaugment)
+ *   train-ra     train + RandAugment(num_ops=2, magnitude=9) (auto_augment=randaugment)
+ *   train-bicubic  train with interpolation=bicubic: each beside train gives
+ *                what that step costs per image
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -76,11 +80,13 @@ typedef db_file file;
 
 enum {
     OP_CEILING, OP_FULL_RGBX, OP_TRAIN, OP_TRAIN_RGB, OP_TRAIN_NOROI, OP_VAL, OP_VAL_RGB,
-    OP_VAL_NOROI, OP_TRAIN_LJHUFF, OP_VAL_LJHUFF, OP_TRAIN_ENTROPY, OP_VAL_ENTROPY, OP_COUNT
+    OP_VAL_NOROI, OP_TRAIN_LJHUFF, OP_VAL_LJHUFF, OP_TRAIN_ENTROPY, OP_VAL_ENTROPY, OP_TRAIN_TA,
+    OP_TRAIN_RA, OP_TRAIN_BICUBIC, OP_COUNT
 };
 static const char *op_names[OP_COUNT] = {"ceiling", "full-rgbx", "train", "train-rgb", "train-noroi",
                                          "val", "val-rgb", "val-noroi", "train-ljhuff",
-                                         "val-ljhuff", "train-entropy", "val-entropy"};
+                                         "val-ljhuff", "train-entropy", "val-entropy", "train-ta",
+                                         "train-ra", "train-bicubic"};
 
 typedef struct runner {
     tjhandle tj;
@@ -189,8 +195,15 @@ static int run_one(runner *r, int op, const file *f)
         break;
     }
     default: {
-        int train = op == OP_TRAIN || op == OP_TRAIN_RGB || op == OP_TRAIN_NOROI || op == OP_TRAIN_LJHUFF;
+        int train = op == OP_TRAIN || op == OP_TRAIN_RGB || op == OP_TRAIN_NOROI || op == OP_TRAIN_LJHUFF ||
+                    op == OP_TRAIN_TA || op == OP_TRAIN_RA || op == OP_TRAIN_BICUBIC;
         feed__xform x = train ? r->train : r->val;
+        if (op == OP_TRAIN_TA) { /* TrivialAugmentWide, torchvision's defaults */
+            x.policy = FEED_POLICY_TRIVIAL;
+        } else if (op == OP_TRAIN_RA) { /* RandAugment(num_ops=2, magnitude=9) */
+            x.policy = FEED_POLICY_RAND;
+        }
+        x.bicubic = op == OP_TRAIN_BICUBIC;
         x.roi_decode = op != OP_TRAIN_NOROI && op != OP_VAL_NOROI;
         feed__image_info info;
         feed__image_planar = op != OP_TRAIN_RGB && op != OP_VAL_RGB;
@@ -487,6 +500,17 @@ int main(int argc, char **argv)
         fprintf(f, "  \"val_entropy_img_s\": %.1f,\n", best_cpu_rate[OP_VAL_ENTROPY]);
         fprintf(f, "  \"train_entropy_ratio\": %.4f,\n", best_cpu_rate[OP_TRAIN_ENTROPY] / ceil1);
         fprintf(f, "  \"val_entropy_ratio\": %.4f,\n", best_cpu_rate[OP_VAL_ENTROPY] / ceil1);
+        /* the policies' and bicubic's cost: CPU time per image over plain train's */
+        fprintf(f, "  \"train_ta_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_TA]);
+        fprintf(f, "  \"train_ra_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_RA]);
+        fprintf(f, "  \"train_bicubic_img_s\": %.1f,\n", best_cpu_rate[OP_TRAIN_BICUBIC]);
+        if (best_cpu_rate[OP_TRAIN] > 0 && best_cpu_rate[OP_TRAIN_TA] > 0)
+            fprintf(f, "  \"ta_time_over_train\": %.4f,\n", best_cpu_rate[OP_TRAIN] / best_cpu_rate[OP_TRAIN_TA]);
+        if (best_cpu_rate[OP_TRAIN] > 0 && best_cpu_rate[OP_TRAIN_RA] > 0)
+            fprintf(f, "  \"ra_time_over_train\": %.4f,\n", best_cpu_rate[OP_TRAIN] / best_cpu_rate[OP_TRAIN_RA]);
+        if (best_cpu_rate[OP_TRAIN] > 0 && best_cpu_rate[OP_TRAIN_BICUBIC] > 0)
+            fprintf(f, "  \"bicubic_time_over_train\": %.4f,\n",
+                    best_cpu_rate[OP_TRAIN] / best_cpu_rate[OP_TRAIN_BICUBIC]);
         fprintf(f, "  \"ceiling_all_cores_img_s\": %.1f,\n", all_rate[OP_CEILING]);
         fprintf(f, "  \"train_all_cores_img_s\": %.1f,\n", all_rate[OP_TRAIN]);
         fprintf(f, "  \"val_all_cores_img_s\": %.1f,\n", all_rate[OP_VAL]);

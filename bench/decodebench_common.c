@@ -165,6 +165,10 @@ void db_xforms(uint32_t size, feed__xform *train, feed__xform *val)
     x.exif = 1;
     x.roi_decode = 1;
     x.max_pixels = 100000000;
+    x.aa_num_ops = 2; /* the policy rows: RandAugment's defaults (torchvision's) */
+    x.aa_num_bins = 31;
+    x.aa_magnitude = 9;
+    x.aa_interp = FEED_INTERP_NEAREST;
     *train = x;
     train->mode = FEED_AUGMENT_TRAIN;
     train->flip_p = 0.5f;

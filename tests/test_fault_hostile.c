@@ -290,6 +290,31 @@ static void test_arena_size_sealed(void **state)
     fu_assert_no_children();
 }
 
+/* The dataset index a worker gets is a memfd sealed against writes, growth,
+ * shrinking and new seals (dataset/index.c): in the worker, F_GET_SEALS says
+ * so and a writable shared mapping, a pwrite and an ftruncate of fd 4 all
+ * fail ("index", fault.h; sandbox=0, which would refuse pwrite and ftruncate
+ * on its own). The control: the same tries on this process's own memfds,
+ * one unsealed and one sealed but for F_SEAL_WRITE, find what they leave
+ * open, so the check can fail. */
+static void test_index_sealed(void **state)
+{
+    int open_fd = memfd_create("ix-control", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    assert_true(open_fd >= 0);
+    assert_int_equal(write(open_fd, "libfeed index control", 21), 21);
+    assert_int_equal(feed__fault_index_writable(open_fd),
+                     FEED_FAULT_IX_SEALS | FEED_FAULT_IX_MMAP | FEED_FAULT_IX_PWRITE | FEED_FAULT_IX_RESIZE);
+    assert_int_equal(fcntl(open_fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
+    assert_int_equal(feed__fault_index_writable(open_fd),
+                     FEED_FAULT_IX_SEALS | FEED_FAULT_IX_MMAP | FEED_FAULT_IX_PWRITE);
+    close(open_fd);
+
+    char fault[256];
+    snprintf(fault, sizeof fault, "index:%s", fu_name(3));
+    expect_refused("workers=1,max_retries=0,shuffle=false,sandbox=0", fault);
+    fu_assert_no_children();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -300,6 +325,7 @@ int main(void)
         cmocka_unit_test(test_config_page_rewritten),
         cmocka_unit_test(test_config_page_stays_sealed),
         cmocka_unit_test(test_arena_size_sealed),
+        cmocka_unit_test(test_index_sealed),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,8 +4,9 @@
  *   - a running worker is under seccomp with no_new_privs, its oom_score_adj
  *     is 1000 and its address space is capped (max_worker_memory);
  *     sandbox=0 leaves seccomp off;
- *   - a worker that opens a socket, creates a file for writing or execs a
- *     program (FEED_TEST_FAULT "socket", "write", "exec") is killed, and the
+ *   - a worker that opens a socket, creates a file for writing, execs a
+ *     program, forks, clones (clone3) or asks to be traced (FEED_TEST_FAULT
+ *     "socket", "write", "exec", "fork", "clone", "ptrace") is killed, and the
  *     report of the sample says "killed by the sandbox" and names the call;
  *     with sandbox=0 the same attempt succeeds (the worker exits
  *     FEED_FAULT_ESCAPED, the file is there), so the test can fail;
@@ -179,6 +180,25 @@ static void test_no_exec(void **state)
     check_escape("exec", "execve", NULL);
 }
 
+/* No new processes, however made: glibc's fork() (the clone system call),
+ * clone3 made directly, and no ptrace (PTRACE_TRACEME: a traced worker
+ * could be steered from outside). Each works with sandbox=0 (check_escape's
+ * control run), so the test can fail. */
+static void test_no_fork(void **state)
+{
+    check_escape("fork", "clone", NULL);
+}
+
+static void test_no_clone3(void **state)
+{
+    check_escape("clone", "clone3", NULL);
+}
+
+static void test_no_ptrace(void **state)
+{
+    check_escape("ptrace", "ptrace", NULL);
+}
+
 /* Both readers give, under the sandbox, the pixels of a run without it. */
 static void test_readers_under_sandbox(void **state)
 {
@@ -265,6 +285,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_locked_down), cmocka_unit_test(test_no_socket),
+        cmocka_unit_test(test_no_fork), cmocka_unit_test(test_no_clone3), cmocka_unit_test(test_no_ptrace),
         cmocka_unit_test(test_no_write),           cmocka_unit_test(test_no_exec),
         cmocka_unit_test(test_readers_under_sandbox), cmocka_unit_test(test_memory_and_scans),
     };

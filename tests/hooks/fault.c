@@ -13,12 +13,17 @@
 #include <string.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
+#include <linux/sched.h> /* struct clone_args */
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hooks/fault.h"
+#include "arena/protocol.h"
 #include "common/internal.h"
 #include "io/reader.h"
 
@@ -62,6 +67,21 @@ static void try_escape(const feed__arena *a, const char *what, const char *path)
     } else if (!strcmp(what, "write")) {
         int fd = path ? open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
         ok = fd >= 0 && write(fd, "escaped\n", 8) == 8;
+    } else if (!strcmp(what, "fork")) {
+        pid_t pid = fork();
+        if (pid == 0)
+            _exit(0);
+        ok = pid > 0 && waitpid(pid, NULL, 0) == pid;
+    } else if (!strcmp(what, "clone")) {
+        struct clone_args ca = {.exit_signal = SIGCHLD};
+        long pid = syscall(SYS_clone3, &ca, sizeof ca);
+        if (pid == 0)
+            _exit(0);
+        ok = pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid;
+    } else if (!strcmp(what, "ptrace")) {
+        ok = ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0;
+    } else if (!strcmp(what, "index")) {
+        ok = feed__fault_index_writable(FEED_WORKER_INDEX_FD) != 0;
     } else if (!strcmp(what, "exec")) {
         char code[8];
         snprintf(code, sizeof code, "exit %d", FEED_FAULT_ESCAPED);
@@ -158,7 +178,8 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         int once = alen > 1 && it[alen - 1] == '1';
         char *marker = NULL;
         int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec") ||
-                     !strcmp(it, "mprotect") || !strcmp(it, "resize");
+                     !strcmp(it, "mprotect") || !strcmp(it, "resize") || !strcmp(it, "fork") ||
+                     !strcmp(it, "clone") || !strcmp(it, "ptrace") || !strcmp(it, "index");
         if (escape) { /* "write:SUB:PATH": the file to create */
             marker = strchr(sub, ':');
             if (marker)

@@ -38,7 +38,10 @@
  * configuration page writable, map its memfd writable afresh. The worker
  * then exits FEED_FAULT_ESCAPED if that worked, FEED_FAULT_REFUSED if the
  * call failed; under the sandbox it is killed by SIGSYS instead (not for
- * "mprotect", which the sandbox allows).
+ * "mprotect", which the sandbox allows). Likewise "fork:SUB" (glibc's fork,
+ * the clone system call), "clone:SUB" (clone3, raw), "ptrace:SUB"
+ * (PTRACE_TRACEME); and "index:SUB" what the dataset index's seals refuse
+ * (feed__fault_index_writable on fd 4).
  *
  * FEED_TEST_SCRIBBLE="SEED:PERMILLE[:W]" makes worker W (every worker if no
  * W) hostile: right after each claim and again just before it completes,
@@ -61,8 +64,12 @@
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
 
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "arena/arena.h"
 #include "arena/ring.h"
@@ -84,6 +91,41 @@ typedef struct feed__scribbler {
 void feed__scribble_init(feed__scribbler *s, uint32_t w);
 /* Maybe scribbles over claim c of worker w (see above). */
 void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, const feed__claim *c);
+
+/* What of a sealed, read-only memfd fd can be changed: a mask of
+ * FEED_FAULT_IX_* (0: nothing; the index a worker gets must give 0). */
+enum {
+    FEED_FAULT_IX_SEALS = 1,  /* F_GET_SEALS lacks SHRINK, GROW, WRITE or SEAL */
+    FEED_FAULT_IX_MMAP = 2,   /* a writable shared mapping was made */
+    FEED_FAULT_IX_PWRITE = 4, /* a byte was written with pwrite */
+    FEED_FAULT_IX_RESIZE = 8  /* ftruncate grew or shrank it */
+};
+/* Static: the worker tries it on its index, a test on its own memfds (the control). */
+static inline int feed__fault_index_writable(int fd)
+{
+    int got = 0;
+    const int want = F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL;
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & want) != want)
+        got |= FEED_FAULT_IX_SEALS;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || sb.st_size <= 0)
+        return got | FEED_FAULT_IX_SEALS; /* nothing to try on */
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p != MAP_FAILED) {
+        got |= FEED_FAULT_IX_MMAP;
+        munmap(p, (size_t)sb.st_size);
+    }
+    char first;
+    if (pread(fd, &first, 1, 0) == 1 && pwrite(fd, &first, 1, 0) == 1) /* the same byte back */
+        got |= FEED_FAULT_IX_PWRITE;
+    if (ftruncate(fd, sb.st_size + 4096) == 0 || ftruncate(fd, sb.st_size - 1) == 0) {
+        got |= FEED_FAULT_IX_RESIZE;
+        if (ftruncate(fd, sb.st_size) != 0) /* as it was, for the control's own memfd */
+            got |= FEED_FAULT_IX_RESIZE;
+    }
+    return got;
+}
 
 /* Decodes left to fail with FEED_E_NOMEM ("nomem": 1, "nomemall": -1, for
  * ever); the worker's decode loop reads it. */

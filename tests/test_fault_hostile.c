@@ -290,6 +290,45 @@ static void test_arena_size_sealed(void **state)
     fu_assert_no_children();
 }
 
+/* The boundary values of every slot-header field the parent reads (count,
+ * seq, epoch, index, gen, phase, ticket: 0, 1, batch_size - 1 and + 1, the
+ * largest), written by a worker into every slot header as it publishes one
+ * sample ("hdr@publish", fault.h): the parent puts each header back, and the
+ * epochs deliver every sample exactly once with the pixels of a clean run.
+ * Each run writes once (a marker file), after which the sample is done
+ * again. (A count of 1 left in place makes the workers stop claiming after the
+ * first sample of a batch: next() would wait for ever, and time out here.) */
+static void test_slot_header_boundaries(void **state)
+{
+    static fu_run ref, got;
+    const char *opts = "workers=2,shuffle=false";
+    feed_loader *L = fu_make(opts, NULL);
+    fu_collect(L, 2, &ref, NULL, NULL);
+    fu_destroy(L);
+    static const char *const fields[] = {"count", "seq", "epoch", "index", "gen", "phase", "ticket"};
+    static const char *const values[] = {"0", "1", "bs-1", "bs+1", "max"};
+    char *dir = tu_mkdtemp("fhostile-hdr");
+    char fault[8400], hdr[64];
+    for (size_t f = 0; f < FEED_ARRAY_SIZE(fields); f++)
+        for (size_t v = 0; v < FEED_ARRAY_SIZE(values); v++) {
+            /* once per run (the marker file): a worker that wrote the header on
+             * every try of the sample would have the batch redone for ever */
+            snprintf(fault, sizeof fault, "hdr1@publish:%s:%s/once-%zu-%zu", fu_name(5), dir, f, v);
+            snprintf(hdr, sizeof hdr, "%s=%s", fields[f], values[v]);
+            setenv("FEED_TEST_HDR", hdr, 1);
+            print_message("slot header %s\n", hdr);
+            L = fu_make(opts, fault);
+            fu_collect(L, 2, &got, NULL, NULL);
+            fu_assert_exactly_once(&got);
+            fu_assert_same(&ref, &got, NULL);
+            fu_destroy(L);
+        }
+    unsetenv("FEED_TEST_HDR");
+    tu_rmtree(dir);
+    free(dir);
+    fu_assert_no_children();
+}
+
 /* The dataset index a worker gets is a memfd sealed against writes, growth,
  * shrinking and new seals (dataset/index.c): in the worker, F_GET_SEALS says
  * so and a writable shared mapping, a pwrite and an ftruncate of fd 4 all
@@ -326,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_config_page_stays_sealed),
         cmocka_unit_test(test_arena_size_sealed),
         cmocka_unit_test(test_index_sealed),
+        cmocka_unit_test(test_slot_header_boundaries),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

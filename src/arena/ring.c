@@ -393,9 +393,12 @@ int feed__ring_claim(const feed__arena *a, uint32_t w, feed__claim *c)
 {
     /* Visit FILLING slots oldest batch first, so the batch the consumer waits
      * for is finished first. nslots is small: a selection pass per claim.
-     * The slot headers are shared: a count is bounded before use. */
+     * The slot headers are shared: a count is bounded before use, and the
+     * order is by (seq, slot), so that seqs a worker wrote the same (or out
+     * of order) still leave every slot visited once per claim. */
     const uint32_t nslots = a->lay.nslots;
     uint64_t last = 0;
+    uint32_t last_i = 0;
     int have_last = 0;
     for (uint32_t pass = 0; pass < nslots; pass++) {
         uint32_t best = UINT32_MAX;
@@ -405,13 +408,15 @@ int feed__ring_claim(const feed__arena *a, uint32_t w, feed__claim *c)
             if (atomic_load_explicit(&s->phase, memory_order_acquire) != FEED_SLOT_FILLING)
                 continue;
             uint64_t seq = s->seq;
-            if ((have_last && seq <= last) || seq >= best_seq)
+            if (have_last && (seq < last || (seq == last && i <= last_i)))
+                continue; /* visited in an earlier pass */
+            if (best != UINT32_MAX && (seq > best_seq || (seq == best_seq && i > best)))
                 continue;
             best = i, best_seq = seq;
         }
         if (best == UINT32_MAX)
             return 0;
-        last = best_seq, have_last = 1;
+        last = best_seq, last_i = best, have_last = 1;
         feed__slot_hdr *s = feed__slot(a, best);
         uint32_t gen = atomic_load_explicit(&s->gen, memory_order_relaxed);
         uint32_t count = s->count;

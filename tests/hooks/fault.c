@@ -146,6 +146,46 @@ static void lie_in_records(const feed__arena *a, int bump)
     }
 }
 
+/* "hdr": FEED_TEST_HDR="FIELD=VALUE" into that field of every slot header.
+ * VALUE: a number, or bs-1, bs+1 (around batch_size), max (the field's). */
+static void hdr_boundary(const feed__arena *a)
+{
+    const char *spec = getenv("FEED_TEST_HDR");
+    const char *eq = spec ? strchr(spec, '=') : NULL;
+    if (!eq)
+        return;
+    size_t flen = (size_t)(eq - spec);
+    const char *v = eq + 1;
+    uint64_t bs = a->lay.batch_size, val;
+    if (!strcmp(v, "bs-1"))
+        val = bs - 1;
+    else if (!strcmp(v, "bs+1"))
+        val = bs + 1;
+    else if (!strcmp(v, "max"))
+        val = UINT64_MAX;
+    else
+        val = strtoull(v, NULL, 0);
+#define FIELD_IS(name) (flen == sizeof(name) - 1 && !strncmp(spec, name, flen))
+    for (uint32_t i = 0; i < a->lay.nslots; i++) {
+        feed__slot_hdr *h = feed__slot(a, i);
+        if (FIELD_IS("count"))
+            h->count = (uint32_t)val;
+        else if (FIELD_IS("seq"))
+            h->seq = val;
+        else if (FIELD_IS("epoch"))
+            h->epoch = val;
+        else if (FIELD_IS("index"))
+            h->index = val;
+        else if (FIELD_IS("gen"))
+            atomic_store_explicit(&h->gen, (uint32_t)val, memory_order_relaxed);
+        else if (FIELD_IS("phase"))
+            atomic_store_explicit(&h->phase, (uint32_t)val, memory_order_relaxed);
+        else if (FIELD_IS("ticket"))
+            atomic_store_explicit(&h->ticket, (uint32_t)val, memory_order_relaxed);
+    }
+#undef FIELD_IS
+}
+
 int feed__fault_nomem;
 
 void feed__fault_maybe(const char *faults, const feed__arena *a, const char *path, int phase)
@@ -227,6 +267,10 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
             struct timespec ts = {v / 1000, (v % 1000) * 1000000L};
             while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
                 ;
+            return;
+        }
+        if (!strcmp(it, "hdr")) {
+            hdr_boundary(a);
             return;
         }
         if (!strcmp(it, "poke")) {

@@ -28,6 +28,10 @@
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.
+ * "hdr" writes $FEED_TEST_HDR ("FIELD=VALUE": count, seq, epoch, index,
+ * gen, phase or ticket; VALUE a number, bs-1, bs+1 or max) into that field
+ * of every slot header and goes on: the boundary values a random scribble
+ * almost never makes.
  * "unseal" makes the configuration page writable (mprotect; where that is
  * refused, a fresh writable shared mapping of the arena's first page, fd 3)
  * and rewrites its layout version, seed and transform (flip_p) again and

@@ -314,7 +314,7 @@ def _jitter(st, op, t):
                         f"from {what}; this range is not of that form")
         if name == "hue" and f > 0.5:
             _refuse(op, f"hue=({lo:g}, {hi:g}): libfeed's hue is at most 0.5")
-        out[name] = f
+        out[name] = _f32(f)  # 0.4 rather than 1.4 - 1 = 0.3999999999999999
     if not out:
         return
     st.at(op, _JITTER)
@@ -447,9 +447,8 @@ def _erase_common(st, op, p):
         _refuse(op, "on a PIL image: torchvision's RandomErasing takes a tensor (after ToTensor/"
                     "ToDtype and Normalize)")
     st.train_only(op, "RandomErasing")
-    if st.dtype != "uint8" and not st.normalized:
-        _refuse(op, "before Normalize: libfeed erases the normalised output (as torchvision's "
-                    "references place it, after Normalize); put RandomErasing after Normalize")
+    # libfeed erases its output: equal where nothing but a dtype cast follows
+    # (a Normalize after it is refused there, as is a conversion of uint8).
     st.erased = True
     st.opts["erase_p"] = p
 

@@ -1,7 +1,8 @@
 """torchvision v1 transforms (torchvision.transforms.Compose) translated to
 libfeed options, with the torchvision that the system Python has (Debian's
-0.14: no transforms.v2). test_torchvision_translate.py covers v2 and timm
-in the PyPI venv.
+0.14: no transforms.v2; scripts/test-python runs test_torchvision_*.py with
+/usr/bin/python3 and the venv). test_torchvision_translate.py covers v2 and
+timm in the PyPI venv.
 """
 import pytest
 

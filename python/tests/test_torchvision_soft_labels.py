@@ -1,6 +1,7 @@
 """Soft labels (feed_batch.soft_labels: label smoothing, MixUp/CutMix) in
 Python: Batch.soft_labels, and the targets libfeed.torch and libfeed.keras
-give.
+give (named test_torchvision_* so that scripts/test-python also runs it with
+the Pythons that have torch).
 
 Two kinds of test. The plumbing ones hand the Python side a feed_batch
 filled here, as the C library fills it, and check what comes out: they
@@ -133,3 +134,31 @@ def test_label_smoothing_from_the_library(dataset):
         want = np.full((len(labels), C), eps / C, np.float32)
         want[np.arange(len(labels)), labels] = 1 - eps + eps / C
         assert np.allclose(soft, want, atol=1e-7)
+
+
+def test_keras_labels_are_the_soft_labels(dataset):
+    """libfeed.keras.Dataset with label_smoothing: float32 (N, C) labels for
+    categorical_crossentropy. Needs the recipes' C side; with a library that
+    fills no soft labels it must raise, not give the class indices."""
+    import os
+
+    os.environ.setdefault("KERAS_BACKEND", "jax")
+    try:
+        import keras
+    except Exception as e:  # not installed, or no backend it can load
+        pytest.skip(f"Keras 3 cannot be imported here ({type(e).__name__}: {e})")
+    if not keras.__version__.startswith("3."):
+        pytest.skip(f"Keras {keras.__version__} is not Keras 3")
+    import libfeed.keras as lk
+
+    with lk.Dataset(dataset, batch_size=BATCH, size=SIDE, seed=SEED, workers=2,
+                    label_smoothing=0.1) as ds:
+        try:
+            x, y = ds[0]
+        except libfeed.FeedUnsupportedError as e:
+            assert "label_smoothing=0.1" in str(e)
+            pytest.skip("this libfeed library fills no feed_batch.soft_labels (the recipes' "
+                        "C side is not in this build)")
+        b = ds.last_batch
+        assert y.dtype == np.float32 and y.shape == (len(x), NCLASS)
+        assert np.array_equal(y, b.soft_labels) and np.array_equal(y.argmax(1), b.class_labels)

@@ -164,7 +164,12 @@ class DataLoader(_loader.Front):
     """torch.utils.data.DataLoader's signature over libfeed.torch.Loader.
 
     dataset            an image folder (ImageFolder layout), or a torchvision
-                       ImageFolder whose transform is None (its root is read)
+                       ImageFolder (its root is read); its transform, if any,
+                       is translated to libfeed options (options_from_transform)
+    transform          the same for a folder given as a path (not both)
+    mix                torchvision's v2.MixUp/CutMix/RandomChoice/RandomApply or
+                       timm's Mixup (or a dict of its arguments): mixed in C, the
+                       targets are then float32 soft labels (options_from_mix)
     batch_size         1 (as DataLoader)
     shuffle            False (as DataLoader); the order is a function of seed and epoch
     sampler            DistributedSampler(...) (its rank, num_replicas, shuffle,
@@ -191,9 +196,10 @@ class DataLoader(_loader.Front):
     DataLoader draws its base seed, so torch.manual_seed() fixes it), augment
     ("val"), size (224), dtype (torch.float32), layout, mean, std, device
     ("cpu"; "cuda" for batches on the GPU), labels_dtype (torch.int64), and
-    every other libfeed.Loader option. collate_fn, worker_init_fn,
-    batch_sampler, a Dataset object with a transform: TypeError naming the
-    libfeed way.
+    every other libfeed.Loader option (one that contradicts the translated
+    transform or mix is a ValueError). collate_fn, worker_init_fn,
+    batch_sampler, a transform with a step libfeed has no equal for, a
+    target_transform: TypeError naming the libfeed way.
 
     Iterating gives one epoch of (images, labels) batches (libfeed.Batch:
     also .sample_ids, .flags, .epoch, .index); len() is the batches per epoch.

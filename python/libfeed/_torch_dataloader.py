@@ -87,6 +87,13 @@ def _merge_translated(opts, options, translated, what):
     """opts (DataLoader's own) then the translated options, then the user's:
     a user option that contradicts the translation is an error, not a
     silent override."""
+    size = options.get("size")
+    if size is not None and "height" in translated:
+        hw = tuple(size) if isinstance(size, (list, tuple)) else (size, size)
+        if not _same_option(hw, (translated["height"], translated["width"])):
+            raise ValueError(f"libfeed.torch.DataLoader: size={size!r} contradicts the {what}, "
+                             f"which gives {translated['height']} x {translated['width']}: give "
+                             "one of them")
     for k, v in translated.items():
         if k in options and not _same_option(options[k], v):
             raise ValueError(f"libfeed.torch.DataLoader: {k}={options[k]!r} contradicts the "

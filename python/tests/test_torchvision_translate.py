@@ -360,8 +360,10 @@ def test_dataloader_takes_an_imagefolder_with_a_translatable_transform(dataset):
         for (a, la), (b, lb) in zip(D, E):
             assert a.shape == (len(la), 3, 24, 24) and a.dtype == torch.float32
             assert torch.equal(a, b) and torch.equal(la, lb)
-    with pytest.raises(ValueError, match="contradicts"):
+    with pytest.raises(ValueError, match="augment='train' contradicts"):
         lt.DataLoader(ds, batch_size=BATCH, augment="train")
+    with pytest.raises(ValueError, match="size=64 contradicts"):
+        lt.DataLoader(ds, batch_size=BATCH, size=64)
     with pytest.raises(TypeError, match="RandomVerticalFlip"):
         lt.DataLoader(torchvision.datasets.ImageFolder(dataset, transform=v2.RandomVerticalFlip()))
 

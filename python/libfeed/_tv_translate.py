@@ -120,7 +120,7 @@ class _State:
         self.stage = 0            # the last pixel step's place in libfeed's order
         self.stage_op = None      # ... and which op it was
         self.geometry = None      # "train" | "val" | "none"
-        self.pending_resize = None  # (op, shorter side, interpolation): Resize(s) waiting for CenterCrop
+        self.pending_resize = None  # (op, shorter side): a Resize(s) waiting for its CenterCrop
         self.tensor = False       # the image is a tensor (not a PIL image)
         self.dtype = "uint8"      # the pixels' dtype
         self.normalized = False

@@ -397,3 +397,52 @@ def test_dataloader_mix_gives_soft_targets(dataset):
         present[b.class_labels] = True
         assert bool((targets[:, ~present] == 0).all())  # mixed only with the batch's samples
         assert bool(((targets > 0).sum(1) <= 2).all())  # one partner each
+
+
+# The C enums' words, in their order (include/feed.h), to read the options back.
+WORDS = {"augment": ["none", "val", "train"], "interpolation": ["nearest", "bilinear", "bicubic"],
+         "aa_interpolation": ["nearest", "bilinear", "bicubic"],
+         "auto_augment": ["none", "trivialaugment", "randaugment", "autoaugment"],
+         "mix_mode": ["batch", "pair", "elem"], "dtype": ["uint8", "float32", "float16", "bfloat16"],
+         "layout": ["hwc", "chw"]}
+
+
+def recipes():
+    """(transform, mix) pairs translated above, as a user would pass them."""
+    yield (reference_train(v2, True, 176, auto_augment="ta_wide", random_erase_prob=0.1),
+           v2.RandomChoice([v2.MixUp(alpha=0.2, num_classes=NCLASS),
+                            v2.CutMix(alpha=1.0, num_classes=NCLASS)]))
+    yield (v1.Compose([v1.RandomResizedCrop(40, interpolation=IM.BICUBIC),
+                       v1.RandomRotation(10, interpolation=IM.BILINEAR, fill=(1, 2, 3)),
+                       v1.ColorJitter(0.4, 0.3, 0.2, 0.1), v1.RandomGrayscale(0.2),
+                       v1.PILToTensor(), v1.ConvertImageDtype(torch.float32), v1.Normalize(MEAN, STD),
+                       v1.ConvertImageDtype(torch.bfloat16),
+                       v1.RandomErasing(0.5, value=(1.0, -1.0, 0.5))]),
+           dict(mixup_alpha=0.8, cutmix_alpha=1.0, mode="elem", label_smoothing=0.1))
+    timm_data = pytest.importorskip("timm.data")
+    yield (timm_data.create_transform(64, is_training=True, interpolation="bilinear",
+                                      auto_augment="rand-m9-n3-mstd0.5-inc1-p1.0",
+                                      re_prob=0.25, re_mode="pixel"),
+           None)
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_translated_options_are_what_the_library_holds(dataset, which):
+    """Every translated option, set through libfeed's own parser and read back
+    from the feed_options the loader was made with: the words, flags, colours
+    and numbers reach C as meant (and the library's validation takes them)."""
+    transform, mix = list(recipes())[which]
+    want = dict(lt.options_from_transform(transform))
+    if mix is not None:
+        want.update(lt.options_from_mix(mix))
+    with lt.DataLoader(dataset, batch_size=BATCH, transform=transform, mix=mix) as D:
+        for key, value in want.items():
+            got = D.loader._option(key)
+            if key in WORDS:
+                assert WORDS[key][got] == value, (key, got, value)
+            elif isinstance(value, tuple):
+                assert np.allclose(np.array(got[:], np.float32), np.float32(value), rtol=1e-7), key
+            elif isinstance(value, float):
+                assert np.float32(got) == np.float32(value), (key, got, value)
+            else:
+                assert got == int(value), (key, got, value)

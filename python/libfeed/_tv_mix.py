@@ -125,8 +125,10 @@ def translate_mix(mix):
             args["mixup_enabled"] = mix.mixup_enabled
             return _timm(args, "timm Mixup")
         t = _torchvision(mix)
+        # torchvision's mixing does not smooth (its recipe smooths in the loss):
+        # label_smoothing stays the caller's to give.
         out = {"mixup_alpha": t.get("mixup", 0.0), "cutmix_alpha": t.get("cutmix", 0.0),
-               "mix_p": t["p"], "mix_mode": "batch", "label_smoothing": 0.0}
+               "mix_p": t["p"], "mix_mode": "batch"}
         if "mixup" in t and "cutmix" in t:
             out["mix_switch_p"] = t["p_cutmix"]
         if t["num_classes"] is not None:

@@ -306,7 +306,7 @@ def test_subclass_is_refused():
 def test_torchvision_mixup_cutmix():
     mix = lt.options_from_mix(v2.MixUp(alpha=0.2, num_classes=10))
     assert mix == {"mixup_alpha": 0.2, "cutmix_alpha": 0.0, "mix_p": 1.0, "mix_mode": "batch",
-                   "label_smoothing": 0.0, "num_classes": 10}
+                   "num_classes": 10}
     # references/classification/transforms.py get_mixup_cutmix: RandomChoice of the two
     mix = lt.options_from_mix(v2.RandomChoice([v2.MixUp(alpha=0.2, num_classes=10),
                                                v2.CutMix(alpha=1.0, num_classes=10)]))
@@ -371,9 +371,15 @@ def test_dataloader_takes_an_imagefolder_with_a_translatable_transform(dataset):
 def test_dataloader_mix_num_classes_against_the_dataset(dataset):
     with pytest.raises(ValueError, match=f"the dataset has {NCLASS} classes"):
         lt.DataLoader(dataset, batch_size=BATCH, mix=v2.MixUp(alpha=0.2, num_classes=NCLASS - 1))
-    with lt.DataLoader(dataset, batch_size=BATCH, mix=v2.MixUp(alpha=0.2, num_classes=NCLASS + 3)) as D:
+    with lt.DataLoader(dataset, batch_size=BATCH, mix=v2.MixUp(alpha=0.2, num_classes=NCLASS + 3),
+                       label_smoothing=0.1) as D:
         assert D.loader._option("num_classes") == NCLASS + 3
         assert D.loader._option("mixup_alpha") == pytest.approx(0.2)
+        # torchvision's MixUp says nothing of smoothing: the caller's is taken
+        assert D.loader._option("label_smoothing") == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="label_smoothing=0.2 contradicts the mix="):
+        lt.DataLoader(dataset, batch_size=BATCH, label_smoothing=0.2,
+                      mix=dict(mixup_alpha=0.2, label_smoothing=0.1))
 
 
 def test_dataloader_mix_gives_soft_targets(dataset):

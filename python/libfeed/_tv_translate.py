@@ -152,7 +152,8 @@ class _State:
 
     def train_only(self, op, what):
         if self.geometry != "train":
-            where = {None: "no crop or resize before it", "val": "Resize + CenterCrop (augment='val')",
+            where = {None: "no crop or resize before it",
+                     "val": "Resize + CenterCrop (augment='val')",
                      "none": "a Resize to a fixed size (augment='none')"}[self.geometry]
             _refuse(op, f"libfeed applies {what} only with augment='train' (RandomResizedCrop "
                         f"first); here there is {where}")
@@ -568,8 +569,9 @@ def _step(st, t):
     if fam is None:
         what = "a Python function" if callable(t) and not hasattr(t, "forward") else \
             f"an object of {type(t).__module__}.{name}"
-        _refuse(getattr(t, "__qualname__", name), f"{what}: libfeed translates torchvision's and timm's own transforms only "
-                      "(a subclass or your own code may do anything)")
+        _refuse(getattr(t, "__qualname__", name),
+                f"{what}: libfeed translates torchvision's and timm's own transforms only "
+                "(a subclass or your own code may do anything)")
     if (fam, name) in _NO_OPS:
         return
     if name == "Lambda":

@@ -14,6 +14,8 @@ import numpy as np
 
 from . import _capi, _dlpack
 from ._array import DTYPES, INT32, Array
+
+_FLOAT32 = DTYPES[_capi.DTYPE_FLOAT32]
 from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
 from ._held import _Held
 
@@ -35,13 +37,35 @@ class Batch(tuple):
     sample_ids      numpy uint64: dataset index of each sample (after replacement)
     flags           numpy uint8: libfeed.SAMPLE_REPLACED | SAMPLE_FLIPPED per sample
     bad             samples replaced in this batch (bad_policy=replace)
+    soft_labels     float32 count x num_classes, one row per sample, the targets
+                    after label smoothing and MixUp/CutMix (a view like the
+                    images: host numpy, or libfeed.Array on a device), or None
+                    when neither is on. libfeed.torch and libfeed.keras give
+                    them as the batch's labels (the second item) when present
+    class_labels    the class index of each sample (what labels is without
+                    soft labels; with MixUp, the sample's own class, not its
+                    partner's)
     """
 
-    def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad):
+    def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad, soft_labels=None,
+                class_labels=None):
         self = super().__new__(cls, (images, labels))
         self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
             epoch, index, sample_ids, flags, bad)
+        self.soft_labels = soft_labels
+        self.class_labels = labels if class_labels is None else class_labels
         return self
+
+    def replace(self, **changes):
+        """A Batch with these fields changed (images=, labels=, soft_labels=, ...)."""
+        now = {"images": self[0], "labels": self[1], "epoch": self.epoch, "index": self.index,
+               "sample_ids": self.sample_ids, "flags": self.flags, "bad": self.bad,
+               "soft_labels": self.soft_labels, "class_labels": self.class_labels}
+        unknown = set(changes) - set(now)
+        if unknown:
+            raise TypeError(f"Batch.replace: no field {sorted(unknown)}")
+        now.update(changes)
+        return Batch(**now)
 
     @property
     def images(self):
@@ -236,14 +260,23 @@ class Iteration:
         ids = np.ctypeslib.as_array(b.sample_ids, (n,)).copy()
         flags = np.ctypeslib.as_array(b.flags, (n,)).copy()
         labels_host = np.ctypeslib.as_array(b.labels, (n,)).copy()
+        # Soft labels: from a library that has them (feed_batch since 0.2.0) and
+        # only when label smoothing or mixing is on.
+        soft_ptr = ctypes.cast(b.soft_labels, ctypes.c_void_p).value
+        classes = int(b.num_classes)
+        soft = None
         if b.device < 0:
             arr = Array(b.data, shape, kind, -1, held)
+            if soft_ptr and classes:
+                soft = Array(soft_ptr, (n, classes), _FLOAT32, -1, held)
             if self._copy:
                 images = arr.numpy(copy=True)  # _deliver gives the slot back
+                soft = None if soft is None else soft.numpy(copy=True)
             elif self._output == "array":
                 images = arr
             else:
                 images = arr.numpy()
+                soft = None if soft is None else soft.numpy()
             labels = labels_host
         else:
             # Make the consumer's stream wait (on the device) for the copy.
@@ -254,7 +287,13 @@ class Iteration:
             images = Array(b.data, shape, kind, b.device, held, self._stream)
             labels = (Array(b.labels_device, (n,), INT32, b.device, held, self._stream)
                       if b.labels_device else labels_host)
-        return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad))
+            if b.soft_labels_device and classes:
+                soft = Array(b.soft_labels_device, (n, classes), _FLOAT32, b.device, held,
+                             self._stream)
+            elif soft_ptr and classes:  # host soft labels of a device batch: a copy, as labels
+                soft = Array(soft_ptr, (n, classes), _FLOAT32, -1, held).numpy(copy=True)
+        return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad),
+                     soft_labels=soft)
 
     # -- giving batches back ------------------------------------------------------------
     def _unpin(self, held):

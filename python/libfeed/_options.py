@@ -43,15 +43,21 @@ _DATALOADER_ONLY = {
 _U32_MAX, _U64_MAX = (1 << 32) - 1, (1 << 64) - 1
 _INTEGERS = dict.fromkeys(
     ("batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
-     "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead"),
+     "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead",
+     "aa_num_ops", "aa_num_bins", "num_classes", "repeats"),
     _U32_MAX)
 _INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
 _INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
 _INTEGERS["max_worker_memory"] = _U64_MAX - 1  # or "auto" (stored as 2^64 - 1); 0 = no cap
 _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",
-           "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction"}
-_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad", "scan_cache"}
-_TRIPLES = {"mean", "std"}
+           "brightness", "contrast", "saturation", "hue", "grayscale_p", "max_bad_fraction",
+           "aa_magnitude", "aa_mstd", "erase_p", "erase_scale_min", "erase_scale_max",
+           "erase_ratio_min", "erase_ratio_max", "mixup_alpha", "cutmix_alpha", "mix_p",
+           "mix_switch_p", "label_smoothing"}
+_FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad", "scan_cache",
+          "aa_inc", "erase_random"}
+_TRIPLES = {"mean", "std", "erase_value"}
+_COLOURS = {"fill", "aa_fill"}  # 0xRRGGBB, or (r, g, b)
 
 
 def _is_bool(value):
@@ -117,7 +123,7 @@ def _checked(key, value):
         if isinstance(value, (list, tuple, np.ndarray)) and len(value) == 3:
             return tuple(_number(key, v) for v in value)
         raise ValueError(f"libfeed: {key}={value!r}: expected three numbers (r, g, b)")
-    if key == "fill":
+    if key in _COLOURS:
         if isinstance(value, (list, tuple)) and len(value) == 3:
             r, g, b = (_integer(key, v, 255) for v in value)
             return f"{(r << 16) | (g << 8) | b:06x}"

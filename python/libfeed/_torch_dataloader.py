@@ -13,9 +13,15 @@
 The keywords DataLoader shares with libfeed mean what they mean there, with
 DataLoader's defaults; the transform is libfeed's (augment=, size=, mean=,
 std=, dtype=: float32 CHW normalised with ImageNet's mean/std by default, what
-ToTensor() + Normalize() give). Arguments that would run Python per sample or
-per batch (a transform, collate_fn, worker_init_fn, batch_sampler, a custom
-sampler) raise a TypeError that says what to use instead.
+ToTensor() + Normalize() give). An ImageFolder's transform (or transform=)
+made of torchvision's or timm's own transforms is translated to those
+options when libfeed has each step with the same parameters
+(libfeed.torch.options_from_transform; TypeError naming the step and the
+parameter otherwise); mix= takes torchvision's v2.MixUp/CutMix or timm's
+Mixup, and batches then carry float32 soft labels as their targets.
+Arguments that would run Python per sample or per batch (a transform
+libfeed cannot translate, collate_fn, worker_init_fn, batch_sampler, a
+custom sampler) raise a TypeError that says what to use instead.
 
 Each `for` is one epoch from its start, as with DataLoader, unless
 load_state_dict() just set a position (then it resumes there, as torchdata's
@@ -29,9 +35,11 @@ import torch
 
 from . import _capi
 from . import _torch_loader as _lt
+from . import _tv_mix, _tv_translate
 from . import loader as _loader
 from ._capi import SAMPLE_REPLACED
 from ._errors import FeedBusyError
+from ._options import _dtype_word
 
 # DataLoader arguments that cannot apply, and what to use instead.
 _REFUSED = {
@@ -43,29 +51,65 @@ _REFUSED = {
     "pin_memory_device": "use device='cuda:N': batches then arrive on that GPU, copied from a "
                          "ring pinned once",
 }
-_TRANSFORM_HELP = ("libfeed cannot run a Python transform: its workers decode and augment in C. "
-                   "Use augment='train' (RandomResizedCrop + RandomHorizontalFlip) or "
-                   "augment='val' (Resize + CenterCrop), size=, mean=/std=, dtype=, and "
-                   "augment={...} for the parameters (scale, ratio, flip_p, rotate_deg, "
-                   "brightness, contrast, saturation, hue, grayscale_p); pass the folder "
-                   "(ImageFolder's root) as the dataset")
+_TRANSFORM_HELP = _tv_translate.HELP
+
+
+def _transform_options(transform, where):
+    """The libfeed options of a torchvision/timm transform, or TypeError
+    saying which step libfeed has no exact equivalent for, and what to use."""
+    try:
+        return _tv_translate.translate(transform)
+    except TypeError as e:
+        raise TypeError(f"libfeed.torch.DataLoader: {where} cannot apply: libfeed cannot run a "
+                        f"Python transform, and translating it failed: {e}. "
+                        + _TRANSFORM_HELP) from None
 
 
 def _source_of(dataset):
-    """The folder (or the ImageFolder's root) a dataset argument names."""
+    """The folder (or the ImageFolder's root) a dataset argument names, and
+    the dataset's transform (None without one)."""
     if isinstance(dataset, (str, bytes, os.PathLike)):
-        return os.fsdecode(dataset)
+        return os.fsdecode(dataset), None
     root = getattr(dataset, "root", None)
     if root is not None and hasattr(dataset, "samples") and hasattr(dataset, "class_to_idx"):
-        for attr in ("transform", "target_transform"):
-            if getattr(dataset, attr, None) is not None:
-                raise TypeError(f"libfeed.torch.DataLoader: the dataset has a {attr}: "
-                                + _TRANSFORM_HELP)
-        return os.fsdecode(root)
+        if getattr(dataset, "target_transform", None) is not None:
+            raise TypeError("libfeed.torch.DataLoader: the dataset has a target_transform: "
+                            "libfeed delivers the folder's class index as the label (or soft "
+                            "labels with label_smoothing= / mix=); " + _TRANSFORM_HELP)
+        return os.fsdecode(root), getattr(dataset, "transform", None)
     raise TypeError(f"libfeed.torch.DataLoader: dataset={type(dataset).__name__}: libfeed reads "
                     "an image folder (ImageFolder layout) itself; pass its path (or a "
                     "torchvision ImageFolder without transform), or file_list= for a list of "
                     "files with labels")
+
+
+def _merge_translated(opts, options, translated, what):
+    """opts (DataLoader's own) then the translated options, then the user's:
+    a user option that contradicts the translation is an error, not a
+    silent override."""
+    size = options.get("size")
+    if size is not None and "height" in translated:
+        hw = tuple(size) if isinstance(size, (list, tuple)) else (size, size)
+        if not _same_option(hw, (translated["height"], translated["width"])):
+            raise ValueError(f"libfeed.torch.DataLoader: size={size!r} contradicts the {what}, "
+                             f"which gives {translated['height']} x {translated['width']}: give "
+                             "one of them")
+    for k, v in translated.items():
+        if k in options and not _same_option(options[k], v):
+            raise ValueError(f"libfeed.torch.DataLoader: {k}={options[k]!r} contradicts the "
+                             f"{what}, which gives {k}={v!r}: give one of them")
+        opts[k] = v
+
+
+def _same_option(a, b):
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_option(x, y) for x, y in zip(a, b))
+    if isinstance(a, bool) or isinstance(b, bool):
+        return bool(a) == bool(b)
+    try:
+        return abs(float(a) - float(b)) <= 1e-6 * max(1.0, abs(float(b)))
+    except (TypeError, ValueError):
+        return _dtype_word(a) == _dtype_word(b)
 
 
 def _sampler_options(sampler, torch):
@@ -127,7 +171,12 @@ class DataLoader(_loader.Front):
     """torch.utils.data.DataLoader's signature over libfeed.torch.Loader.
 
     dataset            an image folder (ImageFolder layout), or a torchvision
-                       ImageFolder whose transform is None (its root is read)
+                       ImageFolder (its root is read); its transform, if any,
+                       is translated to libfeed options (options_from_transform)
+    transform          the same for a folder given as a path (not both)
+    mix                torchvision's v2.MixUp/CutMix/RandomChoice/RandomApply or
+                       timm's Mixup (or a dict of its arguments): mixed in C, the
+                       targets are then float32 soft labels (options_from_mix)
     batch_size         1 (as DataLoader)
     shuffle            False (as DataLoader); the order is a function of seed and epoch
     sampler            DistributedSampler(...) (its rank, num_replicas, shuffle,
@@ -154,9 +203,10 @@ class DataLoader(_loader.Front):
     DataLoader draws its base seed, so torch.manual_seed() fixes it), augment
     ("val"), size (224), dtype (torch.float32), layout, mean, std, device
     ("cpu"; "cuda" for batches on the GPU), labels_dtype (torch.int64), and
-    every other libfeed.Loader option. collate_fn, worker_init_fn,
-    batch_sampler, a Dataset object with a transform: TypeError naming the
-    libfeed way.
+    every other libfeed.Loader option (one that contradicts the translated
+    transform or mix is a ValueError). collate_fn, worker_init_fn,
+    batch_sampler, a transform with a step libfeed has no equal for, a
+    target_transform: TypeError naming the libfeed way.
 
     Iterating gives one epoch of (images, labels) batches (libfeed.Batch:
     also .sample_ids, .flags, .epoch, .index); len() is the batches per epoch.
@@ -172,16 +222,18 @@ class DataLoader(_loader.Front):
                  num_workers=0, collate_fn=None, pin_memory=False, drop_last=False, timeout=0,
                  worker_init_fn=None, multiprocessing_context=None, generator=None, *,
                  prefetch_factor=None, persistent_workers=False, in_order=True, seed=None,
-                 dtype=None, **options):
+                 dtype=None, mix=None, **options):
         for name, value in (("collate_fn", collate_fn), ("worker_init_fn", worker_init_fn),
                             ("batch_sampler", batch_sampler),
                             ("pin_memory_device", options.pop("pin_memory_device", None) or None)):
             if value is not None:
                 raise TypeError(f"libfeed.torch.DataLoader: {name}= cannot apply: {_REFUSED[name]}")
-        for name in ("transform", "target_transform"):
-            if options.get(name) is not None:
-                raise TypeError(f"libfeed.torch.DataLoader: {name}= cannot apply: " + _TRANSFORM_HELP)
-            options.pop(name, None)
+        if options.get("target_transform") is not None:
+            raise TypeError("libfeed.torch.DataLoader: target_transform= cannot apply: libfeed "
+                            "delivers the class index as the label (or soft labels with "
+                            "label_smoothing= / mix=); " + _TRANSFORM_HELP)
+        options.pop("target_transform", None)
+        transform = options.pop("transform", None)
         if batch_size is None:
             raise TypeError("libfeed.torch.DataLoader: batch_size=None (no batching) cannot "
                             "apply: libfeed always delivers stacked batches")
@@ -222,8 +274,28 @@ class DataLoader(_loader.Front):
         opts["prefetch"] = max(2, workers * (prefetch_factor or 2))
         if timeout:
             opts["timeout"] = timeout
-        opts["dtype"] = torch.float32 if dtype is None else dtype
-        opts.update(options)  # explicit libfeed options win
+        opts["dtype"] = torch.float32
+        if dtype is not None:
+            options["dtype"] = dtype
+        source, ds_transform = _source_of(dataset)
+        if transform is not None and ds_transform is not None:
+            raise ValueError("libfeed.torch.DataLoader: transform= and a dataset with a "
+                             "transform: give one")
+        if transform is not None:
+            _merge_translated(opts, options, _transform_options(transform, "transform="),
+                              "transform=")
+        elif ds_transform is not None:
+            _merge_translated(opts, options,
+                              _transform_options(ds_transform, "the dataset's transform"),
+                              "dataset's transform")
+        mix_opts = {}
+        if mix is not None:
+            try:
+                mix_opts = _tv_mix.translate_mix(mix)
+            except TypeError as e:
+                raise TypeError(f"libfeed.torch.DataLoader: {e}") from None
+            _merge_translated(opts, options, mix_opts, "mix=")
+        opts.update(options)  # explicit libfeed options win where they agree
 
         self.batch_size = batch_size
         self.drop_last = bool(drop_last)
@@ -246,13 +318,14 @@ class DataLoader(_loader.Front):
         self._resume = False    # load_state_dict() set the position: the next `for` starts there
         self._set_epoch = None  # set_epoch(e): the next `for` is epoch e
         self._trim = None       # (index, count) of a last batch one sample too long
-        source = _source_of(dataset)
         if sampler_drop is None:
             self.loader = _lt.Loader(source, batch_size, **opts)
         else:
             self.loader = self._loader_for_sampler(_lt, source, batch_size, opts, sampler,
                                                    sampler_drop)
         self._pin = self._pin and self.loader.device == "cpu"  # device batches need no pinning
+        if "num_classes" in mix_opts:
+            self._check_num_classes(mix_opts["num_classes"])
         self._source = source
         if isinstance(dataset, (str, bytes, os.PathLike)):
             self.dataset = self.loader.dataset
@@ -291,6 +364,17 @@ class DataLoader(_loader.Front):
             raise
         return L
 
+    def _check_num_classes(self, want):
+        """mix='s num_classes against the dataset's: fewer columns than
+        classes would leave labels without one (more are allowed: a model
+        with more outputs than this dataset has classes)."""
+        have = self.loader.num_classes
+        if want < have:
+            self.loader.close()
+            raise ValueError(f"libfeed.torch.DataLoader: mix= has num_classes={want}, but the "
+                             f"dataset has {have} classes: its labels 0..{have - 1} need "
+                             f"num_classes >= {have}")
+
     # -- what DataLoader has ------------------------------------------------------------
     def __len__(self):
         return len(self.loader)
@@ -311,19 +395,21 @@ class DataLoader(_loader.Front):
         index, count = self._trim
         for b in it:
             if b.index == index and len(b.sample_ids) == count:
-                images, labels = b
                 bad = b.bad - int(bool(b.flags[-1] & SAMPLE_REPLACED))
-                b = _loader.Batch(images[:-1], labels[:-1], b.epoch, b.index,
-                                  b.sample_ids[:-1], b.flags[:-1], bad)
+                b = b.replace(images=b[0][:-1], labels=b[1][:-1], sample_ids=b.sample_ids[:-1],
+                              flags=b.flags[:-1], bad=bad,
+                              soft_labels=None if b.soft_labels is None else b.soft_labels[:-1],
+                              class_labels=b.class_labels[:-1])
             yield b
 
     @staticmethod
     def _pinned(it):
         for b in it:
-            images, labels = b
             # The pinned copy frees the ring slot as soon as the view goes.
-            yield _loader.Batch(images.pin_memory(), labels.pin_memory(), b.epoch, b.index,
-                                b.sample_ids, b.flags, b.bad)
+            soft = None if b.soft_labels is None else b.soft_labels.pin_memory()
+            hard = b.class_labels.pin_memory()
+            yield b.replace(images=b[0].pin_memory(), labels=hard if soft is None else soft,
+                            soft_labels=soft, class_labels=hard)
 
     def _start_epoch(self):
         """Where this `for` starts: a resumed position, a set_epoch(), the

@@ -64,7 +64,10 @@ class Loader(_loader.Loader):
     """libfeed.Loader yielding (images, labels) as torch tensors.
 
     labels_dtype: torch dtype of the labels (default torch.int64; None keeps
-    libfeed's int32 without a conversion). Other arguments as libfeed.Loader;
+    libfeed's int32 without a conversion). With label_smoothing=, mixup_alpha=
+    or cutmix_alpha= the batches' targets are the float32 soft labels
+    (N x num_classes) instead, and the class labels are batch.class_labels.
+    Other arguments as libfeed.Loader;
     dtype and device may be given as torch.dtype / torch.device.
     rank="auto", world_size="auto": the torch.distributed process group's
     when it is initialised, else the launcher's environment.
@@ -78,12 +81,18 @@ class Loader(_loader.Loader):
 
     def _make_batch(self, held):
         b = super()._make_batch(held)
+        targets = self._batch_targets(b)  # checks that asked-for soft labels came
         images, labels = b
         images = to_torch(images)
         labels = to_torch(labels)
         if self._labels_dtype is not None and labels.dtype != self._labels_dtype:
             labels = labels.to(self._labels_dtype)
-        return _loader.Batch(images, labels, b.epoch, b.index, b.sample_ids, b.flags, b.bad)
+        # With label smoothing or MixUp/CutMix the targets are the float32
+        # soft labels (N x num_classes), as timm's Mixup gives them;
+        # cross_entropy takes either.
+        soft = None if b.soft_labels is None else to_torch(b.soft_labels)
+        return b.replace(images=images, labels=labels if targets is b[1] else soft,
+                         soft_labels=soft, class_labels=labels)
 
 
 Loader.__module__ = "libfeed.torch"  # where users import it from

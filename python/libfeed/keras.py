@@ -14,7 +14,9 @@ accepted and has nothing left to switch.
 Batches are (images, labels) numpy arrays: images float32, normalised with
 mean/std (ImageNet's by default), channels last (or first, following
 keras.config.image_data_format()), labels int32 class indices (for
-sparse_categorical_crossentropy). Each batch is a fresh array (copy=True):
+sparse_categorical_crossentropy); with label_smoothing=, mixup_alpha= or
+cutmix_alpha=, float32 soft labels of shape (N, num_classes) instead (for
+categorical_crossentropy). Each batch is a fresh array (copy=True):
 Keras and its backends may keep a reference to it past the next batch.
 
 Keras asks for batches by index, and with fit(shuffle=True) (the default) in
@@ -80,7 +82,9 @@ class Dataset(_keras.utils.PyDataset, _loader.Front):
         if batch is None:
             raise IndexError("libfeed.keras.Dataset: the loader is exhausted (epochs=)")
         self.last_batch = batch
-        return batch[0], batch[1]
+        # float32 soft labels (N x num_classes, for categorical_crossentropy)
+        # with label_smoothing= / mixup_alpha= / cutmix_alpha=; else class indices
+        return batch[0], self.loader._batch_targets(batch)
 
     def on_epoch_end(self):
         # Keras's epochs follow the stream: a pass of len() batches is one

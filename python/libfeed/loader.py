@@ -126,6 +126,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
             world_size=world_size, drop_last=drop_last, prefetch=prefetch, epochs=epochs,
             options=options, kwargs=kwargs)
         self._settings = dict(items)
+        self._soft_asked = _soft_labels_asked(self._settings)
         self._opts = opts = options_buffer(items)
         err = ctypes.create_string_buffer(ERRLEN)
         handle = ctypes.c_void_p()
@@ -204,11 +205,37 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     def batch_size(self):
         return self._option("batch_size")
 
+    def _batch_targets(self, batch):
+        """What a front end gives as the batch's targets: the soft labels when
+        label smoothing or mixing is on, else the class labels. A library
+        that parses those options but delivers no soft labels (older than
+        the recipes) is an error here, not a silent fall back to class labels."""
+        if batch.soft_labels is not None:
+            return batch.soft_labels
+        if self._soft_asked:
+            raise make_error(Status.E_UNSUPPORTED,
+                             f"{self._soft_asked} is set, but this libfeed library "
+                             f"({_lib.feed_version_string().decode()}) delivered no soft labels: "
+                             "it accepts the option and does not implement it")
+        return batch[1]
+
     def _option(self, name):
         if not _capi.options_mirror_ok:
             raise RuntimeError("libfeed: the feed_options mirror does not match this library")
         v = getattr(_capi.FeedOptions.from_buffer(self._opts), name)
         return v.decode() if isinstance(v, bytes) else v
+
+
+def _soft_labels_asked(settings):
+    """The option (text) that asks for soft labels (feed.h: label smoothing,
+    MixUp or CutMix), or "" when none does."""
+    for key in ("label_smoothing", "mixup_alpha", "cutmix_alpha"):
+        try:
+            if float(settings.get(key, 0)) > 0:
+                return f"{key}={settings[key]}"
+        except ValueError:
+            pass  # the C parser refused it at create already
+    return ""
 
 
 class Front:

@@ -257,24 +257,35 @@ static void affine_row(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, 
                 memcpy(out, fill, 3);
             continue;
         }
+        if (!(fabsf(ix) < 0x1p30f && fabsf(iy) < 0x1p30f)) {
+            memcpy(out, fill, 3); /* far outside: no neighbour in, mask 0 */
+            continue;
+        }
         float x0 = floor_f(ix), y0 = floor_f(iy);
         float we = ix - x0, ea = 1.0f - we, no = iy - y0, so = 1.0f - no;
         float wt[4] = {so * ea, so * we, no * ea, no * we}; /* nw, ne, sw, se */
-        const uint8_t *px[4] = {NULL, NULL, NULL, NULL};
+        /* the four neighbours' (mask, r, g, b), 0 outside: four chains
+         * side by side, so that their roundings overlap */
+        float val[4][4];
+        int64_t xi = (int64_t)x0, yi = (int64_t)y0;
         for (int k = 0; k < 4; k++) {
-            float cx = x0 + (float)(k & 1), cy = y0 + (float)(k >> 1);
-            if (cx >= 0 && cx <= (float)(w - 1) && cy >= 0 && cy <= (float)(h - 1))
-                px[k] = in + (size_t)cy * stride + (size_t)cx * 3;
+            int64_t cx = xi + (k & 1), cy = yi + (k >> 1);
+            if (cx >= 0 && cx < (int64_t)w && cy >= 0 && cy < (int64_t)h) {
+                const uint8_t *p = in + (size_t)cy * stride + (size_t)cx * 3;
+                val[k][0] = 1.0f, val[k][1] = p[0], val[k][2] = p[1], val[k][3] = p[2];
+            } else {
+                val[k][0] = val[k][1] = val[k][2] = val[k][3] = 0.0f;
+            }
         }
-        float mask = px[0] ? wt[0] : 0.0f;
+        float acc[4];
+        for (int c = 0; c < 4; c++)
+            acc[c] = val[0][c] * wt[0];
         for (int k = 1; k < 4; k++)
-            mask = fma_f(px[k] ? 1.0f : 0.0f, wt[k], mask);
+            for (int c = 0; c < 4; c++)
+                acc[c] = fma_f(val[k][c], wt[k], acc[c]);
         for (int c = 0; c < 3; c++) {
-            float v = px[0] ? (float)px[0][c] * wt[0] : 0.0f;
-            for (int k = 1; k < 4; k++)
-                v = fma_f(px[k] ? (float)px[k][c] : 0.0f, wt[k], v);
             float f = fill[c];
-            out[c] = (uint8_t)round_even((v - f) * mask + f);
+            out[c] = (uint8_t)round_even((acc[c + 1] - f) * acc[0] + f);
         }
     }
 }

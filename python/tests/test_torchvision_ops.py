@@ -17,7 +17,9 @@ The bounds, and why:
   rounding half to even) can move by one, so there: at most 1 anywhere, on at
   most 1% of the values.
 - timm's pixel functions (PIL: posterize, solarize, solarize_add, invert,
-  equalize): EXACT, the same tables.
+  equalize): EXACT, the same tables. timm's shears and whole-pixel
+  translations with nearest sampling: EXACT, PIL's affine transform places
+  each pixel where torchvision's does.
 """
 
 import math
@@ -241,3 +243,26 @@ def test_timm_pixel_functions_exact():
             assert (feed_op("SolarizeAdd", add, img) == want).all(), (name, add)
         assert (feed_op("Invert", 0, img) == np.asarray(aa.invert(pil))).all(), name
         assert (feed_op("Equalize", 0, img) == np.asarray(aa.equalize(pil))).all(), name
+
+
+def test_timm_geometry_nearest():
+    """timm's shears and translations (PIL's affine transform) and libfeed's
+    torchvision ones place every pixel alike: with nearest sampling and
+    timm's fill the images are the same (bilinear differs: PIL's own
+    resampler and edge; policy.c says how)."""
+    aa = pytest.importorskip("timm.data.auto_augment")
+    from PIL import Image
+
+    grey = (128, 128, 128)
+    kw = dict(fillcolor=grey, resample=Image.NEAREST)
+    for name in ("photo224", "noise37x29", "photo64x48"):
+        img = IMAGES[name]
+        pil = Image.fromarray(img)
+        for s in (0.27, -0.27, 0.09):
+            assert (feed_op("ShearX", s, img, "nearest", grey) == np.asarray(aa.shear_x(pil, s, **kw))).all()
+            assert (feed_op("ShearY", s, img, "nearest", grey) == np.asarray(aa.shear_y(pil, s, **kw))).all()
+        for p in (10, -7):  # PIL samples x + p: the content moves by -p
+            want = np.asarray(aa.translate_x_abs(pil, p, **kw))
+            assert (feed_op("TranslateX", -p, img, "nearest", grey) == want).all()
+            want = np.asarray(aa.translate_y_abs(pil, p, **kw))
+            assert (feed_op("TranslateY", -p, img, "nearest", grey) == want).all()

@@ -92,14 +92,14 @@ IMAGES = {
 
 
 def feed_op(op, arg, img, interp="nearest", fill=(0, 0, 0)):
+    """libfeed's op on img; arg a number, or a policy's "POLICY:BIN[:BINS][:neg]"."""
     h, w, _ = img.shape
+    arg = arg if isinstance(arg, str) else repr(float(arg))
     with tempfile.TemporaryDirectory() as d:
         src, dst = os.path.join(d, "in"), os.path.join(d, "out")
         img.tofile(src)
-        subprocess.run(
-            [TOOL, op, repr(float(arg)), str(w), str(h), interp, "%02x%02x%02x" % tuple(fill), src, dst],
-            check=True,
-        )
+        fill_hex = "%02x%02x%02x" % tuple(fill)
+        subprocess.run([TOOL, op, arg, str(w), str(h), interp, fill_hex, src, dst], check=True)
         return np.fromfile(dst, dtype=np.uint8).reshape(h, w, 3)
 
 
@@ -266,3 +266,46 @@ def test_timm_geometry_nearest():
             assert (feed_op("TranslateX", -p, img, "nearest", grey) == want).all()
             want = np.asarray(aa.translate_y_abs(pil, p, **kw))
             assert (feed_op("TranslateY", -p, img, "nearest", grey) == want).all()
+
+
+POLICIES = {"trivialaugment": ("TrivialAugmentWide", 31), "randaugment": ("RandAugment", 31),
+            "autoaugment": ("AutoAugment", 10)}
+
+
+@pytest.mark.parametrize("policy", sorted(POLICIES))
+def test_policy_tables(policy):
+    """Every op of the policy at every magnitude bin, both signs: libfeed's
+    table and op (augop_tool POLICY:BIN) against the policy's own
+    _AUGMENTATION_SPACE and _apply_image_or_video_transform (so int() of a
+    translation, 255 * the solarize magnitude, 1 + the enhance magnitude and
+    the float32 linspace values are all torchvision's). Exact under the same
+    conditions as the ops (test_colour_ops, test_geometric_ops)."""
+    import torchvision.transforms.v2 as v2
+
+    cls_name, bins = POLICIES[policy]
+    fill = (124, 116, 104)
+    img = IMAGES["photo64x48"]
+    h, w, _ = img.shape
+    t = torch.from_numpy(img).permute(2, 0, 1).contiguous()
+    fused = _fused()
+    for interp in ("nearest", "bilinear"):
+        mode = F.InterpolationMode.NEAREST if interp == "nearest" else F.InterpolationMode.BILINEAR
+        tv = getattr(v2, cls_name)(interpolation=mode, fill=list(fill))
+        for op, (magnitudes_fn, signed) in tv._AUGMENTATION_SPACE.items():
+            geometric = op in GEOMETRIC
+            if interp == "bilinear" and not geometric:
+                continue
+            mags = magnitudes_fn(bins, h, w)
+            for b in range(bins) if mags is not None else [0]:
+                for neg in (False, True) if signed else (False,):
+                    m = 0.0 if mags is None else float(mags[b]) * (-1 if neg else 1)
+                    want = tv._apply_image_or_video_transform(t, op, m, interpolation=mode, fill=tv._fill)
+                    want = want.permute(1, 2, 0).numpy().astype(np.int16)
+                    arg = f"{policy}:{b}:{bins}" + (":neg" if neg else "")
+                    got = feed_op(op, arg, img, interp, fill).astype(np.int16)
+                    d = np.abs(got - want)
+                    where = f"{policy} {op} bin {b} {'-' if neg else '+'} {interp}"
+                    if fused or op in PIXEL:
+                        assert d.max() == 0, f"{where}: {int((d > 0).sum())} values differ"
+                    else:
+                        assert d.max() <= 1 and (d > 0).mean() <= 0.01, where

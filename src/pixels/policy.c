@@ -159,6 +159,14 @@ static double tv_arg(uint32_t op, double mag)
     }
 }
 
+double feed__policy_arg(uint32_t policy, uint32_t op, double m, uint32_t n, uint32_t w, uint32_t h,
+                        int negate)
+{
+    int has, sgn;
+    double mag = tv_magnitude(policy == FEED_POLICY_TRIVIAL, op, m, n, w, h, &has, &sgn);
+    return tv_arg(op, sgn && negate ? -mag : mag);
+}
+
 /* One torchvision op at bin m (the sign drawn from r when it is signed). */
 static feed__aug_step tv_step(int wide, uint32_t op, double m, uint32_t n, uint32_t w, uint32_t h,
                               feed__rng *r)

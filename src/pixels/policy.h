@@ -36,6 +36,13 @@ typedef struct feed__aug_step {
 uint32_t feed__policy_draw(const feed__xform *x, uint32_t w, uint32_t h, feed__rng *r,
                            feed__aug_step *steps);
 
+/* The argument of op (augops.h) at magnitude bin m of n, as torchvision's
+ * table of policy (FEED_POLICY_TRIVIAL: TrivialAugmentWide's; RAND, AUTO:
+ * RandAugment's and AutoAugment's) gives it for an image of w x h, negated
+ * when negate and the op is signed: what feed__policy_draw uses, for tests. */
+double feed__policy_arg(uint32_t policy, uint32_t op, double m, uint32_t n, uint32_t w, uint32_t h,
+                        int negate);
+
 /* Draws (FEED_RNG_POLICY of seed, epoch, id) and applies x's policy to img,
  * w x h RGB, in place; scratch is w * h * 3 bytes. Nothing for
  * FEED_POLICY_NONE. No allocation. */

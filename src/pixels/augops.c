@@ -72,13 +72,27 @@ static inline uint8_t trunc_u8(float v)
 }
 
 /* _rgb_to_grayscale_image(preserve_dtype=False) then floor_: r.mul(0.2989)
- * then add_ with alpha, which ATen fuses */
-static inline float grey_floor(const uint8_t *p)
+ * then add_ with alpha, which ATen fuses. The products by value, in tables:
+ * r's as float32, g's and b's exact in double, as fma_f forms them. */
+typedef struct grey_tables {
+    float r[256];
+    double g[256], b[256];
+} grey_tables;
+
+static void grey_tables_init(grey_tables *t)
 {
-    float l = (float)p[0] * 0.2989f;
-    l = fma_f((float)p[1], 0.587f, l);
-    l = fma_f((float)p[2], 0.114f, l);
-    return (float)(int32_t)l; /* l >= 0: truncation is floor */
+    for (int v = 0; v < 256; v++) {
+        t->r[v] = (float)v * 0.2989f;
+        t->g[v] = (double)v * 0.587f;
+        t->b[v] = (double)v * 0.114f;
+    }
+}
+
+static inline int grey_floor(const grey_tables *t, const uint8_t *p)
+{
+    float l = (float)(t->g[p[1]] + t->r[p[0]]);
+    l = (float)(t->b[p[2]] + l);
+    return (int)l; /* l >= 0: truncation is floor */
 }
 
 /* _blend(image, other, ratio): image.mul(ratio).add_(other, alpha=1 - ratio), clamp, truncate */
@@ -103,14 +117,22 @@ static void brightness(uint8_t *img, size_t n, double factor)
     map_lut(img, n, lut);
 }
 
+/* _blend(image, grey, ratio) per pixel, with the products v * ratio
+ * (float32) and grey * (1 - ratio) (exact, double) from tables */
 static void saturation(uint8_t *img, size_t npx, double factor)
 {
     float r = (float)factor, a = (float)(1.0 - factor);
+    grey_tables t;
+    grey_tables_init(&t);
+    float vr[256];
+    double ga[256];
+    for (int v = 0; v < 256; v++)
+        vr[v] = (float)v * r, ga[v] = (double)v * a;
     for (size_t i = 0; i < npx; i++, img += 3) {
-        float g = grey_floor(img);
-        img[0] = blend(img[0], g, r, a);
-        img[1] = blend(img[1], g, r, a);
-        img[2] = blend(img[2], g, r, a);
+        double g = ga[grey_floor(&t, img)];
+        img[0] = trunc_u8((float)(g + vr[img[0]]));
+        img[1] = trunc_u8((float)(g + vr[img[1]]));
+        img[2] = trunc_u8((float)(g + vr[img[2]]));
     }
 }
 
@@ -118,9 +140,11 @@ static void contrast(uint8_t *img, size_t npx, double factor)
 {
     /* torch.mean of the floored greys: an exact integer sum here, divided
      * once; torch's float32 cascade sum can differ in its last bit */
+    grey_tables t;
+    grey_tables_init(&t);
     uint64_t sum = 0;
     for (size_t i = 0; i < npx; i++)
-        sum += (uint64_t)grey_floor(img + i * 3);
+        sum += (uint64_t)grey_floor(&t, img + i * 3);
     float mean = (float)((double)sum / (double)npx);
     float r = (float)factor, a = (float)(1.0 - factor);
     uint8_t lut[256];
@@ -137,7 +161,10 @@ static void sharpness(uint8_t *img, uint32_t w, uint32_t h, double factor, uint8
 {
     if (w <= 2 || h <= 2)
         return;
-    float a = (float)(1.0 - factor);
+    /* (blur - v) * (1 - factor), exact in double, for every difference */
+    double da[511];
+    for (int d = -255; d <= 255; d++)
+        da[d + 255] = (double)d * (float)(1.0 - factor);
     size_t stride = (size_t)w * 3;
     uint8_t *above = scratch, *cur = scratch + stride;
     memcpy(above, img, stride);
@@ -150,9 +177,8 @@ static void sharpness(uint8_t *img, uint32_t w, uint32_t h, double factor, uint8
                 size_t l = (size_t)(x - 1) * 3 + c, m = l + 3, r = m + 3;
                 uint32_t s = above[l] + above[m] + above[r] + cur[l] + 5u * cur[m] + cur[r] +
                              below[l] + below[m] + below[r];
-                float blur = (float)((2 * s + 13) / 26);
-                float v = cur[m];
-                row[m] = trunc_u8(fma_f(blur - v, a, v));
+                int blur = (int)((2 * s + 13) / 26);
+                row[m] = trunc_u8((float)(da[blur - cur[m] + 255] + cur[m]));
             }
         }
         uint8_t *t = above;
@@ -252,7 +278,7 @@ static void affine_row(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, 
         if (interp == FEED_INTERP_NEAREST) {
             float rx = round_even(ix), ry = round_even(iy);
             if (rx >= 0 && rx <= (float)(w - 1) && ry >= 0 && ry <= (float)(h - 1))
-                memcpy(out, in + (size_t)ry * stride + (size_t)rx * 3, 3);
+                memcpy(out, in + (size_t)(int32_t)ry * stride + (size_t)(int32_t)rx * 3, 3);
             else
                 memcpy(out, fill, 3);
             continue;

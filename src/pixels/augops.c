@@ -37,11 +37,12 @@ uint32_t feed__aug_by_name(const char *name)
 
 /* a * b + c rounded once to float32, as ATen's vector kernels (built with
  * FMA) round it. The product of two floats is exact in a double, and so is
- * the sum whenever it spans at most 53 bits: for the colour ops' factors and
- * 0..255 values always; for the sampler's weights whenever they are >=
- * 2^-22. Below that the double sum is rounded first, and differs from the
- * fused result only if that lands exactly on a float midpoint (a chance
- * under 2^-29). Plain arithmetic: no libm call in the pixel loop. */
+ * the sum whenever it spans at most 53 bits: with 0..255 values, for every
+ * factor whose magnitude is 0 or >= 2^-22 (the policies' are 0 or >= 0.03)
+ * and for the sampler's weights >= 2^-22. Otherwise the double sum is
+ * rounded first, and differs from the fused result only if that lands
+ * exactly on a float midpoint (a chance under 2^-29). The colour ops form
+ * the same sums from tables of the exact products. */
 static inline float fma_f(float a, float b, float c)
 {
     return (float)((double)a * b + c);

@@ -245,7 +245,7 @@ static double normal(feed__rng *r)
 static uint32_t timm_draw(const feed__xform *x, uint32_t w, uint32_t h, feed__rng *r, feed__aug_step *steps)
 {
     uint32_t k = 0;
-    for (uint32_t i = 0; i < x->aa_num_ops; i++) {
+    for (uint32_t i = 0; i < x->aa_num_ops && i < FEED__POLICY_MAX_STEPS; i++) {
         uint32_t op = timm_ops[feed__rng_below(r, 15)];
         if (feed__rng_uniform(r) >= 0.5) /* AugmentOp's prob 0.5 */
             continue;

@@ -354,22 +354,35 @@ typedef struct feed_options {
                             antialias=True (bicubic: Keys a = -0.5, as torchvision's tensor
                             resize) */
     uint32_t auto_augment;  /* [auto_augment] none|trivialaugment|randaugment|autoaugment
-                            (default none): a policy of torchvision's (TrivialAugmentWide,
-                            RandAugment, AutoAugment with the ImageNet policy) on the crop at
-                            output size, after flip, rotation, jitter and greyscale */
+                            (default none): a policy of torchvision.transforms.v2's
+                            (TrivialAugmentWide, RandAugment, AutoAugment with the ImageNet
+                            policy: their ops, magnitude tables and signs) on the crop at output
+                            size, after flip, rotation, jitter and greyscale. Each op is
+                            torchvision's functional on a uint8 tensor, in its float32
+                            arithmetic (python/tests/test_torchvision_ops.py states the bounds) */
     uint32_t aa_num_ops;    /* [aa_num_ops] randaugment: ops per image (default 2, 1..16) */
     uint32_t aa_num_bins;   /* [aa_num_bins] randaugment: magnitude bins (default 31, 2..1000);
                             trivialaugment always uses 31, autoaugment 10, as torchvision */
     float aa_magnitude;     /* [aa_magnitude] randaugment: the magnitude bin (default 9,
-                            0..aa_num_bins-1) */
-    float aa_mstd;          /* [aa_mstd] randaugment: timm's magnitude noise, a normal draw of
-                            this standard deviation added to aa_magnitude per op, clipped to
-                            0..aa_num_bins-1 (default 0 = none) */
+                            0..aa_num_bins-1); with aa_inc=1 or aa_mstd>0, timm's M of
+                            "rand-mM" on its 0..10 scale instead (clipped to 10) */
+    float aa_mstd;          /* [aa_mstd] randaugment: timm's magnitude noise (its "mstd"): a
+                            normal draw of this standard deviation added to aa_magnitude per
+                            op, clipped to 0..10; over 100, uniform in [0, aa_magnitude]
+                            (default 0 = none). With aa_inc=1 or aa_mstd>0 randaugment is
+                            timm's: its 15 ops (Invert and SolarizeAdd, no Identity), each
+                            layer applied with probability 0.5, its level functions; its ops
+                            are libfeed's torchvision ones with aa_interpolation and aa_fill
+                            (timm runs PIL's, bilinear or bicubic at random, with its mean as
+                            the fill) */
     uint32_t aa_inc;        /* [aa_inc] randaugment: 1 = timm's "inc1" op set, whose ops grow
                             stronger with the magnitude (default 0: torchvision's) */
     uint32_t aa_interpolation; /* [aa_interpolation] nearest|bilinear: the geometric ops'
                             sampling (default nearest, torchvision's default) */
-    uint32_t aa_fill;       /* [aa_fill] 0xRRGGBB: what the geometric ops uncover (default 0) */
+    uint32_t aa_fill;       /* [aa_fill] 0xRRGGBB: what the geometric ops uncover (default 0),
+                            as torchvision's fill=[r, g, b]. torchvision's default fill=None
+                            is aa_fill=0 with nearest; with bilinear it blends the pixels at the
+                            edge with 0 once, where fill=[0, 0, 0] (aa_fill=0) does it twice */
     /* RandomErasing, on the output after normalisation, as torchvision applies it */
     float erase_p;          /* [erase_p] probability of erasing a box (default 0 = off) */
     float erase_scale_min, erase_scale_max; /* [erase_scale_min] [erase_scale_max] box area

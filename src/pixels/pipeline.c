@@ -31,6 +31,7 @@
 #include "feed.h"
 #include "pixels/colour.h"
 #include "pixels/geometry.h"
+#include "pixels/policy.h"
 #include "pixels/resize.h"
 #include "pixels/ycc.h"
 
@@ -444,6 +445,12 @@ static int finish(feed__plan *pp, const uint8_t *src, size_t stride, const feed_
         feed__rng_init(&r, seed, epoch, sample_id, FEED_RNG_GRAY);
         if (feed__rng_uniform(&r) < x->grayscale_p)
             feed__to_grayscale(out, npx);
+    }
+    if (train && x->policy != FEED_POLICY_NONE) {
+        /* buf2 held the pre-rotation image, done with by now: the policy's scratch */
+        if (feed__grow((void **)&ctx->buf2, &ctx->cap2, osize))
+            goto nomem;
+        feed__policy_apply(x, out, x->out_w, x->out_h, seed, epoch, sample_id, ctx->buf2);
     }
     info->augment_ns = feed__now_ns() - t1;
     return 0;

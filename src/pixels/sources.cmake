@@ -17,4 +17,9 @@ set(FEED_PIXELS_SOURCES
   src/pixels/resize_avx512.c
   src/pixels/colour.c
   src/pixels/ycc.c
+  src/pixels/augops.c
+  src/pixels/policy.c
 )
+# augops.c repeats torchvision's float32 arithmetic operation for operation:
+# a contracted multiply-add would round differently.
+set_source_files_properties(src/pixels/augops.c src/pixels/policy.c PROPERTIES COMPILE_OPTIONS -ffp-contract=off)

@@ -17,4 +17,5 @@ set(FEED_PIXELS_SOURCES
   src/pixels/resize_avx512.c
   src/pixels/colour.c
   src/pixels/ycc.c
+  src/pixels/erase.c
 )

@@ -1,0 +1,297 @@
+/*
+ * mix.c - MixUp, CutMix and soft labels of a batch (mix.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "feed.h"
+#include "loader/mix.h"
+#include "pixels/convert.h"
+
+int feed__mix_images(const feed__mix_cfg *c)
+{
+    return c->mixup_alpha > 0 || c->cutmix_alpha > 0;
+}
+
+int feed__mix_soft(const feed__mix_cfg *c)
+{
+    return feed__mix_images(c) || c->smoothing > 0;
+}
+
+static double rng_normal(feed__rng *r)
+{
+    double u1 = feed__rng_uniform(r), u2 = feed__rng_uniform(r);
+    return sqrt(-2.0 * log1p(-u1)) * cos(6.283185307179586 * u2);
+}
+
+double feed__rng_log_gamma(feed__rng *r, double a)
+{
+    /* Gamma(a) = Gamma(a + 1) * U^(1/a) for a < 1 (Marsaglia and Tsang, 2000). */
+    double boost = 0;
+    if (a < 1) {
+        boost = log1p(-feed__rng_uniform(r)) / a;
+        a += 1;
+    }
+    double d = a - 1.0 / 3.0, c = 1.0 / sqrt(9.0 * d);
+    for (;;) {
+        double x, v;
+        do {
+            x = rng_normal(r);
+            v = 1.0 + c * x;
+        } while (v <= 0);
+        v = v * v * v;
+        double u = feed__rng_uniform(r);
+        if (u < 1.0 - 0.0331 * (x * x) * (x * x) || log1p(-u) < 0.5 * x * x + d * (1.0 - v + log(v)))
+            return log(d * v) + boost;
+    }
+}
+
+double feed__rng_beta(feed__rng *r, double a, double b)
+{
+    double lx = feed__rng_log_gamma(r, a), ly = feed__rng_log_gamma(r, b);
+    /* X / (X + Y) = 1 / (1 + exp(ly - lx)): no 0/0 when both are tiny */
+    return 1.0 / (1.0 + exp(ly - lx));
+}
+
+void feed__mix_cutmix_box(uint32_t H, uint32_t W, double lam, uint32_t rx, uint32_t ry, feed__mix_draw *d)
+{
+    double rr = 0.5 * sqrt(1.0 - lam);
+    int64_t rw = (int64_t)(rr * W), rh = (int64_t)(rr * H);
+    int64_t x1 = (int64_t)rx - rw, y1 = (int64_t)ry - rh, x2 = (int64_t)rx + rw, y2 = (int64_t)ry + rh;
+    d->kind = FEED__MIX_CUTMIX;
+    d->x1 = (uint32_t)(x1 < 0 ? 0 : x1);
+    d->y1 = (uint32_t)(y1 < 0 ? 0 : y1);
+    d->x2 = (uint32_t)(x2 > W ? W : x2);
+    d->y2 = (uint32_t)(y2 > H ? H : y2);
+    d->lam = 1.0 - (double)(d->x2 - d->x1) * (d->y2 - d->y1) / ((double)W * H);
+}
+
+/* One unit's draws (the batch, a pair or a sample), from its own stream. */
+static void draw_unit(const feed__mix_cfg *c, const feed__rng *batch, uint64_t unit, feed__mix_draw *d)
+{
+    feed__rng r = {feed__mix64(batch->key ^ (0x9e3779b97f4a7c15ull * (unit + 1))), 0};
+    *d = (feed__mix_draw){.kind = FEED__MIX_NONE, .lam = 1.0};
+    if (!feed__mix_images(c) || feed__rng_uniform(&r) >= c->mix_p)
+        return;
+    int cut = c->cutmix_alpha > 0 && (c->mixup_alpha <= 0 || feed__rng_uniform(&r) < c->switch_p);
+    double alpha = cut ? c->cutmix_alpha : c->mixup_alpha;
+    double lam = feed__rng_beta(&r, alpha, alpha);
+    if (!cut) {
+        d->kind = FEED__MIX_MIXUP;
+        d->lam = lam;
+        return;
+    }
+    uint32_t rx = (uint32_t)feed__rng_below(&r, c->w), ry = (uint32_t)feed__rng_below(&r, c->h);
+    feed__mix_cutmix_box(c->h, c->w, lam, rx, ry, d);
+}
+
+void feed__mix_draw_batch(const feed__mix_cfg *c, uint64_t epoch, uint64_t index, uint32_t count,
+                          feed__mix_draw *d)
+{
+    feed__rng b;
+    feed__rng_init(&b, c->seed, epoch, index, FEED_RNG_MIX);
+    b.key = feed__mix64(b.key ^ (0xd1b54a32d192ed03ull * ((uint64_t)c->rank + 1)));
+    for (uint32_t i = 0; i < count; i++) {
+        uint32_t j = feed__mix_partner(i, count);
+        if (c->mode == FEED_MIX_BATCH && i > 0)
+            d[i] = d[0];
+        else if (c->mode == FEED_MIX_PAIR && j < i)
+            d[i] = d[j];
+        else
+            draw_unit(c, &b, i, &d[i]);
+    }
+    if (count % 2) /* the middle sample is its own partner: nothing changes */
+        d[count / 2] = (feed__mix_draw){.kind = FEED__MIX_NONE, .lam = 1.0};
+}
+
+static float f16_to_f32(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
+    if (e == 0x1f)
+        bits = sign | 0x7f800000u | (m << 13);
+    else if (e)
+        bits = sign | ((e + 112u) << 23) | (m << 13);
+    else if (!m)
+        bits = sign;
+    else { /* subnormal: normalise */
+        e = 113;
+        while (!(m & 0x400u))
+            m <<= 1, e--;
+        bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+static float load(const uint8_t *p, uint32_t dtype)
+{
+    uint16_t h;
+    uint32_t u;
+    float f;
+    switch (dtype) {
+    case FEED_DTYPE_UINT8:
+        return (float)*p;
+    case FEED_DTYPE_FLOAT32:
+        memcpy(&f, p, 4);
+        return f;
+    case FEED_DTYPE_FLOAT16:
+        memcpy(&h, p, 2);
+        return f16_to_f32(h);
+    default:
+        memcpy(&h, p, 2);
+        u = (uint32_t)h << 16;
+        memcpy(&f, &u, 4);
+        return f;
+    }
+}
+
+static void store(uint8_t *p, uint32_t dtype, float v)
+{
+    uint16_t h;
+    switch (dtype) {
+    case FEED_DTYPE_UINT8:
+        *p = (uint8_t)(v <= 0 ? 0 : v >= 255 ? 255 : (uint32_t)(v + 0.5f));
+        return;
+    case FEED_DTYPE_FLOAT32:
+        memcpy(p, &v, 4);
+        return;
+    case FEED_DTYPE_FLOAT16:
+        h = feed__f32_to_f16(v);
+        break;
+    default:
+        h = feed__f32_to_bf16(v);
+    }
+    memcpy(p, &h, 2);
+}
+
+/* Sample-side factors of one draw: own * fa + partner * fb, in float32. */
+typedef struct side {
+    const feed__mix_draw *d;
+    float fa, fb;
+} side;
+
+static int in_box(const feed__mix_draw *d, uint32_t y, uint32_t x)
+{
+    return y >= d->y1 && y < d->y2 && x >= d->x1 && x < d->x2;
+}
+
+/* Element e (pixel y, x) of the pair (a, b): both written from both originals. */
+static void mix_elem(const side *sa, const side *sb, uint8_t *a, uint8_t *b, uint32_t dtype, uint32_t y, uint32_t x)
+{
+    if ((sa->d->kind == FEED__MIX_CUTMIX || sa->d->kind == FEED__MIX_NONE) &&
+        (sb->d->kind == FEED__MIX_CUTMIX || sb->d->kind == FEED__MIX_NONE)) {
+        /* exact copies: bytes, no conversion */
+        size_t es = feed__dtype_size(dtype);
+        uint8_t ta[4], tb[4];
+        memcpy(ta, a, es), memcpy(tb, b, es);
+        if (sa->d->kind == FEED__MIX_CUTMIX && in_box(sa->d, y, x))
+            memcpy(a, tb, es);
+        if (sb->d->kind == FEED__MIX_CUTMIX && in_box(sb->d, y, x))
+            memcpy(b, ta, es);
+        return;
+    }
+    float va = load(a, dtype), vb = load(b, dtype);
+    float na = sa->d->kind == FEED__MIX_MIXUP ? va * sa->fa + vb * sa->fb
+               : sa->d->kind == FEED__MIX_CUTMIX && in_box(sa->d, y, x) ? vb : va;
+    float nb = sb->d->kind == FEED__MIX_MIXUP ? vb * sb->fa + va * sb->fb
+               : sb->d->kind == FEED__MIX_CUTMIX && in_box(sb->d, y, x) ? va : vb;
+    if (na != va || sa->d->kind == FEED__MIX_MIXUP)
+        store(a, dtype, na);
+    if (nb != vb || sb->d->kind == FEED__MIX_MIXUP)
+        store(b, dtype, nb);
+}
+
+/* Both samples of a pair MixUp'd: every element, in order. */
+static void mixup_pair(const side *sa, const side *sb, uint8_t *A, uint8_t *B, uint64_t n, uint32_t dtype)
+{
+    if (dtype == FEED_DTYPE_FLOAT32) {
+        for (uint64_t e = 0; e < n; e++) {
+            float va, vb;
+            memcpy(&va, A + 4 * e, 4), memcpy(&vb, B + 4 * e, 4);
+            float na = va * sa->fa + vb * sa->fb, nb = vb * sb->fa + va * sb->fb;
+            memcpy(A + 4 * e, &na, 4), memcpy(B + 4 * e, &nb, 4);
+        }
+        return;
+    }
+    size_t es = feed__dtype_size(dtype);
+    for (uint64_t e = 0; e < n; e++) {
+        float va = load(A + e * es, dtype), vb = load(B + e * es, dtype);
+        store(A + e * es, dtype, va * sa->fa + vb * sa->fb);
+        store(B + e * es, dtype, vb * sb->fa + va * sb->fb);
+    }
+}
+
+/* The rectangle a pair's writes can touch: the whole image with MixUp,
+ * else the union of the boxes. 0 if nothing. */
+static int region(const feed__mix_cfg *c, const feed__mix_draw *p, const feed__mix_draw *q, uint32_t r[4])
+{
+    r[0] = c->w, r[1] = c->h, r[2] = 0, r[3] = 0; /* x0, y0, x1, y1 */
+    const feed__mix_draw *two[2] = {p, q};
+    for (int k = 0; k < 2; k++) {
+        const feed__mix_draw *d = two[k];
+        if (d->kind == FEED__MIX_MIXUP) {
+            r[0] = 0, r[1] = 0, r[2] = c->w, r[3] = c->h;
+            return 1;
+        }
+        if (d->kind == FEED__MIX_CUTMIX && d->x2 > d->x1 && d->y2 > d->y1) {
+            r[0] = d->x1 < r[0] ? d->x1 : r[0];
+            r[1] = d->y1 < r[1] ? d->y1 : r[1];
+            r[2] = d->x2 > r[2] ? d->x2 : r[2];
+            r[3] = d->y2 > r[3] ? d->y2 : r[3];
+        }
+    }
+    return r[2] > r[0] && r[3] > r[1];
+}
+
+void feed__mix_apply(const feed__mix_cfg *c, const feed__mix_draw *d, uint32_t count, void *pixels,
+                     uint64_t sample_bytes)
+{
+    size_t es = feed__dtype_size(c->dtype);
+    uint64_t W = c->w, H = c->h;
+    for (uint32_t i = 0; i < count / 2; i++) {
+        uint32_t j = feed__mix_partner(i, count);
+        uint32_t r[4];
+        if (!region(c, &d[i], &d[j], r))
+            continue;
+        side sa = {&d[i], (float)d[i].lam, (float)(1.0 - d[i].lam)};
+        side sb = {&d[j], (float)d[j].lam, (float)(1.0 - d[j].lam)};
+        uint8_t *A = (uint8_t *)pixels + i * sample_bytes, *B = (uint8_t *)pixels + j * sample_bytes;
+        if (d[i].kind == FEED__MIX_MIXUP && d[j].kind == FEED__MIX_MIXUP) {
+            mixup_pair(&sa, &sb, A, B, H * W * 3, c->dtype); /* no place matters: one pass */
+            continue;
+        }
+        for (uint32_t ch = 0; ch < 3; ch++)
+            for (uint32_t y = r[1]; y < r[3]; y++)
+                for (uint32_t x = r[0]; x < r[2]; x++) {
+                    uint64_t e = c->layout == FEED_LAYOUT_CHW ? (ch * H + y) * W + x : (y * W + x) * 3 + ch;
+                    mix_elem(&sa, &sb, A + e * es, B + e * es, c->dtype, y, x);
+                }
+    }
+}
+
+int feed__mix_soft_labels(const feed__mix_cfg *c, const feed__mix_draw *d, const int32_t *labels,
+                          uint32_t count, float *out, uint32_t *bad)
+{
+    uint32_t n = c->num_classes;
+    double off = (double)c->smoothing / n, on = 1.0 - c->smoothing + off;
+    for (uint32_t i = 0; i < count; i++)
+        if (labels[i] < 0 || (uint32_t)labels[i] >= n) {
+            *bad = i;
+            return -1;
+        }
+    for (uint32_t i = 0; i < count; i++) {
+        float *row = out + (uint64_t)i * n;
+        double lam = d ? d[i].lam : 1.0;
+        uint32_t la = (uint32_t)labels[i], lb = (uint32_t)labels[feed__mix_partner(i, count)];
+        for (uint32_t k = 0; k < n; k++)
+            row[k] = (float)off;
+        if (la == lb)
+            row[la] = (float)on;
+        else {
+            row[la] = (float)(lam * on + (1.0 - lam) * off);
+            row[lb] = (float)(lam * off + (1.0 - lam) * on);
+        }
+    }
+    return 0;
+}

@@ -40,8 +40,8 @@ double feed__rng_log_gamma(feed__rng *r, double a)
             v = 1.0 + c * x;
         } while (v <= 0);
         v = v * v * v;
-        double u = feed__rng_uniform(r);
-        if (u < 1.0 - 0.0331 * (x * x) * (x * x) || log1p(-u) < 0.5 * x * x + d * (1.0 - v + log(v)))
+        double u = 1.0 - feed__rng_uniform(r); /* (0, 1]: the log is finite */
+        if (u < 1.0 - 0.0331 * (x * x) * (x * x) || log(u) < 0.5 * x * x + d * (1.0 - v + log(v)))
             return log(d * v) + boost;
     }
 }

@@ -2,6 +2,7 @@
  * mix.c - MixUp, CutMix and soft labels of a batch (mix.h).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "feed.h"
@@ -104,30 +105,38 @@ void feed__mix_draw_batch(const feed__mix_cfg *c, uint64_t epoch, uint64_t index
         d[count / 2] = (feed__mix_draw){.kind = FEED__MIX_NONE, .lam = 1.0};
 }
 
+/* IEEE half bits -> float, exact: the bits moved into place and the
+ * exponent rebased; a subnormal half (exponent 0) by a float subtraction,
+ * which is exact there. */
 static float f16_to_f32(uint16_t h)
 {
-    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, bits;
-    if (e == 0x1f)
-        bits = sign | 0x7f800000u | (m << 13);
-    else if (e)
-        bits = sign | ((e + 112u) << 23) | (m << 13);
-    else if (!m)
-        bits = sign;
-    else { /* subnormal: normalise */
-        e = 113;
-        while (!(m & 0x400u))
-            m <<= 1, e--;
-        bits = sign | (e << 23) | ((m & 0x3ffu) << 13);
-    }
+    uint32_t o = (uint32_t)(h & 0x7fffu) << 13, e = o & 0x0f800000u;
     float f;
-    memcpy(&f, &bits, 4);
+    o += (127u - 15u) << 23;
+    if (e == 0x0f800000u) /* inf, NaN */
+        o += (128u - 16u) << 23;
+    else if (e == 0) {    /* zero, subnormal: (1.m - 1) * 2^-14 */
+        o += 1u << 23;
+        memcpy(&f, &o, 4);
+        f -= 0x1p-14f;
+        memcpy(&o, &f, 4);
+    }
+    o |= (uint32_t)(h & 0x8000u) << 16;
+    memcpy(&f, &o, 4);
+    return f;
+}
+
+static float bf16_to_f32(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, 4);
     return f;
 }
 
 static float load(const uint8_t *p, uint32_t dtype)
 {
     uint16_t h;
-    uint32_t u;
     float f;
     switch (dtype) {
     case FEED_DTYPE_UINT8:
@@ -140,9 +149,7 @@ static float load(const uint8_t *p, uint32_t dtype)
         return f16_to_f32(h);
     default:
         memcpy(&h, p, 2);
-        u = (uint32_t)h << 16;
-        memcpy(&f, &u, 4);
-        return f;
+        return bf16_to_f32(h);
     }
 }
 
@@ -202,23 +209,66 @@ static void mix_elem(const side *sa, const side *sb, uint8_t *a, uint8_t *b, uin
         store(b, dtype, nb);
 }
 
-/* Both samples of a pair MixUp'd: every element, in order. */
+/* Both samples of a pair MixUp'd: every element, in order, a loop per dtype. */
 static void mixup_pair(const side *sa, const side *sb, uint8_t *A, uint8_t *B, uint64_t n, uint32_t dtype)
 {
-    if (dtype == FEED_DTYPE_FLOAT32) {
+    const float a0 = sa->fa, a1 = sa->fb, b0 = sb->fa, b1 = sb->fb;
+    if (dtype == FEED_DTYPE_UINT8) {
         for (uint64_t e = 0; e < n; e++) {
-            float va, vb;
-            memcpy(&va, A + 4 * e, 4), memcpy(&vb, B + 4 * e, 4);
-            float na = va * sa->fa + vb * sa->fb, nb = vb * sb->fa + va * sb->fb;
-            memcpy(A + 4 * e, &na, 4), memcpy(B + 4 * e, &nb, 4);
+            float va = A[e], vb = B[e];
+            /* in [0, 255 * (a0 + a1)], under 256: no clamp needed before the cast */
+            A[e] = (uint8_t)(uint32_t)(va * a0 + vb * a1 + 0.5f);
+            B[e] = (uint8_t)(uint32_t)(vb * b0 + va * b1 + 0.5f);
         }
-        return;
+    } else if (dtype == FEED_DTYPE_FLOAT32) {
+        float *fa = (float *)(void *)A, *fb = (float *)(void *)B; /* slots are page-aligned */
+        for (uint64_t e = 0; e < n; e++) {
+            float va = fa[e], vb = fb[e];
+            fa[e] = va * a0 + vb * a1;
+            fb[e] = vb * b0 + va * b1;
+        }
+    } else {
+        uint16_t *ha = (uint16_t *)(void *)A, *hb = (uint16_t *)(void *)B;
+        if (dtype == FEED_DTYPE_FLOAT16)
+            for (uint64_t e = 0; e < n; e++) {
+                float va = f16_to_f32(ha[e]), vb = f16_to_f32(hb[e]);
+                ha[e] = feed__f32_to_f16(va * a0 + vb * a1);
+                hb[e] = feed__f32_to_f16(vb * b0 + va * b1);
+            }
+        else
+            for (uint64_t e = 0; e < n; e++) {
+                float va = bf16_to_f32(ha[e]), vb = bf16_to_f32(hb[e]);
+                ha[e] = feed__f32_to_bf16(va * a0 + vb * a1);
+                hb[e] = feed__f32_to_bf16(vb * b0 + va * b1);
+            }
     }
-    size_t es = feed__dtype_size(dtype);
-    for (uint64_t e = 0; e < n; e++) {
-        float va = load(A + e * es, dtype), vb = load(B + e * es, dtype);
-        store(A + e * es, dtype, va * sa->fa + vb * sa->fb);
-        store(B + e * es, dtype, vb * sb->fa + va * sb->fb);
+}
+
+/* A pair with CutMix or nothing on each side: whole rows of each box, the
+ * sources saved first (the two boxes may overlap), bytes copied as they are.
+ * tmp: 2 rows of the image. */
+static void cut_pair(const feed__mix_cfg *c, const feed__mix_draw *di, const feed__mix_draw *dj, uint8_t *A,
+                     uint8_t *B, const uint32_t r[4], uint8_t *tmp)
+{
+    size_t es = feed__dtype_size(c->dtype);
+    uint64_t W = c->w, H = c->h;
+    int chw = c->layout == FEED_LAYOUT_CHW;
+    size_t px = chw ? es : 3 * es; /* bytes of one pixel in a row run */
+    uint8_t *ta = tmp, *tb = tmp + W * 3 * es;
+    for (uint32_t y = r[1]; y < r[3]; y++) {
+        int in_i = di->kind == FEED__MIX_CUTMIX && y >= di->y1 && y < di->y2 && di->x2 > di->x1;
+        int in_j = dj->kind == FEED__MIX_CUTMIX && y >= dj->y1 && y < dj->y2 && dj->x2 > dj->x1;
+        for (uint32_t ch = 0; ch < (chw ? 3u : 1u); ch++) {
+            uint64_t row = chw ? ((uint64_t)ch * H + y) * W * es : (uint64_t)y * W * 3 * es;
+            if (in_j) /* B's box takes A's pixels */
+                memcpy(ta, A + row + dj->x1 * px, (dj->x2 - dj->x1) * px);
+            if (in_i)
+                memcpy(tb, B + row + di->x1 * px, (di->x2 - di->x1) * px);
+            if (in_i)
+                memcpy(A + row + di->x1 * px, tb, (di->x2 - di->x1) * px);
+            if (in_j)
+                memcpy(B + row + dj->x1 * px, ta, (dj->x2 - dj->x1) * px);
+        }
     }
 }
 
@@ -249,6 +299,7 @@ void feed__mix_apply(const feed__mix_cfg *c, const feed__mix_draw *d, uint32_t c
 {
     size_t es = feed__dtype_size(c->dtype);
     uint64_t W = c->w, H = c->h;
+    uint8_t *tmp = malloc(2 * W * 3 * es); /* NULL: cut_pair's work done element by element */
     for (uint32_t i = 0; i < count / 2; i++) {
         uint32_t j = feed__mix_partner(i, count);
         uint32_t r[4];
@@ -261,13 +312,18 @@ void feed__mix_apply(const feed__mix_cfg *c, const feed__mix_draw *d, uint32_t c
             mixup_pair(&sa, &sb, A, B, H * W * 3, c->dtype); /* no place matters: one pass */
             continue;
         }
-        for (uint32_t ch = 0; ch < 3; ch++)
+        if (tmp && d[i].kind != FEED__MIX_MIXUP && d[j].kind != FEED__MIX_MIXUP) {
+            cut_pair(c, &d[i], &d[j], A, B, r, tmp);
+            continue;
+        }
+        for (uint32_t ch = 0; ch < 3; ch++) /* MixUp on one side only (elem mode) */
             for (uint32_t y = r[1]; y < r[3]; y++)
                 for (uint32_t x = r[0]; x < r[2]; x++) {
                     uint64_t e = c->layout == FEED_LAYOUT_CHW ? (ch * H + y) * W + x : (y * W + x) * 3 + ch;
                     mix_elem(&sa, &sb, A + e * es, B + e * es, c->dtype, y, x);
                 }
     }
+    free(tmp);
 }
 
 int feed__mix_soft_labels(const feed__mix_cfg *c, const feed__mix_draw *d, const int32_t *labels,

@@ -51,10 +51,12 @@ static uint64_t elem_bits(const feed__erase_box *b, uint32_t c, uint32_t y, uint
 
 float feed__erase_random_value(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x)
 {
-    /* Box-Muller; 1 - u1 is in (0, 1], so the log is finite. */
-    double u1 = (double)(elem_bits(b, c, y, x, 0) >> 11) * 0x1.0p-53;
-    double u2 = (double)(elem_bits(b, c, y, x, 1) >> 11) * 0x1.0p-53;
-    return (float)(sqrt(-2.0 * log1p(-u1)) * cos(6.283185307179586 * u2));
+    /* Box-Muller on two 24-bit uniforms of the element's one hash, in float
+     * (its cost is the box's: a few hundred thousand a batch); 1 - u1 is in
+     * (0, 1], so the log is finite and |value| <= sqrt(2 * 24 ln 2) = 5.77. */
+    uint64_t h = elem_bits(b, c, y, x, 0);
+    float u1 = (float)(h >> 40) * 0x1.0p-24f, u2 = (float)((h >> 16) & 0xffffffu) * 0x1.0p-24f;
+    return sqrtf(-2.0f * logf(1.0f - u1)) * cosf(6.2831853f * u2);
 }
 
 uint8_t feed__erase_random_byte(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x)
@@ -91,15 +93,37 @@ void feed__erase_apply(const feed__xform *xf, const feed__erase_box *b, uint32_t
     uint32_t W = xf->out_w, H = xf->out_h;
     uint32_t es = (uint32_t)feed__dtype_size(dtype);
     uint8_t *o = out;
-    for (uint32_t c = 0; c < 3; c++) {
-        uint32_t fixed = value_bits(xf, b, dtype, c, 0, 0);
+    if (!b->h || !b->w)
+        return;
+    if (!xf->erase_random) {
+        /* one row of the box's values, copied to each of its rows */
+        uint8_t row[3 * FEED_MAX_SIDE * 4];
+        uint32_t v[3];
+        for (uint32_t c = 0; c < 3; c++)
+            v[c] = value_bits(xf, b, dtype, c, 0, 0);
+        if (layout == FEED_LAYOUT_HWC) {
+            for (uint32_t x = 0; x < b->w; x++)
+                for (uint32_t c = 0; c < 3; c++)
+                    put(row + ((size_t)x * 3 + c) * es, es, v[c]);
+            for (uint32_t y = 0; y < b->h; y++)
+                memcpy(o + (((size_t)(b->y + y) * W + b->x) * 3) * es, row, (size_t)b->w * 3 * es);
+            return;
+        }
+        for (uint32_t c = 0; c < 3; c++) {
+            for (uint32_t x = 0; x < b->w; x++)
+                put(row + (size_t)x * es, es, v[c]);
+            for (uint32_t y = 0; y < b->h; y++)
+                memcpy(o + (((size_t)c * H + b->y + y) * W + b->x) * es, row, (size_t)b->w * es);
+        }
+        return;
+    }
+    for (uint32_t c = 0; c < 3; c++)
         for (uint32_t y = 0; y < b->h; y++)
             for (uint32_t x = 0; x < b->w; x++) {
                 uint64_t Y = b->y + y, X = b->x + x;
                 uint64_t e = layout == FEED_LAYOUT_CHW ? ((uint64_t)c * H + Y) * W + X : (Y * W + X) * 3 + c;
-                put(o + e * es, es, xf->erase_random ? value_bits(xf, b, dtype, c, y, x) : fixed);
+                put(o + e * es, es, value_bits(xf, b, dtype, c, y, x));
             }
-    }
 }
 
 void feed__erase_sample(const feed__xform *x, uint64_t seed, uint64_t epoch, uint64_t id, uint32_t dtype,

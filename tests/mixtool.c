@@ -71,6 +71,7 @@ int main(int argc, char **argv)
         void *px = slurp(argv[8], n * sb);
         feed__mix_apply(&c, d, n, px, sb);
         spit(argv[9], px, n * sb);
+        free(d), free(px);
         return 0;
     }
     if (argc >= 5 && !strcmp(argv[1], "soft")) {
@@ -82,14 +83,14 @@ int main(int argc, char **argv)
         uint32_t bad;
         for (uint32_t i = 0; i < n; i++)
             labels[i] = atoi(argv[5 + i]);
-        if (feed__mix_soft_labels(&c, d, labels, n, rows, &bad) != 0) {
+        int st = feed__mix_soft_labels(&c, d, labels, n, rows, &bad);
+        if (st != 0)
             printf("bad %u\n", bad);
-            return 1;
-        }
-        for (uint32_t i = 0; i < n; i++)
+        for (uint32_t i = 0; st == 0 && i < n; i++)
             for (uint32_t k = 0; k < c.num_classes; k++)
                 printf("%.9g%c", rows[(size_t)i * c.num_classes + k], k + 1 == c.num_classes ? '\n' : ' ');
-        return 0;
+        free(d), free(labels), free(rows);
+        return st ? 1 : 0;
     }
     if (argc == 7 && !strcmp(argv[1], "cutbox")) {
         feed__mix_draw d;
@@ -109,6 +110,7 @@ int main(int argc, char **argv)
         void *px = slurp(argv[13], n);
         feed__erase_apply(&x, &b, dt, lay, px);
         spit(argv[14], px, n);
+        free(px);
         return 0;
     }
     fprintf(stderr, "usage: see the comment at the top of tests/mixtool.c\n");

@@ -220,8 +220,10 @@ static void test_apply_formula(void **state)
     enum { N = 5 }; /* odd: the middle one is left as it is */
     for (uint32_t dt = 0; dt <= FEED_DTYPE_BFLOAT16; dt++)
         for (uint32_t lay = 0; lay <= FEED_LAYOUT_CHW; lay++)
-            for (uint32_t mode = 0; mode <= FEED_MIX_ELEM; mode++) {
-                feed__mix_cfg c = cfg(mode, 0.7f, 1.2f);
+            for (uint32_t mode = 0; mode <= FEED_MIX_ELEM + 1; mode++) {
+                /* the last round: elem with mix_p < 1, so that a MixUp sample meets an unmixed partner */
+                feed__mix_cfg c = cfg(mode > FEED_MIX_ELEM ? FEED_MIX_ELEM : mode, 0.7f, 1.2f);
+                c.mix_p = mode > FEED_MIX_ELEM ? 0.5f : 1.0f;
                 c.dtype = dt, c.layout = lay;
                 size_t es = feed__dtype_size(dt), sb = (size_t)c.h * c.w * 3 * es;
                 uint8_t *orig = malloc(N * sb), *px = malloc(N * sb);
@@ -233,9 +235,12 @@ static void test_apply_formula(void **state)
                                   : dt == 2 ? feed__f32_to_f16(v) : feed__f32_to_bf16(v);
                     memcpy(orig + i * es, &bits, es);
                 }
-                for (uint64_t batch = 0; batch < 6; batch++) {
+                int kinds[3][3] = {{0}}; /* pairs seen by (kind of i, kind of its partner) */
+                for (uint64_t batch = 0; batch < 12; batch++) {
                     feed__mix_draw d[N];
                     feed__mix_draw_batch(&c, 0, batch, N, d);
+                    for (uint32_t i = 0; i < N; i++)
+                        kinds[d[i].kind][d[N - 1 - i].kind]++;
                     memcpy(px, orig, N * sb);
                     feed__mix_apply(&c, d, N, px, sb);
                     for (uint32_t i = 0; i < N; i++) {
@@ -270,6 +275,8 @@ static void test_apply_formula(void **state)
                                 }
                     }
                 }
+                if (mode > FEED_MIX_ELEM) /* the mixed pairs this round is for did occur */
+                    assert_true(kinds[FEED__MIX_MIXUP][FEED__MIX_NONE] > 0 && kinds[FEED__MIX_CUTMIX][FEED__MIX_NONE] > 0);
                 free(orig), free(px);
             }
 }

@@ -183,30 +183,25 @@ static int in_box(const feed__mix_draw *d, uint32_t y, uint32_t x)
     return y >= d->y1 && y < d->y2 && x >= d->x1 && x < d->x2;
 }
 
-/* Element e (pixel y, x) of the pair (a, b): both written from both originals. */
+/* One side of element (y, x) of a pair: own <- MixUp of own and partner, or
+ * the partner's bytes inside a CutMix box; own and partner are the originals. */
+static void mix_side(const side *s, uint8_t *out, const uint8_t *own, const uint8_t *partner, uint32_t dtype,
+                     uint32_t y, uint32_t x)
+{
+    if (s->d->kind == FEED__MIX_MIXUP)
+        store(out, dtype, load(own, dtype) * s->fa + load(partner, dtype) * s->fb);
+    else if (s->d->kind == FEED__MIX_CUTMIX && in_box(s->d, y, x))
+        memcpy(out, partner, feed__dtype_size(dtype));
+}
+
+/* Element (y, x) of the pair (a, b), each written from both originals. */
 static void mix_elem(const side *sa, const side *sb, uint8_t *a, uint8_t *b, uint32_t dtype, uint32_t y, uint32_t x)
 {
-    if ((sa->d->kind == FEED__MIX_CUTMIX || sa->d->kind == FEED__MIX_NONE) &&
-        (sb->d->kind == FEED__MIX_CUTMIX || sb->d->kind == FEED__MIX_NONE)) {
-        /* exact copies: bytes, no conversion */
-        size_t es = feed__dtype_size(dtype);
-        uint8_t ta[4], tb[4];
-        memcpy(ta, a, es), memcpy(tb, b, es);
-        if (sa->d->kind == FEED__MIX_CUTMIX && in_box(sa->d, y, x))
-            memcpy(a, tb, es);
-        if (sb->d->kind == FEED__MIX_CUTMIX && in_box(sb->d, y, x))
-            memcpy(b, ta, es);
-        return;
-    }
-    float va = load(a, dtype), vb = load(b, dtype);
-    float na = sa->d->kind == FEED__MIX_MIXUP ? va * sa->fa + vb * sa->fb
-               : sa->d->kind == FEED__MIX_CUTMIX && in_box(sa->d, y, x) ? vb : va;
-    float nb = sb->d->kind == FEED__MIX_MIXUP ? vb * sb->fa + va * sb->fb
-               : sb->d->kind == FEED__MIX_CUTMIX && in_box(sb->d, y, x) ? va : vb;
-    if (na != va || sa->d->kind == FEED__MIX_MIXUP)
-        store(a, dtype, na);
-    if (nb != vb || sb->d->kind == FEED__MIX_MIXUP)
-        store(b, dtype, nb);
+    uint8_t ta[4], tb[4];
+    size_t es = feed__dtype_size(dtype);
+    memcpy(ta, a, es), memcpy(tb, b, es);
+    mix_side(sa, a, ta, tb, dtype, y, x);
+    mix_side(sb, b, tb, ta, dtype, y, x);
 }
 
 /* Both samples of a pair MixUp'd: every element, in order, a loop per dtype. */

@@ -102,11 +102,11 @@ static feed_status refuse_on_device(const feed_loader *L, char *err, size_t errl
     if (L->dev.ops == &feed__device_host || (!erase && !mix))
         return FEED_OK;
     return feed__err(FEED_E_INVALID, err, errlen,
-                     "%s%s%s run on the host backend only for now, and device=%s is the CUDA backend: use "
+                     "%s%s%s %s on the host backend only for now, and device=%s is the CUDA backend: use "
                      "device=host (and move the batch to the GPU yourself), or turn %s off",
                      erase ? "erase_p (RandomErasing)" : "", erase && mix ? " and " : "",
                      mix ? "mixup_alpha, cutmix_alpha, label_smoothing (MixUp, CutMix, soft labels)" : "",
-                     o->device[0] ? o->device : "auto", erase && mix ? "them" : erase ? "it" : "them");
+                     mix ? "run" : "runs", o->device[0] ? o->device : "auto", mix ? "them" : "it");
 }
 
 /* The soft labels' width, every label checked against it, and the buffers

@@ -14,6 +14,7 @@
 
 #include <math.h>
 
+#include "common/internal.h"
 #include "common/rng.h"
 #include "dataset/index.h"
 #include "loader/mix.h"
@@ -468,6 +469,40 @@ static void test_num_classes(void **state)
     feed_loader_destroy(L);
 }
 
+/* Every allocation of a create with soft labels failing in turn: each
+ * failure is a clean "out of memory" (the sanitizer builds see no leak),
+ * until create succeeds and mixes as it should. */
+static void test_create_alloc_fail(void **state)
+{
+    feed_options o;
+    char err[1024];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    o.batch_size = BATCH;
+    o.height = o.width = SIDE;
+    if (feed_options_parse(&o, "workers=1,epochs=1,mixup_alpha=1,label_smoothing=0.1", err, sizeof err) != FEED_OK)
+        fail_msg("%s", err);
+    feed_loader *L = NULL;
+    feed_status st = FEED_E_NOMEM;
+    long n;
+    for (n = 0; n < 10000; n++) {
+        feed__alloc_fail_after(n);
+        st = feed_loader_create(&L, &o, err, sizeof err);
+        feed__alloc_fail_after(-1);
+        if (st == FEED_OK)
+            break;
+        if (st != FEED_E_NOMEM || !strstr(err, "out of memory"))
+            fail_msg("allocation %ld failing: %s: %s", n, feed_status_name(st), err);
+        assert_null(L);
+    }
+    assert_int_equal(st, FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_non_null(b.soft_labels);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_loader_mix_formula_and_workers),
         cmocka_unit_test(test_loader_seek_same),
         cmocka_unit_test(test_num_classes),
+        cmocka_unit_test(test_create_alloc_fail),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -136,7 +136,8 @@ static void test_every_dtype_layout(void **state)
                     memcpy(val, &bits, es); /* little-endian: the low bytes */
                     for (uint32_t yy = 0; yy < H; yy++)
                         for (uint32_t xx = 0; xx < W; xx++) {
-                            size_t e = lay == FEED_LAYOUT_CHW ? ((size_t)c * H + yy) * W + xx : ((size_t)yy * W + xx) * 3 + c;
+                            size_t e = lay == FEED_LAYOUT_CHW ? ((size_t)c * H + yy) * W + xx
+                                                              : ((size_t)yy * W + xx) * 3 + c;
                             int in = yy >= b.y && yy < b.y + b.h && xx >= b.x && xx < b.x + b.w;
                             assert_memory_equal(out + e * es, in ? val : conv + e * es, es);
                         }

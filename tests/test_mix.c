@@ -270,15 +270,20 @@ static void test_apply_formula(void **state)
                                         uint16_t w16 = dt == 2 ? feed__f32_to_f16(m) : feed__f32_to_bf16(m);
                                         assert_memory_equal(o + e * es, &w16, 2);
                                     }
-                                    /* and that is lam a + (1 - lam) b to the dtype's precision */
-                                    double exact = d[i].lam * get(a + e * es, dt) + (1 - d[i].lam) * get(b + e * es, dt);
-                                    double tol = dt == 0 ? 0.5 + 1e-4 : dt == 1 ? 1e-6 : dt == 2 ? 2.0 / 1024 : 2.0 / 128;
-                                    assert_true(fabs(got - exact) <= tol * (dt == 0 ? 1 : fmax(fabs(exact), 1)));
+                                    /* and that is lam a + (1 - lam) b to the dtype's precision: half a
+                                     * step for uint8; else 2 epsilons (2^-23, 2^-10, 2^-7) relative,
+                                     * for the factors' rounding and the result's */
+                                    double ga = get(a + e * es, dt), gb = get(b + e * es, dt);
+                                    double exact = d[i].lam * ga + (1 - d[i].lam) * gb;
+                                    double eps = dt == 1 ? 0x1p-23 : dt == 2 ? 0x1p-10 : 0x1p-7;
+                                    double tol = dt == 0 ? 0.5 + 1e-4 : 2 * eps * fmax(fabs(exact), 1);
+                                    assert_true(fabs(got - exact) <= tol);
                                 }
                     }
                 }
                 if (mode > FEED_MIX_ELEM) /* the mixed pairs this round is for did occur */
-                    assert_true(kinds[FEED__MIX_MIXUP][FEED__MIX_NONE] > 0 && kinds[FEED__MIX_CUTMIX][FEED__MIX_NONE] > 0);
+                    assert_true(kinds[FEED__MIX_MIXUP][FEED__MIX_NONE] > 0 &&
+                                kinds[FEED__MIX_CUTMIX][FEED__MIX_NONE] > 0);
                 free(orig), free(px);
             }
 }
@@ -300,7 +305,8 @@ static void test_soft_labels(void **state)
             double sum = 0, lam = with ? d[i].lam : 1.0;
             for (uint32_t k = 0; k < c.num_classes; k++) {
                 double off = c.smoothing / c.num_classes, on = 1 - c.smoothing + off;
-                double want = lam * (labels[i] == (int)k ? on : off) + (1 - lam) * (labels[N - 1 - i] == (int)k ? on : off);
+                double own = labels[i] == (int)k ? on : off, partner = labels[N - 1 - i] == (int)k ? on : off;
+                double want = lam * own + (1 - lam) * partner;
                 assert_true(fabs(out[i * 10 + k] - want) < 1e-6);
                 sum += out[i * 10 + k];
             }

@@ -234,8 +234,10 @@ mixup_avx2_t(uint8_t *restrict A, uint8_t *restrict B, uint64_t n, uint32_t dtyp
             va = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)pa));
             vb = _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)pb));
         } else {
-            va = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)pa)), 16));
-            vb = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)pb)), 16));
+            __m256i ia = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)pa));
+            __m256i ib = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)pb));
+            va = _mm256_castsi256_ps(_mm256_slli_epi32(ia, 16));
+            vb = _mm256_castsi256_ps(_mm256_slli_epi32(ib, 16));
         }
         __m256 mv[2] = {_mm256_add_ps(_mm256_mul_ps(va, a0), _mm256_mul_ps(vb, a1)),
                         _mm256_add_ps(_mm256_mul_ps(vb, b0), _mm256_mul_ps(va, b1))};

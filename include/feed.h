@@ -383,30 +383,51 @@ typedef struct feed_options {
                             as torchvision's fill=[r, g, b]. torchvision's default fill=None
                             is aa_fill=0 with nearest; with bilinear it blends the pixels at the
                             edge with 0 once, where fill=[0, 0, 0] (aa_fill=0) does it twice */
-    /* RandomErasing, on the output after normalisation, as torchvision applies it */
+    /* RandomErasing, as torchvision.transforms.v2.RandomErasing, on each sample's output after
+       conversion and normalisation (where torchvision applies it), in every dtype and layout;
+       augment=train only. Run by the workers; the draws (whether, the box, random values) are the
+       sample's own. The host backend only for now: create refuses it with a CUDA device. */
     float erase_p;          /* [erase_p] probability of erasing a box (default 0 = off) */
     float erase_scale_min, erase_scale_max; /* [erase_scale_min] [erase_scale_max] box area
-                            as a share of the image (default 0.02, 0.33) */
+                            as a share of the image, uniform (default 0.02, 0.33) */
     float erase_ratio_min, erase_ratio_max; /* [erase_ratio_min] [erase_ratio_max] box aspect
-                            ratio, sampled in log space (default 0.3, 3.3) */
+                            ratio h/w, uniform in log space (default 0.3, 3.3); sides rounded
+                            half to even, up to 10 tries for a box smaller than the image in
+                            both sides, else the sample is left as it is */
     float erase_value[3];   /* [erase_value] "r:g:b" the box's value in output units
-                            (normalised for float dtypes, 0..255 for uint8; default 0:0:0) */
+                            (normalised for float dtypes, rounded to nearest even in float16
+                            and bfloat16; an integer 0..255 for uint8; default 0:0:0) */
     uint32_t erase_random;  /* [erase_random] 1: each erased element a normal(0, 1) draw
-                            (torchvision's value='random', timm's mode='pixel'; uint8: uniform
-                            0..255); 0: erase_value (default) */
-    /* MixUp and CutMix, per batch, with soft labels (feed_batch.soft_labels) */
-    float mixup_alpha;      /* [mixup_alpha] Beta(alpha, alpha) for MixUp's lambda (0 = off) */
-    float cutmix_alpha;     /* [cutmix_alpha] Beta(alpha, alpha) for CutMix's area (0 = off) */
+                            (torchvision's value='random', timm's mode='pixel'); uint8: a
+                            uniform byte 0..255 instead (a normal draw means nothing in bytes);
+                            0: erase_value (default) */
+    /* MixUp and CutMix, per batch, with soft labels (feed_batch.soft_labels), as timm's Mixup
+       with torchvision v2's MixUp/CutMix formulas. Sample i is mixed with sample count-1-i of
+       its batch (timm's pairing; torchvision's rolls by one); the middle sample of an odd
+       count is left as it is. Run by the parent on the batch before next() returns it, in
+       place; the draws are a pure function of (seed, epoch, batch index, rank). MixUp:
+       lam * own + (1 - lam) * partner, computed in float32 with lam and 1 - lam rounded to
+       float32 (as torch does), rounded once to the dtype (uint8: to nearest). CutMix: the
+       partner's box copied exactly, lam = 1 - box area / image area. The host backend only
+       for now: create refuses these and label_smoothing with a CUDA device. */
+    float mixup_alpha;      /* [mixup_alpha] MixUp's lam ~ Beta(alpha, alpha) (0 = off) */
+    float cutmix_alpha;     /* [cutmix_alpha] CutMix's lam ~ Beta(alpha, alpha), then the box
+                            as torchvision v2.CutMix: centre uniform, half sides
+                            int(sqrt(1 - lam) / 2 * W) and (* H), clipped (0 = off) */
     float mix_p;            /* [mix_p] probability that a batch (pair, sample) is mixed
-                            (default 1) */
+                            (default 1); not mixed: lam = 1 */
     float mix_switch_p;     /* [mix_switch_p] with both alphas: probability of CutMix rather
                             than MixUp (default 0.5) */
     uint32_t mix_mode;      /* [mix_mode] batch|pair|elem (default batch): one draw for the
-                            batch, one per pair, one per sample, as timm's Mixup */
-    float label_smoothing;  /* [label_smoothing] soft labels (1 - e) one-hot + e / num_classes
-                            (default 0); with it, or mixing, the batch carries soft labels */
+                            batch, one per pair (i, count-1-i), one per sample, as timm's
+                            Mixup; pair needs an even batch_size */
+    float label_smoothing;  /* [label_smoothing] e: each label's one-hot becomes e / num_classes
+                            off and 1 - e + e / num_classes on, as timm's (default 0); with it,
+                            or mixing, the batch carries soft labels: lam * own row +
+                            (1 - lam) * partner's row */
     uint32_t num_classes;   /* [num_classes] width of the soft labels (default 0: the
-                            dataset's, feed_loader_num_classes) */
+                            dataset's, feed_loader_num_classes); below the dataset's, create
+                            fails naming a sample whose label does not fit */
     /* repeated augmentation, as torchvision's RASampler */
     uint32_t repeats;       /* [repeats] each sample this many times per epoch, spread over
                             the ranks, each repeat with its own draws (default 1, 1..64) */
@@ -487,9 +508,11 @@ typedef struct feed_batch {
                                 return of next() other than FEED_OK */
     /* since 0.2.0 */
     const float *soft_labels; /* host, count x num_classes float32 (row per sample): the
-                                targets after label smoothing and MixUp/CutMix; NULL unless
-                                one of those is on */
-    void *soft_labels_device; /* their device copy, NULL on host */
+                                targets after label smoothing and MixUp/CutMix (each row sums
+                                to 1); NULL unless one of those is on. The loader's memory,
+                                valid until release like the rest */
+    void *soft_labels_device; /* their device copy; NULL on host (and for now always: the
+                                CUDA backend refuses mixing and smoothing) */
     uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
     uint32_t reserved1;
 } feed_batch;

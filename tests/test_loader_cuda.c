@@ -382,6 +382,40 @@ static void test_no_device(void **state)
 #endif
 }
 
+static feed_status create_with(const char *opts, char *err, size_t errlen)
+{
+    feed_options o;
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", data);
+    o.workers = 1;
+    if (feed_options_parse(&o, opts, err, errlen) != FEED_OK)
+        fail_msg("%s", err);
+    feed_loader *L = NULL;
+    feed_status st = feed_loader_create(&L, &o, err, errlen);
+    feed_loader_destroy(L);
+    return st;
+}
+
+/* RandomErasing and MixUp/CutMix/label smoothing run on the host backend
+ * only for now: the CUDA backend (asked for, or what auto resolves to) is
+ * refused at create with a message saying so; the host backend takes them. */
+static void test_refuses_erase_and_mix(void **state)
+{
+    char err[1024];
+    const char *on_cuda[] = {"device=cuda:0,augment=train,erase_p=0.5", "device=auto,mixup_alpha=0.2",
+                             "device=cuda,cutmix_alpha=1", "device=cuda:0,label_smoothing=0.1",
+                             "device=auto,augment=train,erase_p=1,mixup_alpha=1"};
+    for (size_t i = 0; i < sizeof on_cuda / sizeof *on_cuda; i++) {
+        assert_int_equal(create_with(on_cuda[i], err, sizeof err), FEED_E_INVALID);
+        assert_non_null(strstr(err, "on the host backend only for now"));
+        assert_non_null(strstr(err, strstr(on_cuda[i], "erase_p") ? "erase_p (RandomErasing)" : "mixup_alpha"));
+        assert_non_null(strstr(err, "device=host"));
+    }
+    assert_int_equal(create_with("device=host,augment=train,erase_p=1,mixup_alpha=1", err, sizeof err), FEED_OK);
+    /* erase_p without augment=train erases nothing: nothing to refuse */
+    assert_int_equal(create_with("device=cuda:0,augment=val,erase_p=0.5", err, sizeof err), FEED_OK);
+}
+
 static feed_status make_local(const char *local, char *backend, char *err, size_t errlen)
 {
     feed_options o;
@@ -448,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),
+        cmocka_unit_test(test_refuses_erase_and_mix),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

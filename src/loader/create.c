@@ -22,6 +22,7 @@
 #include "loader/device_select.h"
 #include "loader/loader.h"
 #include "loader/memroom.h"
+#include "loader/mix.h"
 #include "loader/options.h"
 #include "loader/readahead.h"
 #include "loader/sampler.h"
@@ -90,6 +91,65 @@ static feed_status arena_fits(feed_loader *L, char *err, size_t errlen)
     return FEED_OK;
 }
 
+/* RandomErasing runs in the workers on the converted output and MixUp/CutMix
+ * in the parent on the host slot: on the CUDA backend the slot holds uint8
+ * HWC and the device converts, so neither has its output to work on yet. */
+static feed_status refuse_on_device(const feed_loader *L, char *err, size_t errlen)
+{
+    const feed_options *o = &L->o;
+    int erase = o->augment == FEED_AUGMENT_TRAIN && o->erase_p > 0;
+    int mix = o->mixup_alpha > 0 || o->cutmix_alpha > 0 || o->label_smoothing > 0;
+    if (L->dev.ops == &feed__device_host || (!erase && !mix))
+        return FEED_OK;
+    return feed__err(FEED_E_INVALID, err, errlen,
+                     "%s%s%s %s on the host backend only for now, and device=%s is the CUDA backend: use "
+                     "device=host (and move the batch to the GPU yourself), or turn %s off",
+                     erase ? "erase_p (RandomErasing)" : "", erase && mix ? " and " : "",
+                     mix ? "mixup_alpha, cutmix_alpha, label_smoothing (MixUp, CutMix, soft labels)" : "",
+                     mix ? "run" : "runs", o->device[0] ? o->device : "auto", mix ? "them" : "it");
+}
+
+/* The soft labels' width, every label checked against it, and the buffers
+ * next() mixes with (loader.h). Off: nothing allocated. */
+static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t errlen)
+{
+    const feed_options *o = &L->o;
+    const feed__index_hdr *ix = L->ix.hdr;
+    feed__mix_cfg *c = &L->mix;
+    *c = (feed__mix_cfg){.seed = o->seed, .rank = o->rank, .mode = o->mix_mode,
+                         .mixup_alpha = o->mixup_alpha, .cutmix_alpha = o->cutmix_alpha, .mix_p = o->mix_p,
+                         .switch_p = o->mix_switch_p, .smoothing = o->label_smoothing,
+                         .num_classes = o->num_classes ? o->num_classes : ix->nclasses, .h = o->height,
+                         .w = o->width, .dtype = L->host_dtype, .layout = L->host_layout};
+    if (!feed__mix_soft(c))
+        return FEED_OK;
+    if (c->num_classes == 0)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "soft labels (MixUp, CutMix, label_smoothing) need num_classes: the dataset has no "
+                         "classes, set num_classes");
+    if (c->num_classes > FEED_MAX_SOFT_CLASSES)
+        return feed__err(FEED_E_INVALID, err, errlen, "soft labels: the dataset has %u classes, more than %u",
+                         c->num_classes, FEED_MAX_SOFT_CLASSES);
+    if (c->num_classes < ix->nclasses) /* the labels are known now: say which one is out */
+        for (uint64_t i = 0; i < ix->count; i++) {
+            int32_t lab = feed__index_label(ix, i);
+            if (lab < 0 || (uint32_t)lab >= c->num_classes)
+                return feed__err(FEED_E_INVALID, err, errlen,
+                                 "num_classes=%u: sample %llu (%s) has label %d, outside 0..%u (the dataset "
+                                 "has %u classes); raise num_classes or leave it 0 (the dataset's)",
+                                 c->num_classes, (unsigned long long)i, feed__index_path(ix, i), lab,
+                                 c->num_classes - 1, ix->nclasses);
+        }
+    L->soft_slots = slots;
+    L->soft = feed__calloc((size_t)slots * o->batch_size, (size_t)c->num_classes * sizeof(float));
+    L->mix_draws = feed__calloc(o->batch_size, sizeof *L->mix_draws);
+    if (!L->soft || !L->mix_draws)
+        return feed__err(FEED_E_NOMEM, err, errlen,
+                         "out of memory for the soft labels (%u slots x %u samples x %u classes floats)", slots,
+                         o->batch_size, c->num_classes);
+    return FEED_OK;
+}
+
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -114,6 +174,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
+        (st = refuse_on_device(L, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[1] = feed__now_ns();
@@ -160,7 +221,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);
-    if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK)
+    if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK ||
+        (st = setup_mix(L, h->nslots, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[4] = feed__now_ns();
 
@@ -245,6 +307,8 @@ void feed_loader_destroy(feed_loader *L)
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     feed__free(L->held_tab);
+    feed__free(L->soft);
+    feed__free(L->mix_draws);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }

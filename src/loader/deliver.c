@@ -5,6 +5,7 @@
  * report of each batch on its way out, and bad_policy=fail's stash.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/internal.h"
@@ -12,6 +13,7 @@
 #include "device/device.h"
 #include "loader/badlog.h"
 #include "loader/loader.h"
+#include "loader/mix.h"
 #include "loader/schedule.h"
 
 /* Remembers batch seq as held and returns its new handle. */
@@ -39,6 +41,32 @@ static struct feed__held_batch *held(feed_loader *L, const feed_batch *b)
         if (L->held_tab[i].handle == b->handle)
             return &L->held_tab[i];
     return NULL;
+}
+
+/* MixUp/CutMix and the soft labels of batch seq, in place in its host slot
+ * (the caller does not have it yet, no worker writes it any more). */
+static feed_status mix_batch(feed_loader *L, uint64_t seq, feed_batch *b)
+{
+    const feed__mix_cfg *c = &L->mix;
+    float *soft = L->soft + (seq % L->soft_slots) * (uint64_t)L->o.batch_size * c->num_classes;
+    int images = feed__mix_images(c);
+    uint32_t bad;
+    if (images)
+        feed__mix_draw_batch(c, b->epoch, b->index, b->count, L->mix_draws);
+    /* the labels first: a batch with a label out of range is not mixed either */
+    if (feed__mix_soft_labels(c, images ? L->mix_draws : NULL, b->labels, b->count, soft, &bad) != 0) {
+        snprintf(L->data_msg, sizeof L->data_msg,
+                 "sample %llu (%s) has label %d, outside 0..%u: num_classes=%u is too small for the soft "
+                 "labels (MixUp, CutMix, label_smoothing)",
+                 (unsigned long long)b->sample_ids[bad], feed__index_path(L->ix.hdr, b->sample_ids[bad]),
+                 b->labels[bad], c->num_classes - 1, c->num_classes);
+        return FEED_E_DATASET;
+    }
+    if (images)
+        feed__mix_apply(c, L->mix_draws, b->count, b->data, b->sample_bytes);
+    b->soft_labels = soft;
+    b->num_classes = c->num_classes;
+    return FEED_OK;
 }
 
 feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
@@ -97,6 +125,15 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         out = (feed_batch){.struct_size = sizeof out};
         feed__loader_give(b, &out, sizeof out, 0);
         return dst; /* not counted delivered: position() still names it */
+    }
+    if (L->soft && (dst = mix_batch(L, seq, &out)) != FEED_OK) {
+        /* as the budget's: not delivered, and said again until a seek */
+        L->data_error = dst;
+        feed__loader_set_error(L, "%s", L->data_msg);
+        L->dev.ops->release(L->dev_state, &out, NULL);
+        out = (feed_batch){.struct_size = sizeof out};
+        feed__loader_give(b, &out, sizeof out, 0);
+        return dst;
     }
     feed__schedule_delivered(&L->sched);
     out.handle = hold(L, seq);

@@ -35,6 +35,7 @@
 #include "feed.h"
 #include "loader/badlog.h"
 #include "loader/device_select.h"
+#include "loader/mix.h"
 #include "loader/readahead.h"
 #include "loader/sampler.h"
 #include "loader/schedule.h"
@@ -87,6 +88,15 @@ struct feed_loader {
      * this until a seek. */
     feed_status data_error;
     char data_msg[1024];
+
+    /* MixUp, CutMix, label smoothing (loader/mix.h): run by next() on the
+     * host slot before it is handed out. soft: NULL when off, else
+     * ring slots x batch_size x num_classes floats, the rows of the batch in
+     * slot seq % soft_slots; draws: batch_size entries. */
+    feed__mix_cfg mix;
+    float *soft;
+    feed__mix_draw *mix_draws;
+    uint32_t soft_slots;
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;

@@ -12,6 +12,7 @@ set(FEED_LOADER_SOURCES
   src/loader/create.c
   src/loader/ready.c
   src/loader/deliver.c
+  src/loader/mix.c
   src/loader/position.c
   src/loader/info.c
   src/loader/stats.c

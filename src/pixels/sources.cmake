@@ -19,6 +19,7 @@ set(FEED_PIXELS_SOURCES
   src/pixels/ycc.c
   src/pixels/augops.c
   src/pixels/policy.c
+  src/pixels/erase.c
 )
 # augops.c repeats torchvision's float32 arithmetic operation for operation:
 # a contracted multiply-add would round differently.

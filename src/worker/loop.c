@@ -24,6 +24,7 @@
 #include "decode/jpeg_selftest.h"
 #include "io/reader.h"
 #include "pixels/convert.h"
+#include "pixels/erase.h"
 #include "pixels/pipeline.h"
 #include "worker/loop.h"
 
@@ -67,6 +68,17 @@ typedef struct wctx {
 #endif
 } wctx;
 
+/* RandomErasing on the sample as delivered (after the conversion, so after
+ * normalisation), with the draws of the sample it is. */
+static void erase(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out)
+{
+    if (!(c->h->xform.erase_p > 0))
+        return;
+    uint64_t t0 = feed__now_ns();
+    feed__erase_sample(&c->h->xform, c->h->seed, epoch, id, c->h->out_dtype, c->h->out_layout, out);
+    atomic_fetch_add_explicit(&c->rec->augment_ns, feed__now_ns() - t0, memory_order_relaxed);
+}
+
 /* Sample id of a .npy source: its bytes, copied into the slot. */
 static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
                          char *msg, size_t msglen)
@@ -108,6 +120,7 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
                              h->conv_bias, 0, out);
         atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
     }
+    erase(c, epoch, id, out);
     if (info.flipped)
         *flags |= FEED_SAMPLE_FLIPPED;
     return FEED_OK;
@@ -172,6 +185,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
                              h->conv_scale, h->conv_bias, 0, out);
         atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
     }
+    erase(c, epoch, id, out);
     if (info.flipped)
         *flags |= FEED_SAMPLE_FLIPPED;
     return FEED_OK;

@@ -14,6 +14,12 @@ Runs the same dataset, batch size, worker count and transforms through
   * and, unless --no-sync, libfeed's pipeline in the training thread
     (feedbench --loader sync: the naive loop, for the "vs sync" ratio)
 
+With --modes recipe, both sides run torchvision's ResNet-50 reference recipe
+(RandomResizedCrop 176, flip, TrivialAugmentWide (bilinear), PILToTensor, ToDtype,
+Normalize, RandomErasing 0.1, then MixUp 0.2 or CutMix 1.0 per batch), the same
+torchvision.transforms.v2 objects on both sides (libfeed.torch.DataLoader takes them
+as they are); this needs torchvision >= 0.16 (PyPI's: scripts/torch-venv).
+
 alternately in one run (ABBA order over --rounds rounds, so drift in the
 machine's load hits both sides alike), and prints images/s of each and the
 ratios (medians over the rounds). Both sides exclude the first --warmup
@@ -45,16 +51,50 @@ ROOT = os.path.dirname(HERE)
 from benchcommon import MEAN, STD, cpu_model, loadavg, write_json  # noqa: E402 (bench/ is on sys.path)
 
 
+# --modes recipe: torchvision's ResNet-50 reference recipe (references/classification:
+# presets.ClassificationPresetTrain with --train-crop-size 176 --auto-augment ta_wide
+# --random-erase 0.1, and train.py's --mixup-alpha 0.2 --cutmix-alpha 1.0), the same
+# objects on both sides: torch's DataLoader runs them, libfeed.torch.DataLoader translates them.
+RECIPE_SIZE = 176
+# feedbench's (C) options for the same recipe, for the "C" column
+RECIPE_OPTS = ("height=176,width=176,auto_augment=trivialaugment,aa_interpolation=bilinear,erase_p=0.1,"
+               "mixup_alpha=0.2,cutmix_alpha=1.0,mix_switch_p=0.5")
+
+
+def recipe(num_classes):
+    """(transform, batch mix) of the reference recipe, torchvision.transforms.v2."""
+    import torch
+    from torchvision.transforms import v2
+
+    tf = v2.Compose([v2.RandomResizedCrop(RECIPE_SIZE, antialias=True), v2.RandomHorizontalFlip(0.5),
+                     v2.TrivialAugmentWide(interpolation=v2.InterpolationMode.BILINEAR), v2.PILToTensor(),
+                     v2.ToDtype(torch.float, scale=True), v2.Normalize(MEAN, STD), v2.RandomErasing(0.1)])
+    mix = v2.RandomChoice([v2.MixUp(alpha=0.2, num_classes=num_classes),
+                           v2.CutMix(alpha=1.0, num_classes=num_classes)])
+    return tf, mix
+
+
+def out_size(mode):
+    return RECIPE_SIZE if mode == "recipe" else 224
+
+
 def torch_run(data, mode, batch, workers, nbatches, warmup, seed):
     """In a child process: time nbatches batches (0: one whole epoch) after warmup.
     Prints one JSON line: images/s over the timed window and images delivered."""
     import torch
     import torchvision
     import torchvision.transforms as T
-    from torch.utils.data import DataLoader
+    from torch.utils.data import DataLoader, default_collate
 
     norm = T.Normalize(MEAN, STD)
-    if mode == "train":
+    collate = None
+    if mode == "recipe":
+        classes = torchvision.datasets.ImageFolder(data).classes
+        tf, mix = recipe(len(classes))
+
+        def collate(samples):  # train.py's collate_fn: the batch mix after default_collate
+            return mix(*default_collate(samples))
+    elif mode == "train":
         tf = T.Compose([T.RandomResizedCrop(224), T.RandomHorizontalFlip(), T.ToTensor(), norm])
     else:
         tf = T.Compose([T.Resize(256), T.CenterCrop(224), T.ToTensor(), norm])
@@ -62,7 +102,7 @@ def torch_run(data, mode, batch, workers, nbatches, warmup, seed):
     g = torch.Generator()
     g.manual_seed(seed)
     dl = DataLoader(ds, batch_size=batch, shuffle=True, num_workers=workers, drop_last=False, generator=g,
-                    pin_memory=False)
+                    pin_memory=False, collate_fn=collate)
     if nbatches == 0:
         nbatches = len(dl)
     r0 = resource.getrusage(resource.RUSAGE_SELF)
@@ -83,7 +123,7 @@ def torch_run(data, mode, batch, workers, nbatches, warmup, seed):
             if done == nbatches:
                 break
     t1 = time.perf_counter()
-    assert x.dtype == torch.float32 and tuple(x.shape[1:]) == (3, 224, 224)
+    assert x.dtype == torch.float32 and tuple(x.shape[1:]) == (3, out_size(mode), out_size(mode))
     del dl, x
     gc.collect()  # the iterator shuts its workers down and joins them (reaped: RUSAGE_CHILDREN)
     r1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -104,9 +144,15 @@ def libfeed_run(data, mode, batch, workers, nbatches, warmup, seed):
     c0 = r0.ru_utime + r0.ru_stime
     g = torch.Generator()
     g.manual_seed(seed)
-    # torch_run's DataLoader line, with the transform as augment=.
-    ld = DataLoader(data, batch_size=batch, shuffle=True, num_workers=workers, drop_last=False, generator=g,
-                    pin_memory=False, augment=mode)
+    if mode == "recipe":  # torch_run's objects, taken as they are
+        import torchvision
+        classes = torchvision.datasets.ImageFolder(data).classes
+        tf, mix = recipe(len(classes))
+        ld = DataLoader(torchvision.datasets.ImageFolder(data, transform=tf), batch_size=batch, shuffle=True,
+                        num_workers=workers, drop_last=False, generator=g, pin_memory=False, mix=mix)
+    else:  # torch_run's DataLoader line, with the transform as augment=.
+        ld = DataLoader(data, batch_size=batch, shuffle=True, num_workers=workers, drop_last=False, generator=g,
+                        pin_memory=False, augment=mode)
     if nbatches == 0:
         nbatches = len(ld)
     t0 = None
@@ -123,7 +169,7 @@ def libfeed_run(data, mode, batch, workers, nbatches, warmup, seed):
             if done == nbatches:
                 break
     t1 = time.perf_counter()
-    assert x.dtype == torch.float32 and tuple(x.shape[1:]) == (3, 224, 224)
+    assert x.dtype == torch.float32 and tuple(x.shape[1:]) == (3, out_size(mode), out_size(mode))
     del x
     ld.close()  # workers stopped and reaped: their CPU time is in RUSAGE_CHILDREN
     r1 = resource.getrusage(resource.RUSAGE_SELF)
@@ -179,7 +225,8 @@ def feed_side(args, mode, nbatches, loader):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "fb.json")
         cmd = [args.feedbench, "--data", args.data, "--loader", loader, "--batch", str(args.batch),
-               "--workers", str(args.workers), "--augment", mode, "--dtype", "float32",
+               "--workers", str(args.workers), "--augment", "train" if mode == "recipe" else mode,
+               "--dtype", "float32"] + (["--opts", RECIPE_OPTS] if mode == "recipe" else []) + [
                "--warmup", str(args.warmup), "--seed", str(args.seed), "--quiet", "--no-progress", "--json", out]
         cmd += ["--batches", str(nbatches)] if nbatches else ["--epochs", "1"]
         r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -203,7 +250,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds per mode")
     ap.add_argument("--cpu-rounds", type=int, default=1,
                     help="whole-epoch runs per side and mode for the CPU cost per image (0: skip)")
-    ap.add_argument("--modes", default="train,val")
+    ap.add_argument("--modes", default="train,val", help="train, val, recipe (comma-separated)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--no-sync", action="store_true", help="skip the feedbench --loader sync column")
     ap.add_argument("--feedbench", default=os.environ.get("FEEDBENCH", os.path.join(ROOT, "build", "bin", "feedbench")))
@@ -273,8 +320,9 @@ def main():
             return feed_side(args, mode, nb, "sync")[:3]
         return torch_side(args, mode, nb)
 
-    extra = (["feedc"] if libpath else []) + ([] if args.no_sync else ["sync"])
     for mode in modes:
+        # the sync loop (feedbench --loader sync) has no batch mix: no column for the recipe
+        extra = (["feedc"] if libpath else []) + ([] if args.no_sync or mode == "recipe" else ["sync"])
         got = {k: [] for k in ["feed", "torch"] + extra}
         loads = []
         for r in range(args.rounds):

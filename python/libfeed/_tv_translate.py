@@ -530,10 +530,10 @@ def _timm_randaugment(st, op, t):
             _refuse(op, f"op {o.name} has other parameters than {first.name}: libfeed's are "
                         "shared by all ops")
     why = []
-    if first.prob != 1.0:
+    if first.prob != 0.5:
         why.append(f"each chosen op is applied with probability p={first.prob:g} "
-                   "(libfeed's randaugment applies every chosen op, as torchvision's: "
-                   "no option for that probability; 'p1.0' in the config string is exact)")
+                   "(libfeed's timm RandAugment, aa_inc=1, applies each with timm's default "
+                   "0.5: no option for another probability)")
     resample = first.kwargs.get("resample")
     words = ([interpolation_word(r) for r in resample] if isinstance(resample, (tuple, list))
              else [interpolation_word(resample)])

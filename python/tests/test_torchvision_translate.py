@@ -155,23 +155,26 @@ def test_policy_at_bicubic_is_refused():
 
 def test_timm_rand_augment_recipe_is_refused_naming_why():
     """timm's create_transform(224, is_training=True, auto_augment='rand-m9-mstd0.5-inc1',
-    interpolation='bicubic', re_prob=0.25, re_mode='pixel'): its RandAugment
-    applies each op with p=0.5 and resamples bicubic; libfeed has neither."""
+    interpolation='bicubic', re_prob=0.25, re_mode='pixel'): its RandAugment's
+    geometric ops resample bicubic, which libfeed's aa_interpolation has not."""
     timm_data = pytest.importorskip("timm.data")
     t = timm_data.create_transform(224, is_training=True, auto_augment="rand-m9-mstd0.5-inc1",
                                    interpolation="bicubic", re_prob=0.25, re_mode="pixel")
-    refused(t, "RandAugment", "p=0.5", "bicubic")
+    refused(t, "RandAugment", "bicubic")
+    p1 = timm_data.create_transform(224, is_training=True, auto_augment="rand-m9-mstd0.5-inc1-p1.0",
+                                    interpolation="bilinear")
+    refused(p1, "RandAugment", "p=1")  # libfeed applies each op with timm's default 0.5
 
 
-def test_timm_rand_augment_with_p1_bilinear_translates():
-    """The same recipe with each op always applied ('p1.0') and bilinear: timm's
-    increasing op set (aa_inc), magnitude 9 of 10 (aa_num_bins = 11), mstd."""
+def test_timm_rand_augment_bilinear_translates():
+    """The same recipe with bilinear resampling: timm's increasing op set (aa_inc),
+    each op applied with probability 0.5, magnitude 9 of 10 (aa_num_bins = 11), mstd."""
     timm_data = pytest.importorskip("timm.data")
     from timm.data.auto_augment import _LEVEL_DENOM
     from timm.data.constants import IMAGENET_DEFAULT_MEAN, IMAGENET_DEFAULT_STD
 
     t = timm_data.create_transform(224, is_training=True,
-                                   auto_augment="rand-m9-mstd0.5-inc1-p1.0",
+                                   auto_augment="rand-m9-mstd0.5-inc1",
                                    interpolation="bilinear", re_prob=0.25, re_mode="pixel")
     got = lt.options_from_transform(t)
     fill = [min(255, round(255 * x)) for x in IMAGENET_DEFAULT_MEAN]  # timm's img_mean
@@ -427,7 +430,7 @@ def recipes():
            dict(mixup_alpha=0.8, cutmix_alpha=1.0, mode="elem", label_smoothing=0.1))
     timm_data = pytest.importorskip("timm.data")
     yield (timm_data.create_transform(64, is_training=True, interpolation="bilinear",
-                                      auto_augment="rand-m9-n3-mstd0.5-inc1-p1.0",
+                                      auto_augment="rand-m9-n3-mstd0.5-inc1",
                                       re_prob=0.25, re_mode="pixel"),
            None)
 

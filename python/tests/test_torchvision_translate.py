@@ -455,3 +455,20 @@ def test_translated_options_are_what_the_library_holds(dataset, which):
                 assert np.float32(got) == np.float32(value), (key, got, value)
             else:
                 assert got == int(value), (key, got, value)
+
+
+def test_recipe_example_trains(dataset, tmp_path):
+    """examples/recipe_torchvision.py, as a user runs it: torchvision's reference
+    recipe objects through libfeed.torch.DataLoader, soft targets into the loss."""
+    import os
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    r = subprocess.run([sys.executable, os.path.join(repo, "examples", "recipe_torchvision.py"), dataset,
+                        "--steps", "6", "--batch", "8"], cwd=str(tmp_path), capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0, r.stderr
+    last = r.stdout.strip().splitlines()[-1]
+    assert last.startswith("6 steps, last loss ")
+    assert math.isfinite(float(last.rsplit(" ", 1)[1]))

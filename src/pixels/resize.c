@@ -1,8 +1,8 @@
 /*
- * resize.c - the resize driver: PIL's antialiased bilinear (resize.h) as two
- * separable integer passes over the coefficients of resize_axis.c, by the
- * kernels of the level this CPU runs (resize_c.c, resize_sse2.c,
- * resize_avx2.c, resize_avx512.c).
+ * resize.c - the resize driver: PIL's antialiased bilinear or bicubic
+ * (resize.h) as two separable integer passes over the coefficients of
+ * resize_axis.c, by the kernels of the level this CPU runs (resize_c.c,
+ * resize_sse2.c, resize_avx2.c, resize_avx512.c).
  *
  * Vertical pass first (contiguous, vectorised over the row), then the
  * horizontal pass over out_h rows only, which is the smallest amount of the
@@ -150,11 +150,11 @@ int feed__resize_axes(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
 int feed__resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, const uint8_t *src,
                  size_t src_stride, uint32_t src_w, uint32_t src_h, double bx0, double by0,
                  double bx1, double by1, uint8_t *dst, size_t dst_stride, uint32_t dst_w,
-                 uint32_t dst_h, int hflip)
+                 uint32_t dst_h, int hflip, uint32_t filter)
 {
-    int rc = feed__axis_build(xa, src_w, bx0, bx1, dst_w);
+    int rc = feed__axis_build(xa, src_w, bx0, bx1, dst_w, filter);
     if (!rc)
-        rc = feed__axis_build(ya, src_h, by0, by1, dst_h);
+        rc = feed__axis_build(ya, src_h, by0, by1, dst_h, filter);
     if (rc)
         return rc;
     return feed__resize_axes(rz, xa, ya, src + (size_t)ya->lo * src_stride + (size_t)xa->lo * 4,

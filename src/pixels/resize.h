@@ -5,9 +5,13 @@
  * that the tests can check it against a float64 reference.
  *
  * Resampling follows PIL's (and torchvision's antialias=True) separable
- * "bilinear", with each axis's Q14 weights from resize_axis.h; the vertical
- * pass keeps 7 extra bits, so results are within 1 of the exact float
- * result.
+ * "bilinear" or "bicubic", with each axis's Q14 weights from resize_axis.h;
+ * the vertical pass keeps 7 extra bits, so bilinear results are within 1 of
+ * the exact float result. Bicubic clamps the intermediate (the vertical
+ * pass's rows) to 0..255 as torchvision clamps its intermediate image
+ * (which is its horizontal pass's: the order differs, see
+ * python/tests/test_torchvision_resize.py for what that leaves), and the
+ * output to 0..255.
  */
 #ifndef FEED_RESIZE_H
 #define FEED_RESIZE_H
@@ -54,10 +58,11 @@ int feed__resize_plane(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
                        int hflip);
 
 /* One-shot resize of the box [bx0, bx1) x [by0, by1) of an RGBX image of
- * src_w x src_h to dst_w x dst_h RGB (builds the axes in xa/ya). */
+ * src_w x src_h to dst_w x dst_h RGB with filter (FEED__FILTER_*; builds the
+ * axes in xa/ya). */
 int feed__resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, const uint8_t *src,
                  size_t src_stride, uint32_t src_w, uint32_t src_h, double bx0, double by0,
                  double bx1, double by1, uint8_t *dst, size_t dst_stride, uint32_t dst_w,
-                 uint32_t dst_h, int hflip);
+                 uint32_t dst_h, int hflip, uint32_t filter);
 
 #endif /* FEED_RESIZE_H */

@@ -4,10 +4,19 @@
  * resize_avx2.c, resize_avx512.c. Only the resize files include this.
  *
  * A vertical pass turns T source rows (RGBX bytes, coefficients c, Q14) into
- * one row of n Q7 int16; a horizontal pass turns such a row into xa->out RGB
- * pixels, mirrored with flip, reading pixel x's window at (first[x] - off) * 4.
- * Every kernel does the same integer arithmetic, so every level gives
- * identical bytes (tests/test_augment.c runs all of them).
+ * one row of n Q7 int16, clamped to [0, FEED_Q7_MAX]; a horizontal pass turns
+ * such a row into xa->out RGB pixels, mirrored with flip, reading pixel x's
+ * window at (first[x] - off) * 4, clamped to 0..255. Every kernel does the
+ * same integer arithmetic, so every level gives identical bytes
+ * (tests/test_augment.c and tests/test_resize_bicubic.c run all of them).
+ *
+ * Ranges: bilinear weights are non-negative, so both passes stay in range on
+ * their own. Bicubic's negative lobes take a vertical sum to about
+ * [-0.125, 1.125] x 255, past int16 in Q7: the clamp (in the SIMD passes packs'
+ * saturation, then min/max) keeps the intermediate a pixel value, as
+ * torchvision's uint8 intermediate image is. The horizontal sums, Q7 values
+ * times Q14 weights whose absolute values add up to under 1.3, stay far
+ * inside int32.
  */
 #ifndef FEED_RESIZE_KERNELS_H
 #define FEED_RESIZE_KERNELS_H
@@ -26,9 +35,13 @@ static inline uint32_t feed__cvec_pairs(uint32_t taps)
     return pairs <= 1 ? pairs : (pairs + 1) & ~1u;
 }
 
-/* The SIMD vertical passes take at most this many tap pairs; more (a shrink
- * of over 4x) goes to the portable one. */
-#define FEED_VPASS_MAX_PAIRS 4
+/* The largest intermediate value: 255 in Q7. */
+#define FEED_Q7_MAX (255 << 7)
+
+/* The SIMD vertical passes take at most this many tap pairs; more (a
+ * bilinear shrink of over about 7x, a bicubic one of over about 3.5x) goes
+ * to the portable one. */
+#define FEED_VPASS_MAX_PAIRS 8
 
 /* Row pointers and coefficient pairs of a SIMD vertical pass (odd T: the last
  * pair repeats its row with weight 0). */

@@ -350,9 +350,17 @@ typedef struct feed_options {
        repeat) or, for MixUp/CutMix, of (seed, epoch, batch, rank): the same whatever the
        worker count, after a crash and after a resume. */
     uint32_t interpolation; /* [interpolation] bilinear|bicubic (default bilinear): the resize
-                            filter of every crop and resize, antialiased as torchvision's
-                            antialias=True (bicubic: Keys a = -0.5, as torchvision's tensor
-                            resize) */
+                            filter of every crop and resize (augment none, val and train,
+                            each JPEG plane of a region decode), antialiased as torchvision's
+                            antialias=True: the filter (a triangle, or Keys' cubic with
+                            a = -0.5 as PIL and torchvision's tensor resize) stretched by the
+                            shrink factor, weights renormalised inside the image. uint8
+                            results within 1 level of torchvision.transforms.v2.functional.
+                            resize(antialias=True) wherever no intermediate value leaves
+                            0..255 (always for bilinear); bicubic's overshoot on sharp edges
+                            is clamped after the vertical pass here, after the horizontal
+                            pass in torch, so there the two may differ by more
+                            (python/tests/test_torchvision_resize.py). nearest is refused */
     uint32_t auto_augment;  /* [auto_augment] none|trivialaugment|randaugment|autoaugment
                             (default none): a policy of torchvision's (TrivialAugmentWide,
                             RandAugment, AutoAugment with the ImageNet policy) on the crop at

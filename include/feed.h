@@ -403,8 +403,21 @@ typedef struct feed_options {
     uint32_t num_classes;   /* [num_classes] width of the soft labels (default 0: the
                             dataset's, feed_loader_num_classes) */
     /* repeated augmentation, as torchvision's RASampler */
-    uint32_t repeats;       /* [repeats] each sample this many times per epoch, spread over
-                            the ranks, each repeat with its own draws (default 1, 1..64) */
+    uint32_t repeats;       /* [repeats] each sample this many times per epoch (default 1,
+                            1..64). The epoch's order is n * repeats positions: the shuffled
+                            order with each sample `repeats` times in a row, as RASampler
+                            lays it out, split among the ranks as ever (rank r takes
+                            positions r, r + W, ...; padded by wrapping, or cut with
+                            drop_last), so a sample's repeats go to different ranks when
+                            world_size >= repeats. Repeat j makes every draw keyed by the
+                            sample (crop, flip, rotation, jitter, greyscale, policy) as
+                            sample id + j * n would, so repeat 0 is the sample's own draws and repeats=1 is the loader without
+                            the option, bitwise. Every position is delivered: an epoch is
+                            repeats times as long (samples_per_epoch, batches_per_epoch and
+                            positions all count the n * repeats order). RASampler instead
+                            stops each rank after about n / world_size samples (the first
+                            1 / repeats of its share: floor(n / 256) * 256 / W), so E of its
+                            epochs see about as many samples as E / repeats of these */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -534,7 +547,8 @@ FEED_API feed_status feed_batch_release(feed_loader *loader, feed_batch *batch, 
  * feed_batch_release). */
 FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batch, void *stream);
 
-/* Samples of this rank per epoch, and batches per epoch. */
+/* Samples of this rank per epoch, and batches per epoch (with repeats > 1,
+ * of the n * repeats order: each repeat counts). */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
 /* Classes found (ImageFolder) or 1 + the largest label (file list, .npy
@@ -605,7 +619,8 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
 /*
  * Positions that survive a change of world size or batch size (since 0.2.0).
  *
- * An epoch's order is one sequence of the dataset's n samples, the same on
+ * An epoch's order is one sequence of the dataset's n samples (n * repeats
+ * positions with repeats > 1, see feed_options.repeats), the same on
  * every rank; all ranks deliver their batches in step, so after k batches of
  * every rank the first consumed = k * batch_size * world_size positions of
  * the order are taken (rank r has positions r, r + W, r + 2W, ...). The pair
@@ -613,7 +628,7 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * batch size and the worker count.
  *
  * feed_loader_seek_samples(l, e, c) makes the rest of epoch e, positions
- * [c, n) of its order, this loader's epoch: it is split among the ranks as a
+ * [c, n * repeats) of its order, this loader's epoch: it is split among the ranks as a
  * whole epoch is (rank r takes positions c + r, c + r + W, ... of the new
  * world size W), padded to a multiple of W by wrapping to the order's first
  * positions (repeats, as a whole epoch's padding is), or cut to whole batches
@@ -629,9 +644,9 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * by the strides before them: consumed / (batch_size * world_size).
  *
  * What a position cannot carry across loaders: the order must be the same,
- * so seed, shuffle and the dataset (its size, feed_loader_dataset_size())
- * must match the run that saved it (the library cannot tell; the Python
- * binding's load_state_dict checks them). All ranks of the saved run must
+ * so seed, shuffle, repeats and the dataset (its size,
+ * feed_loader_dataset_size()) must match the run that saved it (the library
+ * cannot tell; the Python binding's load_state_dict checks them). All ranks of the saved run must
  * have delivered the same number of batches (they do when they train in
  * step); any rank's position then serves every new rank.
  */
@@ -640,7 +655,7 @@ FEED_API feed_status feed_loader_position_samples(const feed_loader *loader, uin
                                                   uint64_t *consumed);
 /* Restarts delivery at position consumed of epoch's order (see above). All
  * held batches must be released (FEED_E_BUSY). FEED_E_INVALID if consumed is
- * not below feed_loader_dataset_size(). */
+ * not below feed_loader_dataset_size() times repeats. */
 FEED_API feed_status feed_loader_seek_samples(feed_loader *loader, uint64_t epoch,
                                               uint64_t consumed);
 /* Samples in the dataset (n, all ranks together; since 0.2.0). */

@@ -38,8 +38,10 @@ FEED_AVX2 void feed__vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, 
         /* lanes: a0 = e0..3 | e16..19, a1 = e4..7 | e20..23, a2 = e8..11 | ... */
         __m256i p01 = _mm256_packs_epi32(_mm256_srai_epi32(a0, 7), _mm256_srai_epi32(a1, 7));
         __m256i p23 = _mm256_packs_epi32(_mm256_srai_epi32(a2, 7), _mm256_srai_epi32(a3, 7));
-        p01 = _mm256_min_epi16(_mm256_max_epi16(p01, z), top);
-        p23 = _mm256_min_epi16(_mm256_max_epi16(p23, z), top);
+        if (v.neg) {
+            p01 = _mm256_min_epi16(_mm256_max_epi16(p01, z), top);
+            p23 = _mm256_min_epi16(_mm256_max_epi16(p23, z), top);
+        }
         _mm256_storeu_si256((__m256i *)(d + i), _mm256_permute2x128_si256(p01, p23, 0x20));
         _mm256_storeu_si256((__m256i *)(d + i + 16), _mm256_permute2x128_si256(p01, p23, 0x31));
     }

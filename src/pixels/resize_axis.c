@@ -24,7 +24,10 @@ void feed__axis_free(feed__axis *a)
     memset(a, 0, sizeof *a);
 }
 
-double feed__filter_weight(uint32_t filter, double t)
+/* The filter's weight at distance t (in source pixels, unscaled): the
+ * triangle 1 - |t| or Keys' cubic with a = -0.5. Inline: it runs for every
+ * tap of every build. */
+static inline double filter_weight(uint32_t filter, double t)
 {
     t = fabs(t);
     if (filter != FEED__FILTER_BICUBIC)
@@ -81,7 +84,7 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t n = (uint32_t)(xmax - xmin);
         double *wp = a->wbuf, sum = 0;
         for (uint32_t k = 0; k < n; k++) {
-            wp[k] = feed__filter_weight(filter, ((double)(xmin + k) - center + 0.5) * inv_fs);
+            wp[k] = filter_weight(filter, ((double)(xmin + k) - center + 0.5) * inv_fs);
             sum += wp[k];
         }
         int16_t *q = a->coef + (size_t)xx * maxk;
@@ -89,9 +92,10 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t big = 0;
         double norm = sum > 0 ? one / sum : 0;
         for (uint32_t k = 0; k < n; k++) {
-            /* rounding half up (bicubic's outer lobes are negative) */
+            /* rounding half up; truncation is floor for v >= 0 and is no call
+             * to libm (bicubic's outer lobes are the negative v) */
             double v = sum > 0 ? wp[k] * norm : (k == 0) * (double)one;
-            int32_t qv = (int32_t)floor(v + 0.5);
+            int32_t qv = v >= 0 ? (int32_t)(v + 0.5) : (int32_t)floor(v + 0.5);
             q[k] = (int16_t)qv;
             qs += qv;
             if (qv > bigv) { /* the first largest */

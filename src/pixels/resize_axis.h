@@ -51,11 +51,6 @@ typedef struct feed__axis {
  * FEED_E_NOMEM / FEED_E_INVALID. */
 int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out,
                      uint32_t filter);
-
-/* The filter's weight at distance t (in source pixels, unscaled): the
- * triangle 1 - |t| or Keys' cubic with a = -0.5 (PIL's and torchvision's
- * antialiased bicubic). */
-double feed__filter_weight(uint32_t filter, double t);
 void feed__axis_free(feed__axis *a);
 
 #endif /* FEED_RESIZE_AXIS_H */

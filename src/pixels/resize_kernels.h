@@ -13,8 +13,8 @@
  * Ranges: bilinear weights are non-negative, so both passes stay in range on
  * their own. Bicubic's negative lobes take a vertical sum to about
  * [-0.125, 1.125] x 255, past int16 in Q7: the clamp (in the SIMD passes packs'
- * saturation, then min/max) keeps the intermediate a pixel value, as
- * torchvision's uint8 intermediate image is. The horizontal sums, Q7 values
+ * saturation, then min/max, only for rows with a negative weight) keeps the
+ * intermediate a pixel value, as torchvision's uint8 intermediate image is. The horizontal sums, Q7 values
  * times Q14 weights whose absolute values add up to under 1.3, stay far
  * inside int32.
  */
@@ -49,6 +49,7 @@ typedef struct feed__vrows {
     const uint8_t *r0[FEED_VPASS_MAX_PAIRS], *r1[FEED_VPASS_MAX_PAIRS];
     int32_t cp[FEED_VPASS_MAX_PAIRS];
     uint32_t pairs;
+    int neg; /* a negative coefficient: the sums may leave 0..255 (else clamping is a no-op) */
 } feed__vrows;
 
 /* Fills v for T taps; 0 if T needs more than FEED_VPASS_MAX_PAIRS pairs (the
@@ -59,6 +60,9 @@ static inline int feed__vpass_setup(feed__vrows *v, const uint8_t *s, size_t str
     v->pairs = (T + 1) / 2;
     if (v->pairs > FEED_VPASS_MAX_PAIRS)
         return 0;
+    v->neg = 0;
+    for (uint32_t t = 0; t < T; t++)
+        v->neg |= c[t] < 0;
     for (uint32_t k = 0; k < v->pairs; k++) {
         uint32_t t = 2 * k;
         v->r0[k] = s + (size_t)t * stride;

@@ -34,8 +34,12 @@ void feed__vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t str
         }
         __m128i p01 = _mm_packs_epi32(_mm_srai_epi32(a0, 7), _mm_srai_epi32(a1, 7));
         __m128i p23 = _mm_packs_epi32(_mm_srai_epi32(a2, 7), _mm_srai_epi32(a3, 7));
-        _mm_storeu_si128((__m128i *)(d + i), _mm_min_epi16(_mm_max_epi16(p01, z), top));
-        _mm_storeu_si128((__m128i *)(d + i + 8), _mm_min_epi16(_mm_max_epi16(p23, z), top));
+        if (v.neg) {
+            p01 = _mm_min_epi16(_mm_max_epi16(p01, z), top);
+            p23 = _mm_min_epi16(_mm_max_epi16(p23, z), top);
+        }
+        _mm_storeu_si128((__m128i *)(d + i), p01);
+        _mm_storeu_si128((__m128i *)(d + i + 8), p23);
     }
     if (i < n)
         feed__vpass_c(d + i, s + i, stride, c, n - i, T);

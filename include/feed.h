@@ -354,13 +354,14 @@ typedef struct feed_options {
                             each JPEG plane of a region decode), antialiased as torchvision's
                             antialias=True: the filter (a triangle, or Keys' cubic with
                             a = -0.5 as PIL and torchvision's tensor resize) stretched by the
-                            shrink factor, weights renormalised inside the image. uint8
-                            results within 1 level of torchvision.transforms.v2.functional.
-                            resize(antialias=True) wherever no intermediate value leaves
-                            0..255 (always for bilinear); bicubic's overshoot on sharp edges
-                            is clamped after the vertical pass here, after the horizontal
-                            pass in torch, so there the two may differ by more
-                            (python/tests/test_torchvision_resize.py). nearest is refused */
+                            shrink factor, weights renormalised inside the image; bicubic
+                            in torchvision's order (horizontal pass, intermediate clamped and
+                            rounded to 0..255, vertical pass). uint8 results against
+                            torchvision.transforms.v2.functional.resize(antialias=True):
+                            bilinear within 1 level, bicubic within 2 and more than 1 for
+                            under 1e-4 of the values (the weights' fixed point differs, so
+                            an intermediate byte can round the other way;
+                            python/tests/test_torchvision_resize.py). nearest is refused */
     uint32_t auto_augment;  /* [auto_augment] none|trivialaugment|randaugment|autoaugment
                             (default none): a policy of torchvision's (TrivialAugmentWide,
                             RandAugment, AutoAugment with the ImageNet policy) on the crop at

@@ -5,13 +5,21 @@
  * that the tests can check it against a float64 reference.
  *
  * Resampling follows PIL's (and torchvision's antialias=True) separable
- * "bilinear" or "bicubic", with each axis's Q14 weights from resize_axis.h;
- * the vertical pass keeps 7 extra bits, so bilinear results are within 1 of
- * the exact float result. Bicubic clamps the intermediate (the vertical
- * pass's rows) to 0..255 as torchvision clamps its intermediate image
- * (which is its horizontal pass's: the order differs, see
- * python/tests/test_torchvision_resize.py for what that leaves), and the
- * output to 0..255.
+ * "bilinear" or "bicubic", with each axis's Q14 weights from resize_axis.h
+ * (the axes' filter).
+ *
+ * Bilinear: the vertical pass first, keeping 7 extra bits, so results are
+ * within 1 of the exact float result (its weights are non-negative: no sum
+ * leaves 0..255, and the order of the passes does not matter).
+ *
+ * Bicubic: torchvision's order, because its negative lobes overshoot 0..255
+ * on sharp edges and torchvision clamps the intermediate: the horizontal
+ * pass first, over every source row used, into an intermediate image of
+ * bytes (rounded and clamped to 0..255, as torch's uint8 one), then the
+ * vertical pass (clamped, rounded to bytes). Within 2 levels of torchvision,
+ * more than 1 for under 1e-4 of the values: the two quantise the weights
+ * differently, so an intermediate byte can round the other way
+ * (python/tests/test_torchvision_resize.py).
  */
 #ifndef FEED_RESIZE_H
 #define FEED_RESIZE_H
@@ -21,10 +29,13 @@
 
 #include "pixels/resize_axis.h"
 
-/* Scratch of the separable resize: one intermediate row. */
+/* Scratch of the separable resize: intermediate rows (Q7), and bicubic's
+ * intermediate image (bytes). */
 typedef struct feed__resizer {
     int16_t *row;
     size_t cap;
+    uint8_t *mid;
+    size_t mid_cap;
 } feed__resizer;
 
 void feed__resizer_free(feed__resizer *rz);

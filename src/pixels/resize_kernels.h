@@ -11,12 +11,13 @@
  * (tests/test_augment.c and tests/test_resize_bicubic.c run all of them).
  *
  * Ranges: bilinear weights are non-negative, so both passes stay in range on
- * their own. Bicubic's negative lobes take a vertical sum to about
- * [-0.125, 1.125] x 255, past int16 in Q7: the clamp (in the SIMD passes packs'
- * saturation, then min/max, only for rows with a negative weight) keeps the
- * intermediate a pixel value, as torchvision's uint8 intermediate image is. The horizontal sums, Q7 values
- * times Q14 weights whose absolute values add up to under 1.3, stay far
- * inside int32.
+ * their own. Bicubic's negative lobes take a sum to about [-0.125, 1.125] x
+ * 255, past int16 in Q7: the vertical pass clamps (in the SIMD passes packs'
+ * saturation, then min/max, only for rows with a negative weight), the
+ * horizontal one clamps its bytes. The horizontal sums, Q7 values times Q14 weights
+ * whose absolute values add up to under 1.3, stay far inside int32. (resize.c
+ * runs bicubic's horizontal pass first, on rows widened to Q7, and the
+ * vertical one on its bytes.)
  */
 #ifndef FEED_RESIZE_KERNELS_H
 #define FEED_RESIZE_KERNELS_H

@@ -8,10 +8,12 @@
  * the horizontal pass over out_h rows only, which is the smallest amount of
  * the strided work. Bicubic goes the other way round (resize.h says why),
  * with the same kernels: each source row widened to Q7 for the horizontal
- * pass, whose bytes are the vertical pass's input. Pixels stay RGBX (libjpeg-turbo writes RGBX as fast as RGB) so
- * each output pixel is one 4-lane operation per tap. The two passes run row by
- * row (two rows at a time with AVX2, which share the horizontal windows and
- * coefficients) through intermediate rows that stay in L1.
+ * pass, whose bytes are the vertical pass's input. Pixels stay RGBX
+ * (libjpeg-turbo writes RGBX as fast as RGB) so each output pixel is one
+ * 4-lane operation per tap. Bilinear's two passes run row by row (two rows
+ * at a time with AVX2, which share the horizontal windows and coefficients)
+ * through intermediate rows that stay in L1; bicubic's intermediate is the
+ * image of the source rows used, horizontally resized.
  *
  * Why our own kernels (resize_kernels.h): GCC does not vectorise the
  * horizontal gather (each output reads its own window), so the portable C
@@ -179,8 +181,10 @@ static void narrow_q7(uint8_t *restrict d, const int16_t *restrict s, size_t n)
 #if defined(__SSE2__)
     const __m128i half = _mm_set1_epi16(64);
     for (; i + 16 <= n; i += 16) {
-        __m128i a = _mm_srai_epi16(_mm_add_epi16(_mm_loadu_si128((const __m128i *)(s + i)), half), 7);
-        __m128i b = _mm_srai_epi16(_mm_add_epi16(_mm_loadu_si128((const __m128i *)(s + i + 8)), half), 7);
+        __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
+        __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 8));
+        a = _mm_srai_epi16(_mm_add_epi16(a, half), 7);
+        b = _mm_srai_epi16(_mm_add_epi16(b, half), 7);
         _mm_storeu_si128((__m128i *)(d + i), _mm_packus_epi16(a, b));
     }
 #endif
@@ -191,13 +195,13 @@ static void narrow_q7(uint8_t *restrict d, const int16_t *restrict s, size_t n)
 /* The vertical pass over the intermediate image: output row y from mid's rows
  * (rs bytes each, mid's row 0 being ya->lo), through the Q7 row q, rounded to
  * bytes (the pass clamped it to 0..255). */
-static void vertical_to_bytes(int level, int16_t *q, const uint8_t *mid, size_t rs, const feed__axis *ya,
-                              uint8_t *dst, size_t dst_stride)
+static void vertical_to_bytes(int level, int16_t *q, const uint8_t *mid, size_t rs,
+                              const feed__axis *ya, uint8_t *dst, size_t dst_stride)
 {
     feed__vpass_fn vpass = vpass_of(level);
     for (uint32_t y = 0; y < ya->out; y++) {
-        vpass(q, mid + (size_t)(ya->first[y] - (int32_t)ya->lo) * rs, rs, ya->coef + (size_t)y * ya->taps,
-              (uint32_t)rs, ya->taps);
+        const uint8_t *s = mid + (size_t)(ya->first[y] - (int32_t)ya->lo) * rs;
+        vpass(q, s, rs, ya->coef + (size_t)y * ya->taps, (uint32_t)rs, ya->taps);
         narrow_q7(dst + (size_t)y * dst_stride, q, rs);
     }
 }

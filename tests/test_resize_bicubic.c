@@ -3,8 +3,9 @@
  * kernels of resize_*.c): each axis's Q14 weights against a float64 reading
  * of the definition (Keys' cubic, a = -0.5, radius 2 stretched by the
  * downscale factor, renormalised inside the source), whole resizes against a
- * float64 reference of the same separable sum, and every SIMD level (RGBX
- * and single plane) against the portable C path, byte for byte.
+ * float64 reference of the same separable sum, every SIMD level (RGBX
+ * and single plane) against the portable C path, byte for byte, and the
+ * pipeline's use of the filter.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -286,12 +287,74 @@ static void test_bicubic_levels_identical(void **state)
     feed__resizer_free(&rz);
 }
 
+/* The pipeline resizes with the transform's filter: a whole-image decode
+ * (roi_decode off) resized with augment=none is feed__resize's bicubic of
+ * the decoded pixels, byte for byte; bicubic is not bilinear's result; the
+ * planar JPEG path (each plane resized bicubic on its grid) stays near the
+ * interleaved one, as it does for bilinear (test_planar). */
+static void test_pipeline_filter(void **state)
+{
+    (void)state;
+    static const int kinds[] = {TI_420, TI_GRAY};
+    feed__image_ctx *ctx = feed__image_ctx_create();
+    feed__resizer rz = {0};
+    feed__axis xa = {0}, ya = {0};
+    const uint32_t W = 477, H = 356, S = 224;
+    const size_t n = (size_t)S * S * 3;
+    uint8_t *a = malloc(n), *b = malloc(n), *c = malloc(n);
+    for (size_t kd = 0; kd < 2; kd++) {
+        uint8_t *px = ti_photo(W, H, (uint32_t)kd);
+        size_t len;
+        uint8_t *jpg = ti_jpeg(px, W, H, kinds[kd], 90, 0, &len);
+        /* whole decode, augment none: the decoded image resized */
+        feed__xform x = ti_xform(FEED_AUGMENT_NONE, S, S, 256);
+        x.bicubic = 1;
+        x.roi_decode = 0;
+        assert_int_equal(feed__image_process(ctx, &x, jpg, len, 2, 0, 0, a, NULL, NULL, 0), 0);
+        uint32_t dw, dh;
+        uint8_t *rgb = ti_decode_ref(jpg, len, 8, &dw, &dh), *rgbx = ti_rgbx(rgb, dw, dh);
+        assert_int_equal(feed__resize(&rz, &xa, &ya, rgbx, (size_t)dw * 4, dw, dh, 0, 0, dw, dh, b,
+                                      (size_t)S * 3, S, S, 0, FEED__FILTER_BICUBIC),
+                         0);
+        assert_memory_equal(a, b, n);
+        x.bicubic = 0;
+        assert_int_equal(feed__image_process(ctx, &x, jpg, len, 2, 0, 0, c, NULL, NULL, 0), 0);
+        assert_true(ti_max_err_u8(a, c, n) > 1);
+        free(rgbx);
+        free(rgb);
+        /* region decode (planes for a YCbCr file) against the whole decode */
+        for (uint32_t mode = 0; mode <= 2; mode++)
+            for (uint64_t id = 0; id < (mode == 2 ? 4u : 1u); id++) {
+                x = ti_xform(mode, S, S, 256);
+                x.bicubic = 1;
+                assert_int_equal(feed__image_process(ctx, &x, jpg, len, 2, 0, id, a, NULL, NULL, 0), 0);
+                x.roi_decode = 0;
+                assert_int_equal(feed__image_process(ctx, &x, jpg, len, 2, 0, id, b, NULL, NULL, 0), 0);
+                double mean = ti_mean_err_u8(a, b, n);
+                int mx = ti_max_err_u8(a, b, n);
+                if (mean > 1 || mx > 12)
+                    fail_msg("kind %d mode %u id %llu: region vs whole decode mean %g max %d",
+                             kinds[kd], mode, (unsigned long long)id, mean, mx);
+            }
+        free(jpg);
+        free(px);
+    }
+    free(a);
+    free(b);
+    free(c);
+    feed__axis_free(&xa);
+    feed__axis_free(&ya);
+    feed__resizer_free(&rz);
+    feed__image_ctx_destroy(ctx);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bicubic_weights),
         cmocka_unit_test(test_bicubic_reference),
         cmocka_unit_test(test_bicubic_levels_identical),
+        cmocka_unit_test(test_pipeline_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

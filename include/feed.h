@@ -350,9 +350,18 @@ typedef struct feed_options {
        repeat) or, for MixUp/CutMix, of (seed, epoch, batch, rank): the same whatever the
        worker count, after a crash and after a resume. */
     uint32_t interpolation; /* [interpolation] bilinear|bicubic (default bilinear): the resize
-                            filter of every crop and resize, antialiased as torchvision's
-                            antialias=True (bicubic: Keys a = -0.5, as torchvision's tensor
-                            resize) */
+                            filter of every crop and resize (augment none, val and train,
+                            each JPEG plane of a region decode), antialiased as torchvision's
+                            antialias=True: the filter (a triangle, or Keys' cubic with
+                            a = -0.5 as PIL and torchvision's tensor resize) stretched by the
+                            shrink factor, weights renormalised inside the image; bicubic
+                            in torchvision's order (horizontal pass, intermediate clamped and
+                            rounded to 0..255, vertical pass). uint8 results against
+                            torchvision.transforms.v2.functional.resize(antialias=True):
+                            bilinear within 1 level, bicubic within 2 and more than 1 for
+                            under 1e-4 of the values (the weights' fixed point differs, so
+                            an intermediate byte can round the other way;
+                            python/tests/test_torchvision_resize.py). nearest is refused */
     uint32_t auto_augment;  /* [auto_augment] none|trivialaugment|randaugment|autoaugment
                             (default none): a policy of torchvision.transforms.v2's
                             (TrivialAugmentWide, RandAugment, AutoAugment with the ImageNet
@@ -429,8 +438,21 @@ typedef struct feed_options {
                             dataset's, feed_loader_num_classes); below the dataset's, create
                             fails naming a sample whose label does not fit */
     /* repeated augmentation, as torchvision's RASampler */
-    uint32_t repeats;       /* [repeats] each sample this many times per epoch, spread over
-                            the ranks, each repeat with its own draws (default 1, 1..64) */
+    uint32_t repeats;       /* [repeats] each sample this many times per epoch (default 1,
+                            1..64). The epoch's order is n * repeats positions: the shuffled
+                            order with each sample `repeats` times in a row, as RASampler
+                            lays it out, split among the ranks as ever (rank r takes
+                            positions r, r + W, ...; padded by wrapping, or cut with
+                            drop_last), so a sample's repeats go to different ranks when
+                            world_size >= repeats. Repeat j makes every draw keyed by the
+                            sample (crop, flip, rotation, jitter, greyscale, policy) as
+                            sample id + j * n would, so repeat 0 is the sample's own draws and repeats=1 is the loader without
+                            the option, bitwise. Every position is delivered: an epoch is
+                            repeats times as long (samples_per_epoch, batches_per_epoch and
+                            positions all count the n * repeats order). RASampler instead
+                            stops each rank after about n / world_size samples (the first
+                            1 / repeats of its share: floor(n / 256) * 256 / W), so E of its
+                            epochs see about as many samples as E / repeats of these */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -562,7 +584,8 @@ FEED_API feed_status feed_batch_release(feed_loader *loader, feed_batch *batch, 
  * feed_batch_release). */
 FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batch, void *stream);
 
-/* Samples of this rank per epoch, and batches per epoch. */
+/* Samples of this rank per epoch, and batches per epoch (with repeats > 1,
+ * of the n * repeats order: each repeat counts). */
 FEED_API uint64_t feed_loader_samples_per_epoch(const feed_loader *loader);
 FEED_API uint64_t feed_loader_batches_per_epoch(const feed_loader *loader);
 /* Classes found (ImageFolder) or 1 + the largest label (file list, .npy
@@ -633,7 +656,8 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
 /*
  * Positions that survive a change of world size or batch size (since 0.2.0).
  *
- * An epoch's order is one sequence of the dataset's n samples, the same on
+ * An epoch's order is one sequence of the dataset's n samples (n * repeats
+ * positions with repeats > 1, see feed_options.repeats), the same on
  * every rank; all ranks deliver their batches in step, so after k batches of
  * every rank the first consumed = k * batch_size * world_size positions of
  * the order are taken (rank r has positions r, r + W, r + 2W, ...). The pair
@@ -641,7 +665,7 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * batch size and the worker count.
  *
  * feed_loader_seek_samples(l, e, c) makes the rest of epoch e, positions
- * [c, n) of its order, this loader's epoch: it is split among the ranks as a
+ * [c, n * repeats) of its order, this loader's epoch: it is split among the ranks as a
  * whole epoch is (rank r takes positions c + r, c + r + W, ... of the new
  * world size W), padded to a multiple of W by wrapping to the order's first
  * positions (repeats, as a whole epoch's padding is), or cut to whole batches
@@ -657,9 +681,9 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * by the strides before them: consumed / (batch_size * world_size).
  *
  * What a position cannot carry across loaders: the order must be the same,
- * so seed, shuffle and the dataset (its size, feed_loader_dataset_size())
- * must match the run that saved it (the library cannot tell; the Python
- * binding's load_state_dict checks them). All ranks of the saved run must
+ * so seed, shuffle, repeats and the dataset (its size,
+ * feed_loader_dataset_size()) must match the run that saved it (the library
+ * cannot tell; the Python binding's load_state_dict checks them). All ranks of the saved run must
  * have delivered the same number of batches (they do when they train in
  * step); any rank's position then serves every new rank.
  */
@@ -668,7 +692,7 @@ FEED_API feed_status feed_loader_position_samples(const feed_loader *loader, uin
                                                   uint64_t *consumed);
 /* Restarts delivery at position consumed of epoch's order (see above). All
  * held batches must be released (FEED_E_BUSY). FEED_E_INVALID if consumed is
- * not below feed_loader_dataset_size(). */
+ * not below feed_loader_dataset_size() times repeats. */
 FEED_API feed_status feed_loader_seek_samples(feed_loader *loader, uint64_t epoch,
                                               uint64_t consumed);
 /* Samples in the dataset (n, all ranks together; since 0.2.0). */

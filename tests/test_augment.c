@@ -37,7 +37,7 @@ static void check_resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, cons
     uint8_t *rgbx = ti_rgbx(rgb, w, h);
     uint8_t *out = malloc((size_t)dw * dh * 3);
     assert_int_equal(feed__resize(rz, xa, ya, rgbx, (size_t)w * 4, w, h, bx0, by0, bx1, by1, out,
-                                  (size_t)dw * 3, dw, dh, 0),
+                                  (size_t)dw * 3, dw, dh, 0, FEED__FILTER_BILINEAR),
                      0);
     double *ref = ti_resize_ref(rgb, w, h, bx0, by0, bx1, by1, dw, dh);
     double e = ti_max_err(out, ref, (size_t)dw * dh * 3);
@@ -48,7 +48,7 @@ static void check_resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, cons
     /* hflip is the exact mirror of the unflipped result */
     uint8_t *fl = malloc((size_t)dw * dh * 3);
     assert_int_equal(feed__resize(rz, xa, ya, rgbx, (size_t)w * 4, w, h, bx0, by0, bx1, by1, fl,
-                                  (size_t)dw * 3, dw, dh, 1),
+                                  (size_t)dw * 3, dw, dh, 1, FEED__FILTER_BILINEAR),
                      0);
     for (uint32_t y = 0; y < dh; y++)
         for (uint32_t x = 0; x < dw; x++)
@@ -155,11 +155,11 @@ static void test_resize_levels_identical(void **state)
             uint8_t *ref = malloc(n), *out = malloc(n);
             feed__resize_simd = 0;
             assert_int_equal(feed__resize(&rz, &xa, &ya, src, (size_t)w * 4, w, h, bx0, by0, bx1,
-                                          by1, ref, (size_t)dw * 3, dw, dh, flip),
+                                          by1, ref, (size_t)dw * 3, dw, dh, flip, FEED__FILTER_BILINEAR),
                              0);
             feed__resize_simd = level;
             assert_int_equal(feed__resize(&rz, &xa, &ya, src, (size_t)w * 4, w, h, bx0, by0, bx1,
-                                          by1, out, (size_t)dw * 3, dw, dh, flip),
+                                          by1, out, (size_t)dw * 3, dw, dh, flip, FEED__FILTER_BILINEAR),
                              0);
             if (memcmp(ref, out, n))
                 fprintf(stderr, "level %d: %ux%u box (%g,%g)-(%g,%g) -> %ux%u flip %d taps %u\n",
@@ -190,20 +190,24 @@ static void test_resize_identity_and_cache(void **state)
     uint8_t *rgbx = ti_rgbx(px, w, h);
     uint8_t *out = malloc(50 * 40 * 3);
     assert_int_equal(feed__resize(&rz, &xa, &ya, rgbx, w * 4, w, h, 10, 20, 60, 60, out, 50 * 3,
-                                  50, 40, 0),
+                                  50, 40, 0, FEED__FILTER_BILINEAR),
                      0);
     for (uint32_t y = 0; y < 40; y++)
         assert_memory_equal(out + y * 150, px + ((y + 20) * w + 10) * 3, 150);
     assert_true(xa.taps <= 2); /* one real tap, padded to a pair */
     int32_t *first = xa.first;
-    assert_int_equal(feed__axis_build(&xa, w - 10, 0, 50, 50), 0); /* different: rebuilt */
+    /* different: rebuilt */
+    assert_int_equal(feed__axis_build(&xa, w - 10, 0, 50, 50, FEED__FILTER_BILINEAR), 0);
     assert_int_equal(xa.in, w - 10);
     xa.first[0] = 12345; /* same again: kept as is */
-    assert_int_equal(feed__axis_build(&xa, w - 10, 0, 50, 50), 0);
+    assert_int_equal(feed__axis_build(&xa, w - 10, 0, 50, 50, FEED__FILTER_BILINEAR), 0);
     assert_int_equal(xa.first[0], 12345);
+    /* another filter: rebuilt */
+    assert_int_equal(feed__axis_build(&xa, w - 10, 0, 50, 50, FEED__FILTER_BICUBIC), 0);
+    assert_int_not_equal(xa.first[0], 12345);
     (void)first;
-    assert_int_equal(feed__axis_build(&xa, 10, 5, 4, 3), FEED_E_INVALID);
-    assert_int_equal(feed__axis_build(&xa, 10, 0, 11, 3), FEED_E_INVALID);
+    assert_int_equal(feed__axis_build(&xa, 10, 5, 4, 3, FEED__FILTER_BILINEAR), FEED_E_INVALID);
+    assert_int_equal(feed__axis_build(&xa, 10, 0, 11, 3, FEED__FILTER_BILINEAR), FEED_E_INVALID);
     free(out);
     free(rgbx);
     free(px);

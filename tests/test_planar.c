@@ -64,11 +64,11 @@ static void test_plane_resize_is_a_channel(void **state)
             uint8_t *ref = malloc((size_t)dw * dh * 3), *out = malloc((size_t)dw * dh);
             feed__resize_simd = 0;
             assert_int_equal(feed__resize(&rz, &xb, &yb, rgbx, (size_t)w * 4, w, h, bx0, by0, bx1,
-                                          by1, ref, (size_t)dw * 3, dw, dh, flip),
+                                          by1, ref, (size_t)dw * 3, dw, dh, flip, FEED__FILTER_BILINEAR),
                              0);
             feed__resize_simd = level;
-            assert_int_equal(feed__axis_build(&xa, w, bx0, bx1, dw), 0);
-            assert_int_equal(feed__axis_build(&ya, h, by0, by1, dh), 0);
+            assert_int_equal(feed__axis_build(&xa, w, bx0, bx1, dw, FEED__FILTER_BILINEAR), 0);
+            assert_int_equal(feed__axis_build(&ya, h, by0, by1, dh, FEED__FILTER_BILINEAR), 0);
             assert_int_equal(feed__resize_plane(&rz, &xa, &ya, plane + (size_t)ya.lo * stride + xa.lo,
                                                 stride, out, dw, flip),
                              0);

@@ -89,7 +89,7 @@ static void assign(feed__arena *h, uint64_t seq, uint32_t count)
     uint64_t ids[256];
     for (uint32_t t = 0; t < count; t++)
         ids[t] = seq * 1000 + t;
-    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->lay.nslots), seq, 0, seq, count, ids, NULL), 0);
+    assert_int_equal(feed__ring_assign(h, (uint32_t)(seq % h->lay.nslots), seq, 0, seq, count, ids, NULL, NULL), 0);
 }
 
 static void check_batch(feed__arena *h, uint64_t seq, uint32_t count)
@@ -133,7 +133,7 @@ static void test_single_process_states(void **state)
     assert_int_equal(feed__ring_claim(h, 0, &c), 1);
     assert_int_equal(c.slot, 1);
     uint64_t ids[4] = {0};
-    assert_int_equal(feed__ring_assign(h, 1, 3, 0, 3, 4, ids, NULL), -1);
+    assert_int_equal(feed__ring_assign(h, 1, 3, 0, 3, 4, ids, NULL, NULL), -1);
     /* Completing with a stale gen fails. */
     feed__claim stale = c;
     stale.gen ^= 1;

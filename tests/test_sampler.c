@@ -385,6 +385,121 @@ static void test_parts_and_locate(void **state)
     assert_true(e == 6 && st == 0 && k == 0);
 }
 
+/* One rank's samples of an epoch by torchvision's RASampler, written from its
+ * definition: the epoch's permutation, each index `reps` times in a row
+ * (with its repeat number), padded by wrapping to the list's start to a
+ * multiple of W (cut to one with drop_last, as DistributedSampler cuts), rank r
+ * taking r, r + W, ...; then whole batches only with drop_last. Returns the
+ * count. */
+static uint64_t ra_reference(uint64_t n, uint32_t reps, uint32_t B, uint32_t dl, uint32_t r, uint32_t W,
+                             uint64_t seed, uint64_t epoch, uint64_t *ids, uint32_t *js)
+{
+    uint64_t *perm = malloc(n * sizeof *perm), N = n * reps;
+    feed__sampler_permutation(n, seed, epoch, 1, perm);
+    uint64_t *list = malloc((N + W) * sizeof *list);
+    uint32_t *rep = malloc((N + W) * sizeof *rep);
+    uint64_t len = 0;
+    for (uint64_t i = 0; i < n; i++)
+        for (uint32_t j = 0; j < reps; j++)
+            list[len] = perm[i], rep[len++] = j;
+    uint64_t total = dl ? N / W * W : (N + W - 1) / W * W;
+    for (uint64_t i = N; i < total; i++)
+        list[i] = list[i - N], rep[i] = rep[i - N];
+    uint64_t c = 0;
+    for (uint64_t i = r; i < total; i += W)
+        ids[c] = list[i], js[c++] = rep[i];
+    if (dl)
+        c = c / B * B;
+    free(rep);
+    free(list);
+    free(perm);
+    return c;
+}
+
+/* repeats=k is RASampler's order, rank shares and padding (every rank, with
+ * and without drop_last, k from 1, n and W that pad and that do not); a
+ * sample's repeats land on k different ranks when W >= k; the epoch is n * k
+ * positions, each consumed once; repeats=1 is the sampler without it. */
+static void test_repeats(void **state)
+{
+    (void)state;
+    static const uint64_t ns[] = {1, 7, 100, 101};
+    static const uint32_t reps[] = {1, 2, 3, 4}, worlds[] = {1, 2, 3, 4, 5};
+    char err[128];
+    uint64_t *want = malloc(2000 * sizeof *want), *got = malloc(2000 * sizeof *got);
+    uint32_t *wj = malloc(2000 * sizeof *wj), *gj = malloc(2000 * sizeof *gj);
+    for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
+        for (size_t b = 0; b < sizeof reps / sizeof *reps; b++)
+            for (size_t c = 0; c < sizeof worlds / sizeof *worlds; c++)
+                for (uint32_t dl = 0; dl < 2; dl++) {
+                    uint64_t n = ns[a];
+                    uint32_t k = reps[b], W = worlds[c], B = 6;
+                    uint32_t rank_of[101][4];
+                    for (uint32_t r = 0; r < W; r++) {
+                        feed__sampler s;
+                        feed_status st = feed__sampler_init_repeats(&s, n, k, B, 1, dl, r, W, 42, err,
+                                                                    sizeof err);
+                        uint64_t cw = ra_reference(n, k, B, dl, r, W, 42, 3, want, wj);
+                        if (cw == 0) { /* this rank's share makes no batch: refused */
+                            assert_int_equal(st, FEED_E_DATASET);
+                            continue;
+                        }
+                        assert_int_equal(st, FEED_OK);
+                        assert_int_equal(s.positions, n * k);
+                        uint64_t cg = 0;
+                        for (uint64_t bi = 0; bi < s.nbatches; bi++) {
+                            uint32_t m = feed__sampler_batch_reps(&s, 3, 0, bi, got + cg, gj + cg);
+                            uint64_t plain[8];
+                            assert_int_equal(feed__sampler_batch(&s, 3, bi, plain), m);
+                            assert_memory_equal(plain, got + cg, m * sizeof *plain);
+                            cg += m;
+                        }
+                        if (cg != cw || memcmp(got, want, cw * sizeof *got) || memcmp(gj, wj, cw * sizeof *gj))
+                            fail_msg("n %llu repeats %u W %u rank %u drop_last %u: not RASampler's "
+                                     "(%llu vs %llu samples)", (unsigned long long)n, k, W, r, dl,
+                                     (unsigned long long)cg, (unsigned long long)cw);
+                        assert_int_equal(s.per_rank, dl ? n * k / W : (n * k + W - 1) / W);
+                        if (!dl && n * k % W == 0)
+                            for (uint64_t i = 0; i < cg; i++)
+                                rank_of[got[i]][gj[i]] = r;
+                    }
+                    if (!dl && n * k % W == 0 && W >= k) /* every repeat once, on k ranks */
+                        for (uint64_t id = 0; id < n; id++)
+                            for (uint32_t j = 0; j < k; j++)
+                                for (uint32_t i = j + 1; i < k; i++)
+                                    assert_int_not_equal(rank_of[id][j], rank_of[id][i]);
+                }
+    /* parts: from k*B*W, the whole epoch's batches k, k+1, ... with their repeats */
+    feed__sampler s;
+    assert_int_equal(feed__sampler_init_repeats(&s, 203, 3, 8, 1, 0, 2, 3, 4, err, sizeof err), FEED_OK);
+    assert_int_equal(s.nbatches, (203 * 3 / 3 + 7) / 8);
+    for (uint64_t k = 0; k < s.nbatches; k += 5) {
+        uint64_t start = feed__sampler_consumed(&s, 0, k);
+        for (uint64_t j = 0; k + j < s.nbatches; j++) {
+            uint32_t m = feed__sampler_batch_reps(&s, 1, 0, k + j, want, wj);
+            assert_int_equal(feed__sampler_batch_reps(&s, 1, start, j, got, gj), m);
+            assert_memory_equal(want, got, m * sizeof *want);
+            assert_memory_equal(wj, gj, m * sizeof *wj);
+        }
+    }
+    assert_int_equal(feed__sampler_batches_from(&s, 203 * 3 - 1), 1);
+    assert_int_equal(feed__sampler_batches_from(&s, 203 * 3), 0);
+    /* refused: no repeat, and an order past 2^64 positions; a dataset that
+     * makes a batch only repeated is taken */
+    assert_int_equal(feed__sampler_init_repeats(&s, 203, 0, 8, 1, 0, 0, 1, 4, err, sizeof err),
+                     FEED_E_INVALID);
+    assert_int_equal(feed__sampler_init_repeats(&s, UINT64_MAX / 2, 3, 8, 1, 0, 0, 1, 4, err, sizeof err),
+                     FEED_E_INVALID);
+    assert_non_null(strstr(err, "repeats=3"));
+    assert_int_equal(feed__sampler_init(&s, 5, 8, 1, 1, 0, 1, 4, err, sizeof err), FEED_E_DATASET);
+    assert_int_equal(feed__sampler_init_repeats(&s, 5, 2, 8, 1, 1, 0, 1, 4, err, sizeof err), FEED_OK);
+    assert_int_equal(s.nbatches, 1);
+    free(want);
+    free(got);
+    free(wj);
+    free(gj);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--order") == 0) { /* test_same_in_another_process */
@@ -406,6 +521,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_ranks),
         cmocka_unit_test(test_resume_other_world),
         cmocka_unit_test(test_parts_and_locate),
+        cmocka_unit_test(test_repeats),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(self_exe);

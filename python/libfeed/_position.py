@@ -66,9 +66,10 @@ class Position:
             return
         self._seek(epoch, 0)
 
-    _ORDER_KEYS = ("seed", "batch_size", "shuffle", "drop_last", "rank", "world_size")
-    # What a sample position cannot be carried across: the order itself.
-    _SAME_ORDER_KEYS = ("seed", "shuffle", "dataset_size")
+    _ORDER_KEYS = ("seed", "batch_size", "shuffle", "drop_last", "rank", "world_size", "repeats")
+    # What a sample position cannot be carried across: the order itself (of
+    # dataset_size * repeats positions).
+    _SAME_ORDER_KEYS = ("seed", "shuffle", "dataset_size", "repeats")
 
     def state_dict(self):
         """The position to resume from, plus what must match to resume exactly.
@@ -100,7 +101,7 @@ class Position:
         batches. Every rank of the new run may load any rank's state of the
         saved one (all ranks are at the same position when they train in step).
         strict: refuse a state whose order differs (seed, shuffle, dataset
-        size): FeedInvalidError naming them.
+        size, repeats): FeedInvalidError naming them.
 
         A state without "consumed" resumes at (epoch, batch) and, with
         strict, needs the same seed, batch size, shuffle, drop_last, ranks and

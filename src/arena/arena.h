@@ -49,7 +49,7 @@
 #include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 7u
+#define FEED_ARENA_VERSION 8u
 #define FEED_ARENA_MAX_WORKERS 250u
 /* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
  * arm64 such as Grace, which ships with 64 KiB pages): the configuration,
@@ -95,7 +95,8 @@ typedef struct feed__sample_rec {
     int32_t sys_errno;
     _Atomic uint32_t subst_deaths; /* parent: workers that died on substitute subst_k */
     _Atomic uint32_t filler;       /* worker: w + 1 of the worker that claimed it last */
-    uint32_t pad;
+    uint32_t repeat;    /* parent: which of the epoch's repeats of the sample (0..repeats-1):
+                           the worker keys its draws by sample_id + repeat * dataset_size */
     char message[200];
 } feed__sample_rec;
 
@@ -167,6 +168,7 @@ typedef struct feed__layout {
  * from it whenever a sample is handed out again. */
 typedef struct feed__sample_priv {
     uint64_t id;
+    uint32_t repeat;
     uint32_t attempts, poisoned, subst_k, subst_deaths;
     int32_t status; /* FEED_E_WORKER when poisoned by the parent (why holds the reason) */
     char why[200];

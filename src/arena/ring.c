@@ -141,6 +141,7 @@ static void publish_rec(feed__arena *a, uint32_t i, uint32_t t, int fresh)
     const feed__sample_priv *p = &a->meta[i].s[t];
     feed__sample_rec *r = &feed__slot_recs(a, i)[t];
     r->sample_id = p->id;
+    r->repeat = p->repeat;
     atomic_store_explicit(&r->attempts, p->attempts, memory_order_relaxed);
     atomic_store_explicit(&r->poisoned, p->poisoned, memory_order_relaxed);
     atomic_store_explicit(&r->subst_k, p->subst_k, memory_order_relaxed);
@@ -156,7 +157,8 @@ static void publish_rec(feed__arena *a, uint32_t i, uint32_t t, int fresh)
 }
 
 static int assign_locked(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
-                      uint32_t count, const uint64_t *ids, const char *const *quarantine)
+                      uint32_t count, const uint64_t *ids, const uint32_t *reps,
+                      const char *const *quarantine)
 {
     feed__slot_hdr *s = feed__slot(a, i);
     feed__slot_meta *m = &a->meta[i];
@@ -178,6 +180,7 @@ static int assign_locked(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoc
         feed__sample_priv *p = &m->s[t];
         memset(p, 0, sizeof *p);
         p->id = ids[t];
+        p->repeat = reps ? reps[t] : 0;
         if (quarantine && quarantine[t]) { /* known poison pill: straight to a substitute */
             p->poisoned = 1;
             p->status = FEED_E_WORKER;
@@ -473,10 +476,10 @@ int feed__ring_drain(feed__arena *a, uint32_t i)
 }
 
 int feed__ring_assign(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch, uint32_t count,
-                      const uint64_t *ids, const char *const *quarantine)
+                      const uint64_t *ids, const uint32_t *reps, const char *const *quarantine)
 {
     pthread_mutex_lock(&a->mu);
-    int r = assign_locked(a, i, seq, epoch, batch, count, ids, quarantine);
+    int r = assign_locked(a, i, seq, epoch, batch, count, ids, reps, quarantine);
     pthread_mutex_unlock(&a->mu);
     return r;
 }

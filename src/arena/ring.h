@@ -27,14 +27,16 @@ static inline uint32_t feed__state_owner(uint32_t s)
 
 /* Binds batch seq (number batch of epoch) of count samples with dataset
  * ids[] (and their labels) to slot i, which must hold no claims, and wakes
- * the workers.
+ * the workers. reps (NULL: all 0) is each sample's repeat in the epoch
+ * (feed__sample_rec.repeat).
  * quarantine (NULL, or count entries) names samples known to kill workers:
  * a non-NULL entry is the reason, and the sample goes straight to a
  * substitute without being decoded.
  * Returns 0, or -1 if a worker still holds a sample of the slot (the caller
  * waits on done_seq and tries again). */
 int feed__ring_assign(feed__arena *a, uint32_t i, uint64_t seq, uint64_t epoch, uint64_t batch,
-                      uint32_t count, const uint64_t *ids, const char *const *quarantine);
+                      uint32_t count, const uint64_t *ids, const uint32_t *reps,
+                      const char *const *quarantine);
 /* Takes slot i out of circulation (no new claims). Returns 0 when no worker
  * holds a sample of it any more, -1 if one still does (wait and call again). */
 int feed__ring_drain(feed__arena *a, uint32_t i);

@@ -182,9 +182,9 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[2] = feed__now_ns();
-    if ((st = feed__sampler_init(&L->sampler, L->ix.hdr->count, L->o.batch_size, L->o.shuffle,
-                                 L->o.drop_last, L->o.rank, L->o.world_size, L->o.seed, err, errlen)) !=
-            FEED_OK)
+    if ((st = feed__sampler_init_repeats(&L->sampler, L->ix.hdr->count, L->o.repeats, L->o.batch_size,
+                                         L->o.shuffle, L->o.drop_last, L->o.rank, L->o.world_size,
+                                         L->o.seed, err, errlen)) != FEED_OK)
         goto fail;
     if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
         goto fail;

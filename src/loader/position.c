@@ -4,6 +4,7 @@
  * to another (drain the ring, restart the schedule and the device backend).
  */
 #include <pthread.h>
+#include <stdio.h>
 
 #include "device/device.h"
 #include "loader/badlog.h"
@@ -49,10 +50,15 @@ feed_status feed_loader_seek_samples(feed_loader *L, uint64_t epoch, uint64_t co
 {
     if (!L)
         return FEED_E_INVALID;
-    if (consumed >= L->sampler.n) {
-        feed__loader_set_error(L, "seek: sample position %llu is past the %llu samples of an epoch (a position "
-                  "from feed_loader_position_samples is below the dataset size it was taken with)",
-                  (unsigned long long)consumed, (unsigned long long)L->sampler.n);
+    if (consumed >= L->sampler.positions) {
+        char rep[64] = "";
+        if (L->sampler.repeats > 1)
+            snprintf(rep, sizeof rep, " (%llu samples, repeats=%u)",
+                     (unsigned long long)L->sampler.n, L->sampler.repeats);
+        feed__loader_set_error(L, "seek: sample position %llu is past the %llu samples of an epoch%s (a "
+                  "position from feed_loader_position_samples is below the dataset size times repeats "
+                  "it was taken with)",
+                  (unsigned long long)consumed, (unsigned long long)L->sampler.positions, rep);
         return FEED_E_INVALID;
     }
     int stashed = L->stashed;

@@ -1,4 +1,5 @@
 /* sampler.c - the epoch order (a keyed bijection), rank shares, batch boundaries. */
+#include <stdio.h>
 #include <string.h>
 
 #include "common/internal.h"
@@ -67,39 +68,55 @@ void feed__sampler_permutation(uint64_t n, uint64_t seed, uint64_t epoch, int sh
         perm[i] = feed__order_at(&o, i);
 }
 
-/* This rank's samples in the part [start, n) of the order. */
+/* This rank's samples in the part [start, positions) of the order. */
 static uint64_t share_from(const feed__sampler *s, uint64_t start)
 {
-    uint64_t m = s->n - start;
+    uint64_t m = s->positions - start;
     return s->drop_last ? m / s->world : (m + s->world - 1) / s->world;
 }
 
 uint64_t feed__sampler_batches_from(const feed__sampler *s, uint64_t start)
 {
-    if (start >= s->n)
+    if (start >= s->positions)
         return 0;
     uint64_t share = share_from(s, start);
     return s->drop_last ? share / s->batch : (share + s->batch - 1) / s->batch;
+}
+
+feed_status feed__sampler_init_repeats(feed__sampler *s, uint64_t n, uint32_t repeats, uint32_t batch,
+                                       uint32_t shuffle, uint32_t drop_last, uint32_t rank,
+                                       uint32_t world, uint64_t seed, char *err, size_t errlen)
+{
+    memset(s, 0, sizeof *s);
+    if (repeats == 0 || (n && repeats > UINT64_MAX / n))
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "repeats=%u: %llu samples repeated that often make no epoch", repeats,
+                         (unsigned long long)n);
+    s->n = n, s->batch = batch, s->shuffle = shuffle, s->drop_last = drop_last;
+    s->rank = rank, s->world = world, s->seed = seed;
+    s->repeats = repeats, s->positions = n * repeats;
+    s->per_rank = n ? share_from(s, 0) : 0;
+    s->nbatches = feed__sampler_batches_from(s, 0);
+    if (s->nbatches == 0) {
+        char rep[48] = "";
+        if (repeats > 1)
+            snprintf(rep, sizeof rep, " (each %u times)", repeats);
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dataset: %llu samples%s over %u ranks make no batch of %u%s",
+                         (unsigned long long)n, rep, world, batch, drop_last ? " (drop_last is on)" : "");
+    }
+    return FEED_OK;
 }
 
 feed_status feed__sampler_init(feed__sampler *s, uint64_t n, uint32_t batch, uint32_t shuffle,
                                uint32_t drop_last, uint32_t rank, uint32_t world, uint64_t seed,
                                char *err, size_t errlen)
 {
-    memset(s, 0, sizeof *s);
-    s->n = n, s->batch = batch, s->shuffle = shuffle, s->drop_last = drop_last;
-    s->rank = rank, s->world = world, s->seed = seed;
-    s->per_rank = n ? share_from(s, 0) : 0;
-    s->nbatches = feed__sampler_batches_from(s, 0);
-    if (s->nbatches == 0)
-        return feed__err(FEED_E_DATASET, err, errlen,
-                         "dataset: %llu samples over %u ranks make no batch of %u%s",
-                         (unsigned long long)n, world, batch, drop_last ? " (drop_last is on)" : "");
-    return FEED_OK;
+    return feed__sampler_init_repeats(s, n, 1, batch, shuffle, drop_last, rank, world, seed, err, errlen);
 }
 
-uint32_t feed__sampler_batch_from(const feed__sampler *s, uint64_t epoch, uint64_t start, uint64_t k,
-                                  uint64_t *ids)
+uint32_t feed__sampler_batch_reps(const feed__sampler *s, uint64_t epoch, uint64_t start, uint64_t k,
+                                  uint64_t *ids, uint32_t *reps)
 {
     if (k >= feed__sampler_batches_from(s, start))
         return 0;
@@ -109,10 +126,20 @@ uint32_t feed__sampler_batch_from(const feed__sampler *s, uint64_t epoch, uint64
     feed__order o;
     feed__order_init(&o, s->n, s->seed, epoch, (int)s->shuffle);
     for (uint64_t i = 0; i < count; i++) {
-        uint64_t pos = start + (first + i) * s->world + s->rank; /* in the padded order */
-        ids[i] = feed__order_at(&o, pos % s->n);
+        /* in the padded order, then in the repeated one (RASampler's: each
+         * sample of the bijection repeats times in a row) */
+        uint64_t pos = (start + (first + i) * s->world + s->rank) % s->positions;
+        ids[i] = feed__order_at(&o, pos / s->repeats);
+        if (reps)
+            reps[i] = (uint32_t)(pos % s->repeats);
     }
     return (uint32_t)count;
+}
+
+uint32_t feed__sampler_batch_from(const feed__sampler *s, uint64_t epoch, uint64_t start, uint64_t k,
+                                  uint64_t *ids)
+{
+    return feed__sampler_batch_reps(s, epoch, start, k, ids, NULL);
 }
 
 uint32_t feed__sampler_batch(const feed__sampler *s, uint64_t epoch, uint64_t b, uint64_t *ids)

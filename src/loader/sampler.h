@@ -21,6 +21,13 @@
  * split the same way among this run's ranks (padded past n by wrapping to
  * the order's start, or cut with drop_last), so c = 0 is the whole epoch and
  * a part from c = k*B*W is exactly the whole epoch's batches k, k+1, ...
+ *
+ * Repeated augmentation (repeats = k > 1, feed__sampler_init_repeats), as
+ * torchvision's RASampler: the epoch's order is n*k positions, position p
+ * being repeat p % k of the sample at position p / k of the bijection, so
+ * each sample's k repeats are consecutive and the strided rank shares give
+ * them to k different ranks when world_size >= k. Everything above (shares,
+ * padding, parts, consumed) counts positions of that n*k order.
  */
 #ifndef FEED_SAMPLER_H
 #define FEED_SAMPLER_H
@@ -57,20 +64,28 @@ uint64_t feed__order_at(const feed__order *o, uint64_t pos);
 
 typedef struct feed__sampler {
     uint64_t n;          /* dataset size */
+    uint64_t positions;  /* positions of an epoch's order: n * repeats */
     uint64_t per_rank;   /* samples of this rank per (whole) epoch */
     uint64_t nbatches;   /* batches per (whole) epoch */
     uint64_t seed;
     uint32_t batch, shuffle, drop_last, rank, world;
+    uint32_t repeats;    /* times each sample comes in an epoch */
 } feed__sampler;
 
-/* FEED_OK, or FEED_E_DATASET (in err) when an epoch makes no batch. Holds no
- * resources: a sampler may be copied. */
+/* Each sample repeats (>= 1) times an epoch (see above): the epoch's order is
+ * n * repeats positions. FEED_OK, FEED_E_DATASET (in err) when an epoch
+ * makes no batch, or FEED_E_INVALID for repeats 0 or an order past 2^64
+ * positions. Holds no resources: a sampler may be copied. */
+feed_status feed__sampler_init_repeats(feed__sampler *s, uint64_t n, uint32_t repeats, uint32_t batch,
+                                       uint32_t shuffle, uint32_t drop_last, uint32_t rank,
+                                       uint32_t world, uint64_t seed, char *err, size_t errlen);
+/* The same with each sample once an epoch (repeats 1). */
 feed_status feed__sampler_init(feed__sampler *s, uint64_t n, uint32_t batch, uint32_t shuffle,
                                uint32_t drop_last, uint32_t rank, uint32_t world, uint64_t seed,
                                char *err, size_t errlen);
 
 /* Batches of this rank in the part of an epoch from sample position start
- * (< n; start 0: nbatches). 0 when drop_last leaves no full batch. */
+ * (< positions; start 0: nbatches). 0 when drop_last leaves no full batch. */
 uint64_t feed__sampler_batches_from(const feed__sampler *s, uint64_t start);
 
 /* Writes the dataset indices of batch k of the part of epoch e from sample
@@ -78,6 +93,10 @@ uint64_t feed__sampler_batches_from(const feed__sampler *s, uint64_t start);
  * last batch; 0 if k is past the part). */
 uint32_t feed__sampler_batch_from(const feed__sampler *s, uint64_t epoch, uint64_t start, uint64_t k,
                                   uint64_t *ids);
+/* The same, with each sample's repeat (0 .. repeats - 1) in reps[] (NULL:
+ * not wanted). */
+uint32_t feed__sampler_batch_reps(const feed__sampler *s, uint64_t epoch, uint64_t start, uint64_t k,
+                                  uint64_t *ids, uint32_t *reps);
 /* Batch b of the whole epoch e: feed__sampler_batch_from(s, e, 0, b, ids). */
 uint32_t feed__sampler_batch(const feed__sampler *s, uint64_t epoch, uint64_t b, uint64_t *ids);
 
@@ -95,7 +114,8 @@ uint64_t feed__sampler_consumed(const feed__sampler *s, uint64_t start, uint64_t
  * batch k of a part from start 0 is batch k. */
 uint64_t feed__sampler_index(const feed__sampler *s, uint64_t start, uint64_t k);
 
-/* The order of epoch e (n entries), computed into perm (tests, tools). */
+/* The order of epoch e (n entries, each sample once), computed into perm
+ * (tests, tools). */
 void feed__sampler_permutation(uint64_t n, uint64_t seed, uint64_t epoch, int shuffle, uint64_t *perm);
 
 #endif

@@ -14,13 +14,16 @@ feed_status feed__schedule_init(feed__schedule *S, feed__arena *a, feed__sampler
     *S = (feed__schedule){.a = a, .sampler = sampler, .pool = pool, .bad = bad, .ra = ra,
                           .first_epoch = o->start_epoch, .epochs = o->epochs};
     S->ids = feed__malloc(o->batch_size * sizeof *S->ids);
-    return S->ids ? FEED_OK : FEED_E_NOMEM;
+    S->reps = feed__malloc(o->batch_size * sizeof *S->reps);
+    return S->ids && S->reps ? FEED_OK : FEED_E_NOMEM;
 }
 
 void feed__schedule_free(feed__schedule *S)
 {
     feed__free(S->ids);
+    feed__free(S->reps);
     S->ids = NULL;
+    S->reps = NULL;
 }
 
 /* Epoch, start of its part and batch number in the part of seq. */
@@ -68,11 +71,11 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     uint64_t epoch, start, k;
     locate(S, seq, &epoch, &start, &k);
     uint64_t batch = feed__sampler_index(S->sampler, start, k);
-    uint32_t count = feed__sampler_batch_from(S->sampler, epoch, start, k, S->ids);
+    uint32_t count = feed__sampler_batch_reps(S->sampler, epoch, start, k, S->ids, S->reps);
     const char *const *quar = feed__badlog_quarantine(S->bad, S->pool, S->ids, count);
     /* A worker still writes into the slot (only after a seek's drain): wait
      * for it to finish or die. */
-    while (feed__ring_assign(S->a, slot, seq, epoch, batch, count, S->ids, quar) != 0)
+    while (feed__ring_assign(S->a, slot, seq, epoch, batch, count, S->ids, S->reps, quar) != 0)
         if (drain_slot(S, slot, NULL, 0) != FEED_OK)
             return;
     feed__readahead_progress(S->ra, seq + 1, 0); /* any thread (the copier too): not next_seq */

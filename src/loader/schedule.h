@@ -34,6 +34,7 @@ typedef struct feed__schedule {
     feed__badlog *bad;         /* quarantine look-ups */
     feed__readahead *ra;       /* told the position and what is assigned (NULL: off) */
     uint64_t *ids;             /* scratch, batch_size */
+    uint32_t *reps;            /* scratch, batch_size: each sample's repeat */
     uint64_t first_epoch;      /* option start_epoch */
     uint64_t epochs;           /* option epochs (0: unlimited) */
 

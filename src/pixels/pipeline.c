@@ -176,10 +176,10 @@ static int feed__plan_region(void *arg, const feed__decode_info *info, feed__dec
         svy1 = sh;
     double in_w = svx1 - svx0, in_h = svy1 - svy0;
     int rc = feed__axis_build(&p->ctx->xa, svx1 - svx0, fmin(fmax(b[0] * f - svx0, 0), in_w),
-                              fmin(b[1] * f - svx0, in_w), p->rw);
+                              fmin(b[1] * f - svx0, in_w), p->rw, x->bicubic);
     if (!rc)
         rc = feed__axis_build(&p->ctx->ya, svy1 - svy0, fmin(fmax(b[2] * f - svy0, 0), in_h),
-                              fmin(b[3] * f - svy0, in_h), p->rh);
+                              fmin(b[3] * f - svy0, in_h), p->rh, x->bicubic);
     if (rc) {
         snprintf(msg, msglen, "%s", rc == FEED_E_NOMEM ? "out of memory" : "bad resize geometry");
         return rc;
@@ -327,7 +327,7 @@ static int chroma_axis(feed__axis *c, const feed__axis *a, uint32_t v0, uint32_t
     if (!(b1 > b0))
         return FEED_E_INTERNAL;
     *v0c = c0;
-    return feed__axis_build(c, c1 - c0, b0, b1, a->out);
+    return feed__axis_build(c, c1 - c0, b0, b1, a->out, a->filter);
 }
 
 /* The resize of a planar decode: each plane on its own grid, then the

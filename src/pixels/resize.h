@@ -5,9 +5,21 @@
  * that the tests can check it against a float64 reference.
  *
  * Resampling follows PIL's (and torchvision's antialias=True) separable
- * "bilinear", with each axis's Q14 weights from resize_axis.h; the vertical
- * pass keeps 7 extra bits, so results are within 1 of the exact float
- * result.
+ * "bilinear" or "bicubic", with each axis's Q14 weights from resize_axis.h
+ * (the axes' filter).
+ *
+ * Bilinear: the vertical pass first, keeping 7 extra bits, so results are
+ * within 1 of the exact float result (its weights are non-negative: no sum
+ * leaves 0..255, and the order of the passes does not matter).
+ *
+ * Bicubic: torchvision's order, because its negative lobes overshoot 0..255
+ * on sharp edges and torchvision clamps the intermediate: the horizontal
+ * pass first, over every source row used, into an intermediate image of
+ * bytes (rounded and clamped to 0..255, as torch's uint8 one), then the
+ * vertical pass (clamped, rounded to bytes). Within 2 levels of torchvision,
+ * more than 1 for under 1e-4 of the values: the two quantise the weights
+ * differently, so an intermediate byte can round the other way
+ * (python/tests/test_torchvision_resize.py).
  */
 #ifndef FEED_RESIZE_H
 #define FEED_RESIZE_H
@@ -17,10 +29,13 @@
 
 #include "pixels/resize_axis.h"
 
-/* Scratch of the separable resize: one intermediate row. */
+/* Scratch of the separable resize: intermediate rows (Q7), and bicubic's
+ * intermediate image (bytes). */
 typedef struct feed__resizer {
     int16_t *row;
     size_t cap;
+    uint8_t *mid;
+    size_t mid_cap;
 } feed__resizer;
 
 void feed__resizer_free(feed__resizer *rz);
@@ -54,10 +69,11 @@ int feed__resize_plane(feed__resizer *rz, feed__axis *xa, const feed__axis *ya,
                        int hflip);
 
 /* One-shot resize of the box [bx0, bx1) x [by0, by1) of an RGBX image of
- * src_w x src_h to dst_w x dst_h RGB (builds the axes in xa/ya). */
+ * src_w x src_h to dst_w x dst_h RGB with filter (FEED__FILTER_*; builds the
+ * axes in xa/ya). */
 int feed__resize(feed__resizer *rz, feed__axis *xa, feed__axis *ya, const uint8_t *src,
                  size_t src_stride, uint32_t src_w, uint32_t src_h, double bx0, double by0,
                  double bx1, double by1, uint8_t *dst, size_t dst_stride, uint32_t dst_w,
-                 uint32_t dst_h, int hflip);
+                 uint32_t dst_h, int hflip, uint32_t filter);
 
 #endif /* FEED_RESIZE_H */

@@ -21,6 +21,7 @@ FEED_AVX2 void feed__vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, 
         return;
     }
     const __m256i z = _mm256_setzero_si256(), rnd = _mm256_set1_epi32(1 << 6);
+    const __m256i top = _mm256_set1_epi16(FEED_Q7_MAX);
     uint32_t i = 0;
     for (; i + 32 <= n; i += 32) {
         __m256i a0 = rnd, a1 = rnd, a2 = rnd, a3 = rnd;
@@ -37,6 +38,10 @@ FEED_AVX2 void feed__vpass_avx2(int16_t *restrict d, const uint8_t *restrict s, 
         /* lanes: a0 = e0..3 | e16..19, a1 = e4..7 | e20..23, a2 = e8..11 | ... */
         __m256i p01 = _mm256_packs_epi32(_mm256_srai_epi32(a0, 7), _mm256_srai_epi32(a1, 7));
         __m256i p23 = _mm256_packs_epi32(_mm256_srai_epi32(a2, 7), _mm256_srai_epi32(a3, 7));
+        if (v.neg) {
+            p01 = _mm256_min_epi16(_mm256_max_epi16(p01, z), top);
+            p23 = _mm256_min_epi16(_mm256_max_epi16(p23, z), top);
+        }
         _mm256_storeu_si256((__m256i *)(d + i), _mm256_permute2x128_si256(p01, p23, 0x20));
         _mm256_storeu_si256((__m256i *)(d + i + 16), _mm256_permute2x128_si256(p01, p23, 0x31));
     }

@@ -25,6 +25,7 @@ FEED_AVX512 void feed__vpass_avx512(int16_t *restrict d, const uint8_t *restrict
         return;
     }
     const __m512i z = _mm512_setzero_si512(), rnd = _mm512_set1_epi32(1 << 6);
+    const __m512i top = _mm512_set1_epi16(FEED_Q7_MAX);
     const __m512i lo_idx = _mm512_setr_epi64(0, 1, 8, 9, 2, 3, 10, 11);
     const __m512i hi_idx = _mm512_setr_epi64(4, 5, 12, 13, 6, 7, 14, 15);
     uint32_t i = 0;
@@ -42,6 +43,10 @@ FEED_AVX512 void feed__vpass_avx512(int16_t *restrict d, const uint8_t *restrict
         }
         __m512i p01 = _mm512_packs_epi32(_mm512_srai_epi32(a0, 7), _mm512_srai_epi32(a1, 7));
         __m512i p23 = _mm512_packs_epi32(_mm512_srai_epi32(a2, 7), _mm512_srai_epi32(a3, 7));
+        if (v.neg) {
+            p01 = _mm512_min_epi16(_mm512_max_epi16(p01, z), top);
+            p23 = _mm512_min_epi16(_mm512_max_epi16(p23, z), top);
+        }
         _mm512_storeu_si512((void *)(d + i), _mm512_permutex2var_epi64(p01, lo_idx, p23));
         _mm512_storeu_si512((void *)(d + i + 32), _mm512_permutex2var_epi64(p01, hi_idx, p23));
     }

@@ -24,20 +24,42 @@ void feed__axis_free(feed__axis *a)
     memset(a, 0, sizeof *a);
 }
 
-int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out)
+/* The filter's weight at distance t (in source pixels, unscaled): the
+ * triangle 1 - |t| or Keys' cubic with a = -0.5. Inline: it runs for every
+ * tap of every build. */
+static inline double filter_weight(uint32_t filter, double t)
 {
-    if (a->built && a->in == in && a->out == out && a->b0 == b0 && a->b1 == b1)
+    t = fabs(t);
+    if (filter != FEED__FILTER_BICUBIC)
+        return t < 1 ? 1 - t : 0;
+    /* Keys (1981) with a = -0.5, written as PIL's Resample.c writes it (torch's
+     * aa_filter form gives the same doubles: a is a power of two) */
+    const double a = -0.5;
+    if (t < 1)
+        return ((a + 2) * t - (a + 3)) * t * t + 1;
+    if (t < 2)
+        return (((t - 5) * t + 8) * t - 4) * a;
+    return 0;
+}
+
+int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out,
+                     uint32_t filter)
+{
+    if (a->built && a->in == in && a->out == out && a->b0 == b0 && a->b1 == b1 &&
+        a->filter == filter)
         return 0;
     a->built = 0;
     a->c8_built = 0;
     a->cvec_built = 0;
-    if (in == 0 || out == 0 || !(b0 >= 0) || !(b1 > b0) || b1 > in + 1e-6)
+    if (in == 0 || out == 0 || !(b0 >= 0) || !(b1 > b0) || b1 > in + 1e-6 ||
+        filter > FEED__FILTER_BICUBIC)
         return FEED_E_INVALID;
     if (b1 > in)
         b1 = in;
     double scale = (b1 - b0) / out;
     double fs = scale > 1 ? scale : 1;
-    double support = fs, inv_fs = 1.0 / fs; /* triangle (bilinear) radius 1, stretched when shrinking */
+    /* the filter's radius (1 triangle, 2 cubic), stretched when shrinking */
+    double support = (filter == FEED__FILTER_BICUBIC ? 2 : 1) * fs, inv_fs = 1.0 / fs;
     double maxk_d = ceil(support) * 2 + 2;
     uint32_t maxk = maxk_d < in ? (uint32_t)maxk_d : in;
     if (feed__grow((void **)&a->first, &a->cap_first, (size_t)out * sizeof *a->first) ||
@@ -62,8 +84,7 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t n = (uint32_t)(xmax - xmin);
         double *wp = a->wbuf, sum = 0;
         for (uint32_t k = 0; k < n; k++) {
-            double t = fabs(((double)(xmin + k) - center + 0.5) * inv_fs);
-            wp[k] = t < 1 ? 1 - t : 0;
+            wp[k] = filter_weight(filter, ((double)(xmin + k) - center + 0.5) * inv_fs);
             sum += wp[k];
         }
         int16_t *q = a->coef + (size_t)xx * maxk;
@@ -71,9 +92,10 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
         uint32_t big = 0;
         double norm = sum > 0 ? one / sum : 0;
         for (uint32_t k = 0; k < n; k++) {
-            /* v >= 0: rounding half up is lrint's result but on exact halves */
+            /* rounding half up; truncation is floor for v >= 0 and is no call
+             * to libm (bicubic's outer lobes are the negative v) */
             double v = sum > 0 ? wp[k] * norm : (k == 0) * (double)one;
-            int32_t qv = (int32_t)(v + 0.5);
+            int32_t qv = v >= 0 ? (int32_t)(v + 0.5) : (int32_t)floor(v + 0.5);
             q[k] = (int16_t)qv;
             qs += qv;
             if (qv > bigv) { /* the first largest */
@@ -125,6 +147,7 @@ int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t 
             hi = (uint32_t)f + taps;
     }
     a->cvec_built = 0;
+    a->filter = filter;
     a->in = in;
     a->out = out;
     a->taps = taps;

@@ -4,10 +4,12 @@
  * resize_kernels.h reads them too).
  *
  * Output pixel i of an axis has its centre at b0 + (i + 0.5) * (b1 - b0) / out
- * in source pixel coordinates; the filter is a triangle of radius
- * max(1, scale) (so downscaling is antialiased like an area filter), its
- * weights renormalised over the source pixels that exist. Weights are Q14
- * fixed point summing to exactly 1 << FEED_COEF_BITS.
+ * in source pixel coordinates. The filter is PIL's (and torchvision's
+ * antialias=True): a triangle of radius 1 (bilinear) or Keys' cubic with
+ * a = -0.5 and radius 2 (bicubic), stretched by scale = (b1 - b0) / out when
+ * that is over 1 (so downscaling is antialiased), its weights renormalised
+ * over the source pixels that exist. Weights are Q14 fixed point summing to
+ * exactly 1 << FEED_COEF_BITS; bicubic's outer lobes are negative.
  */
 #ifndef FEED_RESIZE_AXIS_H
 #define FEED_RESIZE_AXIS_H
@@ -17,10 +19,14 @@
 
 #define FEED_COEF_BITS 14
 
+/* The resize filters (feed__xform.bicubic is the filter's number). */
+enum { FEED__FILTER_BILINEAR = 0, FEED__FILTER_BICUBIC = 1 };
+
 /* The coefficients of one axis. */
 typedef struct feed__axis {
     uint32_t in, out; /* source pixels that exist, outputs */
     uint32_t taps;    /* coefficients per output, padded with zeros */
+    uint32_t filter;  /* FEED__FILTER_* */
     uint32_t lo, hi;  /* source pixels used: [lo, hi) */
     int32_t *first;   /* out entries: first source pixel of each output */
     int16_t *coef;    /* out * taps, Q14 */
@@ -35,14 +41,16 @@ typedef struct feed__axis {
     int c8_built;
     double *wbuf;     /* scratch: one output's float weights */
     size_t cap_first, cap_coef, cap_cvec, cap_wbuf, cap_c8;
-    double b0, b1;    /* the box these were built for (cache key with in, out) */
+    double b0, b1;    /* the box these were built for (cache key with in, out, filter) */
     int built;
 } feed__axis;
 
 /* Builds (or keeps, if already built for the same arguments) the
  * coefficients for resampling the box [b0, b1) of a source of in pixels to
- * out pixels. 0 <= b0 < b1 <= in. Returns 0 or FEED_E_NOMEM / FEED_E_INVALID. */
-int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out);
+ * out pixels with filter (FEED__FILTER_*). 0 <= b0 < b1 <= in. Returns 0 or
+ * FEED_E_NOMEM / FEED_E_INVALID. */
+int feed__axis_build(feed__axis *a, uint32_t in, double b0, double b1, uint32_t out,
+                     uint32_t filter);
 void feed__axis_free(feed__axis *a);
 
 #endif /* FEED_RESIZE_AXIS_H */

@@ -18,7 +18,8 @@ void feed__vpass_c(int16_t *restrict d, const uint8_t *restrict s, size_t stride
         int32_t a = 1 << 6;
         for (uint32_t k = 0; k < T; k++)
             a += c[k] * s[(size_t)k * stride + i];
-        d[i] = (int16_t)(a >> 7);
+        a >>= 7;
+        d[i] = (int16_t)(a < 0 ? 0 : a > FEED_Q7_MAX ? FEED_Q7_MAX : a);
     }
 }
 

@@ -4,10 +4,20 @@
  * resize_avx2.c, resize_avx512.c. Only the resize files include this.
  *
  * A vertical pass turns T source rows (RGBX bytes, coefficients c, Q14) into
- * one row of n Q7 int16; a horizontal pass turns such a row into xa->out RGB
- * pixels, mirrored with flip, reading pixel x's window at (first[x] - off) * 4.
- * Every kernel does the same integer arithmetic, so every level gives
- * identical bytes (tests/test_augment.c runs all of them).
+ * one row of n Q7 int16, clamped to [0, FEED_Q7_MAX]; a horizontal pass turns
+ * such a row into xa->out RGB pixels, mirrored with flip, reading pixel x's
+ * window at (first[x] - off) * 4, clamped to 0..255. Every kernel does the
+ * same integer arithmetic, so every level gives identical bytes
+ * (tests/test_augment.c and tests/test_resize_bicubic.c run all of them).
+ *
+ * Ranges: bilinear weights are non-negative, so both passes stay in range on
+ * their own. Bicubic's negative lobes take a sum to about [-0.125, 1.125] x
+ * 255, past int16 in Q7: the vertical pass clamps (in the SIMD passes packs'
+ * saturation, then min/max, only for rows with a negative weight), the
+ * horizontal one clamps its bytes. The horizontal sums, Q7 values times Q14 weights
+ * whose absolute values add up to under 1.3, stay far inside int32. (resize.c
+ * runs bicubic's horizontal pass first, on rows widened to Q7, and the
+ * vertical one on its bytes.)
  */
 #ifndef FEED_RESIZE_KERNELS_H
 #define FEED_RESIZE_KERNELS_H
@@ -26,9 +36,13 @@ static inline uint32_t feed__cvec_pairs(uint32_t taps)
     return pairs <= 1 ? pairs : (pairs + 1) & ~1u;
 }
 
-/* The SIMD vertical passes take at most this many tap pairs; more (a shrink
- * of over 4x) goes to the portable one. */
-#define FEED_VPASS_MAX_PAIRS 4
+/* The largest intermediate value: 255 in Q7. */
+#define FEED_Q7_MAX (255 << 7)
+
+/* The SIMD vertical passes take at most this many tap pairs; more (a
+ * bilinear shrink of over about 7x, a bicubic one of over about 3.5x) goes
+ * to the portable one. */
+#define FEED_VPASS_MAX_PAIRS 8
 
 /* Row pointers and coefficient pairs of a SIMD vertical pass (odd T: the last
  * pair repeats its row with weight 0). */
@@ -36,6 +50,7 @@ typedef struct feed__vrows {
     const uint8_t *r0[FEED_VPASS_MAX_PAIRS], *r1[FEED_VPASS_MAX_PAIRS];
     int32_t cp[FEED_VPASS_MAX_PAIRS];
     uint32_t pairs;
+    int neg; /* a negative coefficient: the sums may leave 0..255 (else clamping is a no-op) */
 } feed__vrows;
 
 /* Fills v for T taps; 0 if T needs more than FEED_VPASS_MAX_PAIRS pairs (the
@@ -46,6 +61,9 @@ static inline int feed__vpass_setup(feed__vrows *v, const uint8_t *s, size_t str
     v->pairs = (T + 1) / 2;
     if (v->pairs > FEED_VPASS_MAX_PAIRS)
         return 0;
+    v->neg = 0;
+    for (uint32_t t = 0; t < T; t++)
+        v->neg |= c[t] < 0;
     for (uint32_t k = 0; k < v->pairs; k++) {
         uint32_t t = 2 * k;
         v->r0[k] = s + (size_t)t * stride;

@@ -18,6 +18,7 @@ void feed__vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t str
         return;
     }
     const __m128i z = _mm_setzero_si128(), rnd = _mm_set1_epi32(1 << 6);
+    const __m128i top = _mm_set1_epi16(FEED_Q7_MAX);
     uint32_t i = 0;
     for (; i + 16 <= n; i += 16) {
         __m128i a0 = rnd, a1 = rnd, a2 = rnd, a3 = rnd;
@@ -31,10 +32,14 @@ void feed__vpass_sse2(int16_t *restrict d, const uint8_t *restrict s, size_t str
             a2 = _mm_add_epi32(a2, _mm_madd_epi16(_mm_unpacklo_epi8(hi, z), cc));
             a3 = _mm_add_epi32(a3, _mm_madd_epi16(_mm_unpackhi_epi8(hi, z), cc));
         }
-        _mm_storeu_si128((__m128i *)(d + i),
-                         _mm_packs_epi32(_mm_srai_epi32(a0, 7), _mm_srai_epi32(a1, 7)));
-        _mm_storeu_si128((__m128i *)(d + i + 8),
-                         _mm_packs_epi32(_mm_srai_epi32(a2, 7), _mm_srai_epi32(a3, 7)));
+        __m128i p01 = _mm_packs_epi32(_mm_srai_epi32(a0, 7), _mm_srai_epi32(a1, 7));
+        __m128i p23 = _mm_packs_epi32(_mm_srai_epi32(a2, 7), _mm_srai_epi32(a3, 7));
+        if (v.neg) {
+            p01 = _mm_min_epi16(_mm_max_epi16(p01, z), top);
+            p23 = _mm_min_epi16(_mm_max_epi16(p23, z), top);
+        }
+        _mm_storeu_si128((__m128i *)(d + i), p01);
+        _mm_storeu_si128((__m128i *)(d + i + 8), p23);
     }
     if (i < n)
         feed__vpass_c(d + i, s + i, stride, c, n - i, T);

@@ -58,6 +58,7 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
     int32_t label = m->labels[t] = feed__slot_labels(a, i)[t];
     uint8_t flags = m->flags[t] = feed__slot_flags(a, i)[t];
     uint64_t asked = r->sample_id;
+    uint32_t repeat = r->repeat;
     p->got_status = r->status;
     p->got_errno = r->sys_errno;
     int terminated = feed__copy_untrusted(p->got_message, sizeof p->got_message, r->message, sizeof r->message);
@@ -68,6 +69,11 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
     if (asked != p->id)
         BAD("an invalid sample_id %llu over the record of sample %llu", (unsigned long long)asked,
             (unsigned long long)p->id);
+    /* the key of the sample's draws: changed, the batch could hold another
+     * repeat's pixels */
+    if (repeat != p->repeat)
+        BAD("an invalid repeat %u over the record of sample %llu (repeat %u)", repeat,
+            (unsigned long long)p->id, p->repeat);
     if ((flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE)) ||
         ((flags & FEED__SAMPLE_NO_SUBSTITUTE) && (!replaced || id != p->id)))
         BAD("invalid flags 0x%x for sample %llu", flags, (unsigned long long)p->id);

@@ -62,6 +62,7 @@ typedef struct wctx {
     uint8_t *buf; /* file bytes */
     size_t cap;
     uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
+    uint64_t draw_off; /* the sample's repeat * dataset_size: added to an id, the key of its draws */
 #if FEED_TEST_HOOKS
     const char *fault;
     feed__scribbler scribble;
@@ -109,8 +110,8 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
     if (exact)
         return FEED_OK;
     feed__image_info info = {0};
-    st = feed__image_process_pixels(c->img, x, c->buf, a->w, a->h, a->c, h->seed, epoch, id,
-                                    direct ? out : c->scratch, &info, msg, msglen);
+    st = feed__image_process_pixels(c->img, x, c->buf, a->w, a->h, a->c, h->seed, epoch,
+                                    id + c->draw_off, direct ? out : c->scratch, &info, msg, msglen);
     atomic_fetch_add_explicit(&c->rec->augment_ns, info.augment_ns, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
@@ -120,7 +121,7 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
                              h->conv_bias, 0, out);
         atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
     }
-    erase(c, epoch, id, out);
+    erase(c, epoch, id + c->draw_off, out); /* repeat j: its own box */
     if (info.flipped)
         *flags |= FEED_SAMPLE_FLIPPED;
     return FEED_OK;
@@ -163,7 +164,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
             snprintf(msg, msglen, "out of memory (FEED_TEST_FAULT)");
         } else
 #endif
-            st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id,
+            st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id + c->draw_off,
                                      direct ? out : c->scratch, &info, msg, msglen);
         if (st != FEED_E_NOMEM)
             break;
@@ -185,7 +186,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
                              h->conv_scale, h->conv_bias, 0, out);
         atomic_fetch_add_explicit(&c->rec->convert_ns, feed__now_ns() - t2, memory_order_relaxed);
     }
-    erase(c, epoch, id, out);
+    erase(c, epoch, id + c->draw_off, out); /* repeat j: its own box */
     if (info.flipped)
         *flags |= FEED_SAMPLE_FLIPPED;
     return FEED_OK;
@@ -206,6 +207,10 @@ static void process(wctx *c, const feed__claim *cl)
     int sys_errno = 0;
 
     uint32_t k = atomic_load_explicit(&r->subst_k, memory_order_relaxed);
+    /* Repeat j of a sample (repeats > 1) draws as sample id + j * n would:
+     * keys no other sample or repeat has, and repeat 0's are the sample's own
+     * (a substitute's repeats differ the same way). */
+    c->draw_off = (uint64_t)r->repeat * c->h->dataset_size;
     if (id >= c->ix->count) {
         /* The record is shared: another worker may have scribbled on it.
          * Deliver nothing; the parent sees an id it did not ask for and

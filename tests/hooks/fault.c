@@ -378,7 +378,7 @@ void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, 
         case 3: NOISE(r->message); break;
         case 4: NOISE(r->subst_k); break;
         case 5: NOISE(r->attempts), NOISE(r->poisoned), NOISE(r->subst_deaths); break;
-        case 6: NOISE(r->sample_id); break;
+        case 6: NOISE(r->sample_id), NOISE(r->repeat); break;
         case 7: NOISE(sh->phase); break;
         case 8: NOISE(sh->gen); break;
         case 9: NOISE(sh->ticket); break;

@@ -35,14 +35,29 @@ def test_first_16_delivered_all_bad_stops(make_loader, dataset, index, tmp_path)
     # does it again; it named batch 2, so that batch 1 was lost)
     assert L.position() == (0, 1)
     assert "no substitute" not in msg and "missing/m0000.jpg" in msg
-    # one good sample among the first 16: no stop, and the 16 bad stay under 5%
+    # one good sample among the first 16: no first-16 stop (the dataset's
+    # share, 15 of 60, is judged at the epoch's end: max_bad_fraction=0.5 lets it be)
     lst = _list(tmp_path, index, 15, "list15.txt")
     assert sum(b.bad for b in make_loader(source=dataset, file_list=lst, shuffle=False, epochs=1,
-                                          report_bad=False)) == 15
+                                          report_bad=False, max_bad_fraction=0.5)) == 15
     # the first batch holds 16 bad and 16 good (batch 32): not all bad
     L = make_loader(source=dataset, file_list=lst16, batch_size=32,
-                    shuffle=False, epochs=1, report_bad=False)
+                    shuffle=False, epochs=1, report_bad=False, max_bad_fraction=0.5)
     assert sum(b.bad for b in L) == 16
+
+
+def test_share_is_judged_over_the_first_epoch(make_loader, dataset, index, tmp_path):
+    # 15 bad of 60 (25%) over the default 5%: the run stops at the batch that
+    # ends the first epoch, when the dataset's share is known, not epochs later
+    # when a count crosses a threshold, and not before (the 15 come first).
+    lst = _list(tmp_path, index, 15, "list15.txt")
+    L = make_loader(source=dataset, file_list=lst, shuffle=False, epochs=3, report_bad=False)
+    got = 0
+    with pytest.raises(libfeed.FeedDatasetError) as e:
+        for b in L:
+            got += len(b[1])  # (images, labels)
+    assert got == 60 - (60 % BATCH or BATCH)  # all but the batch that ends the epoch
+    assert "15 of the last 60 samples delivered were bad" in e.value.message, e.value.message
     # max_bad_fraction=1 turns the budget off
     L = make_loader(source=dataset, file_list=lst16, shuffle=False,
                     epochs=1, report_bad=False, max_bad_fraction=1)

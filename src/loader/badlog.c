@@ -21,6 +21,7 @@ feed_status feed__badlog_init(feed__badlog *b, const feed__index_hdr *ix, uint32
     b->log_fd = -1;
     b->report = (int)o->report_bad;
     b->max_fraction = o->max_bad_fraction;
+    b->judge_n = FEED_BAD_WINDOW;
     if (!(b->quar = feed__calloc(batch_size, sizeof *b->quar)) ||
         !(b->quar_why = feed__calloc(batch_size, sizeof *b->quar_why)) ||
         !(b->epochs = feed__calloc(FEED_BAD_EPOCHS, sizeof *b->epochs)))
@@ -274,6 +275,12 @@ static size_t first_reports(const feed__badlog *b, char *msg, size_t len, size_t
     return at;
 }
 
+void feed__badlog_set_epoch_len(feed__badlog *b, uint64_t samples_per_epoch)
+{
+    b->judge_n = samples_per_epoch && samples_per_epoch < FEED_BAD_WINDOW ? (uint32_t)samples_per_epoch
+                                                                           : FEED_BAD_WINDOW;
+}
+
 feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *flags, const uint64_t *ids,
                                 uint32_t count, char *msg, size_t len)
 {
@@ -293,7 +300,11 @@ feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *
             nosub = t;
     }
     int on = b->max_fraction < 1.0f;
-    uint32_t limit = (uint32_t)(b->max_fraction * FEED_BAD_WINDOW + 1e-3f); /* allowed in the window */
+    /* A share is judged over a full window, or over a whole epoch where an
+     * epoch is shorter: a run of bad files early in a window says nothing of
+     * the dataset's share, and a small dataset's is known after one epoch. */
+    int judged = b->win_n >= b->judge_n || b->max_fraction == 0; /* 0: any bad sample is too many */
+    double allowed = (double)b->max_fraction * b->win_n + 1e-6;
     size_t at = 0;
     if (nosub != UINT32_MAX) {
         const feed_bad_sample *r = NULL;
@@ -307,9 +318,9 @@ feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *
     } else if (on && b->seen >= FEED_BAD_FIRST && b->seen_bad == b->seen && b->seen - count < FEED_BAD_FIRST) {
         at = append(msg, len, 0, "the first %llu samples delivered were all bad: is source/file_list right? ",
                     (unsigned long long)b->seen);
-    } else if (on && b->win_bad > limit) {
+    } else if (on && judged && b->win_bad > allowed) {
         at = append(msg, len, 0, "too many bad samples, over max_bad_fraction=%g (of the last %u): ",
-                    (double)b->max_fraction, FEED_BAD_WINDOW);
+                    (double)b->max_fraction, b->win_n);
     } else {
         return FEED_OK;
     }

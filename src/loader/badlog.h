@@ -12,8 +12,9 @@
  * rate-limited line per report to stderr unless report_bad=0.
  *
  * It also keeps the bad-sample budget (max_bad_fraction): the share of bad
- * samples among the last FEED_BAD_WINDOW delivered, and whether the first
- * FEED_BAD_FIRST delivered were all bad.
+ * samples among the last FEED_BAD_WINDOW delivered (judged when that window
+ * is full, or holds a whole epoch), and whether the first FEED_BAD_FIRST
+ * delivered were all bad.
  *
  * Not thread-safe: the loader calls every function under its lock. Uses
  * dataset/index.h, arena/arena.h and supervise/pool.h.
@@ -54,6 +55,8 @@ typedef struct feed__badlog {
     float max_fraction;        /* option max_bad_fraction (1: no budget) */
     uint8_t win[FEED_BAD_WINDOW]; /* 1 per bad sample among the last delivered, ring */
     uint32_t win_n, win_pos, win_bad;
+    uint64_t judge_n;          /* the share is judged once the window holds this many:
+                                  FEED_BAD_WINDOW, or an epoch's samples if fewer */
     uint64_t seen, seen_bad;   /* delivered since the last reset */
     uint64_t first_report;     /* nbad at the last reset */
 } feed__badlog;
@@ -85,6 +88,9 @@ uint64_t feed__badlog_epoch_count(const feed__badlog *b, uint64_t epoch);
  * substitute could be made for (FEED__SAMPLE_NO_SUBSTITUTE). */
 feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *flags, const uint64_t *ids,
                                 uint32_t count, char *msg, size_t len);
+/* The samples of an epoch on this rank: a share is judged once the window
+ * holds FEED_BAD_WINDOW of them, or a whole epoch when that is fewer. */
+void feed__badlog_set_epoch_len(feed__badlog *b, uint64_t samples_per_epoch);
 /* Starts the budget over (a seek). */
 void feed__badlog_budget_reset(feed__badlog *b);
 

@@ -188,6 +188,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         goto fail;
     if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
         goto fail;
+    feed__badlog_set_epoch_len(&L->bad, feed_loader_samples_per_epoch(L));
     /* The folder scan left files out: say so once, so that the sample count
      * never differs from what the user expects without a word. */
     if (L->ix.skipped && L->o.report_bad)

@@ -431,6 +431,23 @@ typedef struct feed_options {
     /* repeated augmentation, as torchvision's RASampler */
     uint32_t repeats;       /* [repeats] each sample this many times per epoch, spread over
                             the ranks, each repeat with its own draws (default 1, 1..64) */
+    /* multi-label targets */
+    uint32_t multi_label;   /* [multi_label] 1: a sample may carry several labels: a file-list
+                            line "path 3 17 42" (or "path 3,17,42": the labels are the last
+                            words that are integers or comma lists of them), a tar shard's
+                            KEY.cls holding several integers separated by whitespace or
+                            commas (at most 512 bytes); at most 1024 labels a sample (256 in
+                            a .cls), none twice (an error naming the line; a .cls member: the
+                            sample reported and skipped). An ImageFolder or a .npy array has
+                            one label a sample. The batch carries soft_labels as multi-hot
+                            rows (1 at each label, 0 elsewhere; label_smoothing e makes them
+                            e / num_classes and 1 - e + e / num_classes, as timm's; MixUp and
+                            CutMix mix the rows as one-hot ones), labels the first label of
+                            each sample, and label_offsets/label_list all of them. Host
+                            backend only for now. 0 (default): several labels on a line or in
+                            a member are an error naming it, as a bad label is. Index memory:
+                            16 bytes a sample for a single-label dataset (either setting);
+                            with several labels anywhere, 16 + 4 + 4 x (labels - 1) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -509,12 +526,21 @@ typedef struct feed_batch {
     /* since 0.2.0 */
     const float *soft_labels; /* host, count x num_classes float32 (row per sample): the
                                 targets after label smoothing and MixUp/CutMix (each row sums
-                                to 1); NULL unless one of those is on. The loader's memory,
+                                to 1), or multi-hot rows with multi_label; NULL unless one of
+                                those is on. The loader's memory,
                                 valid until release like the rest */
     void *soft_labels_device; /* their device copy; NULL on host (and for now always: the
                                 CUDA backend refuses mixing and smoothing) */
     uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
     uint32_t reserved1;
+    /* since 0.2.0, with multi_label=1 (NULL otherwise): sample i's labels are
+       label_list[label_offsets[i] .. label_offsets[i + 1]), in the order the dataset gives
+       them, the first being labels[i]; soft_labels then holds their multi-hot rows (rows
+       sum to the label count, not 1, without smoothing). The loader's memory, valid until
+       release, built by the parent from its index by sample id (a replaced sample's are its
+       substitute's) */
+    const uint32_t *label_offsets; /* host, count + 1 offsets, label_offsets[0] = 0 */
+    const int32_t *label_list;     /* host, label_offsets[count] labels */
 } feed_batch;
 
 /*

@@ -155,6 +155,7 @@ static void test_list_errors(void **state)
     expect_list_error("3 17 3", 1, "label 3 appears twice");
     expect_list_error("3,,4", 1, "an empty label between commas");
     expect_list_error("3,", 1, "an empty label between commas or at the end");
+    expect_list_error(",3", 1, "an empty label before a comma");
     /* the limit: FEED_MAX_SAMPLE_LABELS labels pass, one more fails */
     char *many = malloc(8 * (FEED_MAX_SAMPLE_LABELS + 1) + 1), p[4300], err[1024];
     size_t o = 0;

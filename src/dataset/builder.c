@@ -134,6 +134,10 @@ uint32_t feed__labels_parse(const char *s, size_t len, int32_t *out, uint32_t ma
         if (rc == 0 && p < end && !is_blank(*p) && *p != ',')
             rc = -1; /* "3x": the word is not an integer */
         if (rc) {
+            if (*w == ',') {
+                snprintf(why, whylen, "an empty label before a comma");
+                return 0;
+            }
             const char *we = w;
             while (we < end && !is_blank(*we) && *we != ',')
                 we++;

@@ -202,12 +202,13 @@ typedef struct feed_options {
      * a duplicate key, a label that is no integer) is reported on stderr
      * with shard path, member name and header offset and skipped; the rest
      * of the shard loads. Index memory: 16 bytes a sample, each shard's path
-     * once. Samples are read by (shard, offset, length) with the same reader
-     * and read-ahead as files; the epoch permutation is over samples. */
+     * once (several labels a sample: see multi_label). Samples are read by
+     * (shard, offset, length) with the same reader and read-ahead as files;
+     * the epoch permutation is over samples. */
     char source[FEED_PATH_MAX];
-    char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
-                                      to source (or to the list's folder if source is empty);
-                                      labels are integers 0..2147483647 (int32, any may be
+    char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines (several labels
+                                      a line: multi_label); paths relative to source (or to
+                                      the list's folder if source is empty); labels are integers 0..2147483647 (int32, any may be
                                       unused: index memory follows the lines, not the labels) */
 
     /* batching and order */
@@ -445,9 +446,10 @@ typedef struct feed_options {
                             CutMix mix the rows as one-hot ones), labels the first label of
                             each sample, and label_offsets/label_list all of them. Host
                             backend only for now. 0 (default): several labels on a line or in
-                            a member are an error naming it, as a bad label is. Index memory:
-                            16 bytes a sample for a single-label dataset (either setting);
-                            with several labels anywhere, 16 + 4 + 4 x (labels - 1) */
+                            a member are an error naming it, as a bad label is. Index memory
+                            a sample: 16 bytes for a single-label file list, tar shard or
+                            ImageFolder (either setting; a .npy array 4); a file list or
+                            shards with several labels anywhere 16 + 4 + 4 x (labels - 1) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

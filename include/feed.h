@@ -208,8 +208,9 @@ typedef struct feed_options {
     char source[FEED_PATH_MAX];
     char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines (several labels
                                       a line: multi_label); paths relative to source (or to
-                                      the list's folder if source is empty); labels are integers 0..2147483647 (int32, any may be
-                                      unused: index memory follows the lines, not the labels) */
+                                      the list's folder if source is empty); labels are
+                                      integers 0..2147483647 (int32, any may be unused:
+                                      index memory follows the lines, not the labels) */
 
     /* batching and order */
     uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */

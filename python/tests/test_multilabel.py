@@ -93,3 +93,28 @@ def test_example_trains(tmp_path):
                         "--steps", "3"], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr
     assert "3 steps, loss" in r.stdout
+
+
+def test_tar_shards_multi_label(tmp_path):
+    import tarfile
+    out = tmp_path / "shards"
+    subprocess.run([build_path("bin", "feed-mkdata"), "--out", str(out), "--count", "20", "--seed", "9",
+                    "--classes", "5", "--multi-label", "3", "--format", "tar", "--shard-size", "8",
+                    "--quiet"], check=True)
+    want = []  # the oracle: each .cls member as Python's tarfile reads it, in shard order
+    for name in sorted(os.listdir(out)):
+        if name.endswith(".tar"):
+            with tarfile.open(out / name) as t:
+                want += [[int(w) for w in t.extractfile(m).read().split()]
+                         for m in t.getmembers() if m.name.endswith(".cls")]
+    assert len(want) == 20 and max(len(w) for w in want) > 1
+    seen = 0
+    with libfeed.Loader(str(out / "shards.txt"), multi_label=True, batch_size=6, size=SIDE,
+                        seed=SEED, workers=2, epochs=1) as L:
+        for b in L:
+            offsets, labels = b.label_lists
+            for i, sid in enumerate(b.sample_ids):
+                assert labels[offsets[i]:offsets[i + 1]].tolist() == want[int(sid)]
+                assert sorted(np.flatnonzero(b.soft_labels[i]).tolist()) == sorted(want[int(sid)])
+                seen += 1
+    assert seen == 20

@@ -428,6 +428,43 @@ static void test_create_refuses(void **state)
     assert_non_null(strstr(err, "num_classes=5: sample"));
 }
 
+/* A caller whose feed_batch ends before label_offsets (struct_size says so)
+ * gets the multi-hot rows and nothing written past its struct; without
+ * multi_label the lists are NULL. */
+static void test_struct_size_and_off(void **state)
+{
+    feed_loader *L = make("workers=1,epochs=1,multi_label=1");
+    union {
+        feed_batch b;
+        unsigned char bytes[sizeof(feed_batch) + 64];
+    } u;
+    memset(&u, 0xA5, sizeof u);
+    size_t short_size = offsetof(feed_batch, label_offsets);
+    u.b.struct_size = (uint32_t)short_size;
+    assert_int_equal(feed_loader_next(L, &u.b, 60000), FEED_OK);
+    assert_non_null(u.b.soft_labels);
+    assert_int_equal(u.b.num_classes, NCLASS);
+    for (size_t i = short_size; i < sizeof u; i++)
+        assert_int_equal(u.bytes[i], 0xA5);
+    assert_int_equal(feed_batch_release(L, &u.b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+
+    feed_options o;
+    char err[1024];
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", single);
+    o.batch_size = BATCH;
+    o.height = o.width = SIDE;
+    assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    assert_null(b.label_offsets);
+    assert_null(b.label_list);
+    assert_null(b.soft_labels);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    feed_loader_destroy(L);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -439,6 +476,7 @@ int main(void)
         cmocka_unit_test(test_rows_and_lists_workers),
         cmocka_unit_test(test_replaced_flag),
         cmocka_unit_test(test_mixup_smoothing_ranks),
+        cmocka_unit_test(test_struct_size_and_off),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -84,11 +84,15 @@ static feed_status mix_batch(feed_loader *L, uint64_t seq, feed_batch *b)
     const feed__mix_draw *d = images ? L->mix_draws : NULL;
     if (c->multi ? feed__mix_multi_hot(c, d, offs, list, b->count, soft, &bad)
                  : feed__mix_soft_labels(c, d, b->labels, b->count, soft, &bad)) {
+        int32_t lab = b->labels[bad];
+        for (uint32_t k = c->multi ? offs[bad] : 0; c->multi && k < offs[bad + 1]; k++)
+            if (list[k] < 0 || (uint32_t)list[k] >= c->num_classes)
+                lab = list[k]; /* the one out of range, not the first */
         snprintf(L->data_msg, sizeof L->data_msg,
                  "sample %llu (%s) has label %d, outside 0..%u: num_classes=%u is too small for the soft "
                  "labels (MixUp, CutMix, label_smoothing, multi_label)",
                  (unsigned long long)b->sample_ids[bad], feed__index_path(L->ix.hdr, b->sample_ids[bad]),
-                 c->multi ? list[offs[bad]] : b->labels[bad], c->num_classes - 1, c->num_classes);
+                 lab, c->num_classes - 1, c->num_classes);
         return FEED_E_DATASET;
     }
     if (images)

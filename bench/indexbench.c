@@ -207,7 +207,7 @@ static int run_shards(uint64_t n, result *r)
     char err[1024];
     t0 = now();
     double c0 = cpu();
-    feed_status st = feed__index_build_shards(&ix, "/", paths, ns, open_shard, close_shard, &c, err,
+    feed_status st = feed__index_build_shards(&ix, "/", paths, ns, open_shard, close_shard, &c, 0, err,
                                               sizeof err);
     r->seconds = now() - t0;
     r->cpu_seconds = cpu() - c0;

@@ -12,10 +12,13 @@
  *     FZ_MAX_LINES lines and FZ_MAX_DEPTH components a line, no "." or ".."
  *     component, no link to an absolute path.
  * Bit 3: share the index through its memfd and attach it again, as the
- * workers do. Properties: the build succeeds or fails with a message; a
- * built index is consistent (every path NUL-terminated at its length inside
- * the pool, labels below nclasses; for a folder, each path under its class's
- * folder, an image name, and a file that exists).
+ * workers do. Bit 4: build it with multi_label=1 too. Properties: the build
+ * succeeds or fails with a message; a built index is consistent (every path
+ * NUL-terminated at its length inside the pool, labels below nclasses; for a
+ * folder, each path under its class's folder, an image name, and a file that
+ * exists); with multi_label, every sample's labels 1..FEED_MAX_SAMPLE_LABELS,
+ * none twice, all below nclasses, the label pool inside the index, and a
+ * list accepted without multi_label gives the same bytes with it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -177,6 +180,40 @@ static void check_skipped(const feed__index *ix)
     FZ_CHECK(ix->skipped || !ix->skipped_names[0], "skipped 0, names '%s'", ix->skipped_names);
 }
 
+/* Every sample's labels: one unless the index has a label pool; the pool's
+ * starts rising, inside the index; each label below nclasses, none twice. */
+static void check_labels(const feed__index_hdr *h)
+{
+    FZ_CHECK(h->max_labels >= 1 && h->max_labels <= FEED_MAX_SAMPLE_LABELS, "max_labels %u", h->max_labels);
+    if (!h->nextra) {
+        FZ_CHECK(h->max_labels == 1 && !h->xstarts_off && !h->xlabels_off, "no label pool, max_labels %u",
+                 h->max_labels);
+        return;
+    }
+    FZ_CHECK(h->xstarts_off >= h->pool_off + h->pool_bytes &&
+                 h->xlabels_off == h->xstarts_off + (h->count + 1) * 4 &&
+                 h->xlabels_off + h->nextra * 4 <= h->total_bytes, "label pool out of place");
+    const uint32_t *st = (const uint32_t *)((const char *)h + h->xstarts_off);
+    FZ_CHECK(st[0] == 0 && st[h->count] == h->nextra, "starts 0..%u, %llu extra labels", st[h->count],
+             (unsigned long long)h->nextra);
+    uint32_t most = 1;
+    for (uint64_t i = 0; i < h->count; i++) {
+        FZ_CHECK(st[i] <= st[i + 1], "starts fall at sample %llu", (unsigned long long)i);
+        const int32_t *x;
+        uint32_t n = feed__index_labels(h, i, &x);
+        most = n > most ? n : most;
+        int32_t first = feed__index_label(h, i);
+        for (uint32_t k = 0; k + 1 < n; k++) {
+            FZ_CHECK(x[k] >= 0 && (uint32_t)x[k] < h->nclasses, "sample %llu: label %d of %u",
+                     (unsigned long long)i, x[k], h->nclasses);
+            FZ_CHECK(x[k] != first, "sample %llu: label %d twice", (unsigned long long)i, first);
+            for (uint32_t j = 0; j < k; j++)
+                FZ_CHECK(x[j] != x[k], "sample %llu: label %d twice", (unsigned long long)i, x[k]);
+        }
+    }
+    FZ_CHECK(most == h->max_labels, "max_labels %u, the most %u", h->max_labels, most);
+}
+
 static void check_index(const feed__index_hdr *h, int folder)
 {
     FZ_CHECK(h->magic == FEED_INDEX_MAGIC && h->version == FEED_INDEX_VERSION, "bad header");
@@ -209,6 +246,7 @@ static void check_index(const feed__index_hdr *h, int folder)
         struct stat sb;
         FZ_CHECK(stat(full, &sb) == 0 && S_ISREG(sb.st_mode), "entry %s: not a file", full);
     }
+    check_labels(h);
     if (folder)
         for (uint32_t c = 1; c < h->nclasses; c++)
             FZ_CHECK(strcmp(feed__index_class(h, c - 1), feed__index_class(h, c)) < 0,
@@ -262,8 +300,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_index(w.hdr, folder);
             feed__index_free(&w);
         }
-        feed__index_free(&ix);
     }
+    if (mode & 16) { /* multi_label=1: a superset of what one label a line accepts */
+        feed__index m;
+        char merr[1024] = "";
+        feed__index_spec spec = {.source = source, .file_list = file_list, .multi_label = 1};
+        feed_status ms = feed__index_build_spec(&m, &spec, merr, sizeof merr);
+        FZ_CHECK(ms == FEED_OK || ms == FEED_E_DATASET, "multi_label: status %s: %s", feed_status_name(ms), merr);
+        FZ_CHECK(ms == FEED_OK || (merr[0] && memchr(merr, 0, sizeof merr)), "an error without a message");
+        FZ_CHECK(st != FEED_OK || ms == FEED_OK, "accepted with one label a line, refused with multi_label: %s",
+                 merr);
+        if (ms == FEED_OK) {
+            check_index(m.hdr, folder);
+            FZ_CHECK(st != FEED_OK || (m.hdr->total_bytes == ix.hdr->total_bytes &&
+                                       !memcmp(m.hdr, ix.hdr, ix.hdr->total_bytes)),
+                     "a single-label index differs with multi_label");
+            feed__index_free(&m);
+        }
+    }
+    if (st == FEED_OK)
+        feed__index_free(&ix);
     rmtree(dir);
     return 0;
 }

@@ -6,7 +6,9 @@
  * failure); every sample it gives lies inside the shard, after a header
  * (offset >= 512, on a block boundary) and does not overlap the one before
  * (members come in order); labels are 0..2147483647; every problem names the
- * shard and an offset inside it.
+ * shard and an offset inside it. Scanned twice: one label a sample, then
+ * multi_label (1..256 labels, none twice), which keeps every sample the
+ * first scan gave (one label is a valid list of labels).
  */
 #include <stdint.h>
 #include <string.h>
@@ -18,6 +20,8 @@ typedef struct tz {
     const uint8_t *p;
     size_t n;
     uint64_t last_end;
+    uint32_t multi;
+    uint64_t samples;
 } tz;
 
 static int64_t tz_read(void *ctx, void *buf, size_t n, uint64_t off)
@@ -32,7 +36,7 @@ static int64_t tz_read(void *ctx, void *buf, size_t n, uint64_t off)
 }
 
 static int tz_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
-                     int32_t label)
+                     const int32_t *labels, uint32_t nlabels)
 {
     tz *f = ctx;
     FZ_CHECK(hdr_off + 512 == off, "member '%s' header at %llu, data at %llu", member,
@@ -42,8 +46,14 @@ static int tz_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t o
              (unsigned long long)off, (unsigned long long)len, f->n);
     FZ_CHECK(off >= f->last_end, "sample at %llu overlaps the previous one (ends %llu)",
              (unsigned long long)off, (unsigned long long)f->last_end);
-    FZ_CHECK(label >= 0, "label %d", label);
+    FZ_CHECK(nlabels >= 1 && nlabels <= (f->multi ? 256u : 1u), "%u labels (multi_label=%u)", nlabels, f->multi);
+    for (uint32_t i = 0; i < nlabels; i++) {
+        FZ_CHECK(labels[i] >= 0, "label %d", labels[i]);
+        for (uint32_t j = 0; j < i; j++)
+            FZ_CHECK(labels[i] != labels[j], "label %d twice", labels[i]);
+    }
     f->last_end = off + len;
+    f->samples++;
     return 0;
 }
 
@@ -59,11 +69,19 @@ static void tz_problem(void *ctx, const char *shard, const char *member, uint64_
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    tz f = {data, size, 0};
-    feed__tar_io io = {tz_read, &f, size};
-    feed__tar_sink sink = {tz_sample, tz_problem, &f};
-    char err[256];
-    feed_status st = feed__tar_scan(&io, "fuzz.tar", &sink, err, sizeof err);
-    FZ_CHECK(st == FEED_OK, "scan failed: %s", err);
+    uint64_t single = 0;
+    for (uint32_t multi = 0; multi < 2; multi++) {
+        tz f = {data, size, 0, multi, 0};
+        feed__tar_io io = {tz_read, &f, size};
+        feed__tar_sink sink = {tz_sample, tz_problem, &f, multi};
+        char err[256];
+        feed_status st = feed__tar_scan(&io, "fuzz.tar", &sink, err, sizeof err);
+        FZ_CHECK(st == FEED_OK, "scan failed: %s", err);
+        if (!multi)
+            single = f.samples;
+        else
+            FZ_CHECK(f.samples >= single, "multi_label gave %llu samples, one label %llu",
+                     (unsigned long long)f.samples, (unsigned long long)single);
+    }
     return 0;
 }

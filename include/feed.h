@@ -202,13 +202,15 @@ typedef struct feed_options {
      * a duplicate key, a label that is no integer) is reported on stderr
      * with shard path, member name and header offset and skipped; the rest
      * of the shard loads. Index memory: 16 bytes a sample, each shard's path
-     * once. Samples are read by (shard, offset, length) with the same reader
-     * and read-ahead as files; the epoch permutation is over samples. */
+     * once (several labels a sample: see multi_label). Samples are read by
+     * (shard, offset, length) with the same reader and read-ahead as files;
+     * the epoch permutation is over samples. */
     char source[FEED_PATH_MAX];
-    char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines; paths relative
-                                      to source (or to the list's folder if source is empty);
-                                      labels are integers 0..2147483647 (int32, any may be
-                                      unused: index memory follows the lines, not the labels) */
+    char file_list[FEED_PATH_MAX]; /* [file_list] "relative/path label" lines (several labels
+                                      a line: multi_label); paths relative to source (or to
+                                      the list's folder if source is empty); labels are
+                                      integers 0..2147483647 (int32, any may be unused:
+                                      index memory follows the lines, not the labels) */
 
     /* batching and order */
     uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */
@@ -448,13 +450,31 @@ typedef struct feed_options {
                             drop_last), so a sample's repeats go to different ranks when
                             world_size >= repeats. Repeat j makes every draw keyed by the
                             sample (crop, flip, rotation, jitter, greyscale, policy) as
-                            sample id + j * n would, so repeat 0 is the sample's own draws and repeats=1 is the loader without
-                            the option, bitwise. Every position is delivered: an epoch is
+                            sample id + j * n would, so repeat 0 is the sample's own draws and
+                            repeats=1 is the loader without the option, bitwise. Every position is delivered: an epoch is
                             repeats times as long (samples_per_epoch, batches_per_epoch and
                             positions all count the n * repeats order). RASampler instead
                             stops each rank after about n / world_size samples (the first
                             1 / repeats of its share: floor(n / 256) * 256 / W), so E of its
                             epochs see about as many samples as E / repeats of these */
+    /* multi-label targets */
+    uint32_t multi_label;   /* [multi_label] 1: a sample may carry several labels: a file-list
+                            line "path 3 17 42" (or "path 3,17,42": the labels are the last
+                            words that are integers or comma lists of them), a tar shard's
+                            KEY.cls holding several integers separated by whitespace or
+                            commas (at most 512 bytes); at most 1024 labels a sample (256 in
+                            a .cls), none twice (an error naming the line; a .cls member: the
+                            sample reported and skipped). An ImageFolder or a .npy array has
+                            one label a sample. The batch carries soft_labels as multi-hot
+                            rows (1 at each label, 0 elsewhere; label_smoothing e makes them
+                            e / num_classes and 1 - e + e / num_classes, as timm's; MixUp and
+                            CutMix mix the rows as one-hot ones), labels the first label of
+                            each sample, and label_offsets/label_list all of them. Host
+                            backend only for now. 0 (default): several labels on a line or in
+                            a member are an error naming it, as a bad label is. Index memory
+                            a sample: 16 bytes for a single-label file list, tar shard or
+                            ImageFolder (either setting; a .npy array 4); a file list or
+                            shards with several labels anywhere 16 + 4 + 4 x (labels - 1) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -533,12 +553,21 @@ typedef struct feed_batch {
     /* since 0.2.0 */
     const float *soft_labels; /* host, count x num_classes float32 (row per sample): the
                                 targets after label smoothing and MixUp/CutMix (each row sums
-                                to 1); NULL unless one of those is on. The loader's memory,
+                                to 1), or multi-hot rows with multi_label; NULL unless one of
+                                those is on. The loader's memory,
                                 valid until release like the rest */
     void *soft_labels_device; /* their device copy; NULL on host (and for now always: the
                                 CUDA backend refuses mixing and smoothing) */
     uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
     uint32_t reserved1;
+    /* since 0.2.0, with multi_label=1 (NULL otherwise): sample i's labels are
+       label_list[label_offsets[i] .. label_offsets[i + 1]), in the order the dataset gives
+       them, the first being labels[i]; soft_labels then holds their multi-hot rows (rows
+       sum to the label count, not 1, without smoothing). The loader's memory, valid until
+       release, built by the parent from its index by sample id (a replaced sample's are its
+       substitute's) */
+    const uint32_t *label_offsets; /* host, count + 1 offsets, label_offsets[0] = 0 */
+    const int32_t *label_list;     /* host, label_offsets[count] labels */
 } feed_batch;
 
 /*

@@ -396,7 +396,7 @@ static feed_status create_with(const char *opts, char *err, size_t errlen)
     return st;
 }
 
-/* RandomErasing and MixUp/CutMix/label smoothing run on the host backend
+/* RandomErasing and MixUp/CutMix/label smoothing/multi_label run on the host backend
  * only for now: the CUDA backend (asked for, or what auto resolves to) is
  * refused at create with a message saying so; the host backend takes them. */
 static void test_refuses_erase_and_mix(void **state)
@@ -404,7 +404,7 @@ static void test_refuses_erase_and_mix(void **state)
     char err[1024];
     const char *on_cuda[] = {"device=cuda:0,augment=train,erase_p=0.5", "device=auto,mixup_alpha=0.2",
                              "device=cuda,cutmix_alpha=1", "device=cuda:0,label_smoothing=0.1",
-                             "device=auto,augment=train,erase_p=1,mixup_alpha=1"};
+                             "device=auto,augment=train,erase_p=1,mixup_alpha=1", "device=cuda:0,multi_label=1"};
     for (size_t i = 0; i < sizeof on_cuda / sizeof *on_cuda; i++) {
         assert_int_equal(create_with(on_cuda[i], err, sizeof err), FEED_E_INVALID);
         assert_non_null(strstr(err, "on the host backend only for now"));

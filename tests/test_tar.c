@@ -77,9 +77,11 @@ typedef struct found {
 } found;
 
 static int on_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
-                     int32_t label)
+                     const int32_t *labels, uint32_t nlabels)
 {
     found *f = ctx;
+    assert_int_equal(nlabels, 1); /* multi_label is off in these scans */
+    int32_t label = labels[0];
     assert_int_equal(off, hdr_off + 512);
     assert_non_null(strstr(member, "."));
     assert_true(f->n < 64);
@@ -101,7 +103,7 @@ static void scan(tbuf *t, found *f)
 {
     memset(f, 0, sizeof *f);
     feed__tar_io io = {mem_read, t, t->n};
-    feed__tar_sink sink = {on_sample, on_problem, f};
+    feed__tar_sink sink = {on_sample, on_problem, f, 0};
     char err[256];
     assert_int_equal(feed__tar_scan(&io, "/d/s.tar", &sink, err, sizeof err), FEED_OK);
 }
@@ -748,7 +750,7 @@ static void test_shard_past_index_limits(void **state)
     feed__index ix;
     char err[256];
     char *paths[] = {"/virtual/big.tar"};
-    assert_int_equal(feed__index_build_shards(&ix, "/", paths, 1, vopen, vclose, &v, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__index_build_shards(&ix, "/", paths, 1, vopen, vclose, &v, 0, err, sizeof err), FEED_OK);
     assert_int_equal(ix.hdr->count, 1);
     assert_int_equal(ix.hdr->problems, 1);
     assert_true(past > (1ull << 40)); /* k.jpg's header; its report names it (stderr) */

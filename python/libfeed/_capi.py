@@ -129,6 +129,7 @@ class FeedOptions(ctypes.Structure):
         ("label_smoothing", f32),
         ("num_classes", u32),
         ("repeats", u32),
+        ("multi_label", u32),
     ]
 
 
@@ -160,6 +161,8 @@ class FeedBatch(ctypes.Structure):
         ("soft_labels_device", ctypes.c_void_p),
         ("num_classes", u32),
         ("reserved1", u32),
+        ("label_offsets", ctypes.POINTER(u32)),
+        ("label_list", ctypes.POINTER(i32)),
     ]
 
 

@@ -44,23 +44,28 @@ class Batch(tuple):
                     them as the batch's labels (the second item) when present
     class_labels    the class index of each sample (what labels is without
                     soft labels; with MixUp, the sample's own class, not its
-                    partner's)
+                    partner's; with multi_label, its first label)
+    label_lists     multi_label=1: (offsets, labels), numpy uint32 count + 1 and
+                    int32: sample i's labels are labels[offsets[i]:offsets[i + 1]]
+                    (soft_labels holds them as multi-hot rows); else None
     """
 
     def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad, soft_labels=None,
-                class_labels=None):
+                class_labels=None, label_lists=None):
         self = super().__new__(cls, (images, labels))
         self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
             epoch, index, sample_ids, flags, bad)
         self.soft_labels = soft_labels
         self.class_labels = labels if class_labels is None else class_labels
+        self.label_lists = label_lists
         return self
 
     def replace(self, **changes):
         """A Batch with these fields changed (images=, labels=, soft_labels=, ...)."""
         now = {"images": self[0], "labels": self[1], "epoch": self.epoch, "index": self.index,
                "sample_ids": self.sample_ids, "flags": self.flags, "bad": self.bad,
-               "soft_labels": self.soft_labels, "class_labels": self.class_labels}
+               "soft_labels": self.soft_labels, "class_labels": self.class_labels,
+               "label_lists": self.label_lists}
         unknown = set(changes) - set(now)
         if unknown:
             raise TypeError(f"Batch.replace: no field {sorted(unknown)}")
@@ -292,8 +297,13 @@ class Iteration:
                              self._stream)
             elif soft_ptr and classes:  # host soft labels of a device batch: a copy, as labels
                 soft = Array(soft_ptr, (n, classes), _FLOAT32, -1, held).numpy(copy=True)
+        lists = None
+        if ctypes.cast(b.label_offsets, ctypes.c_void_p).value:  # multi_label=1: copies, small
+            offsets = np.ctypeslib.as_array(b.label_offsets, (n + 1,)).copy()
+            lists = (offsets, np.ctypeslib.as_array(b.label_list, (max(int(offsets[-1]), 1),))
+                     [:int(offsets[-1])].copy())
         return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad),
-                     soft_labels=soft)
+                     soft_labels=soft, label_lists=lists)
 
     # -- giving batches back ------------------------------------------------------------
     def _unpin(self, held):

@@ -399,7 +399,9 @@ class DataLoader(_loader.Front):
                 b = b.replace(images=b[0][:-1], labels=b[1][:-1], sample_ids=b.sample_ids[:-1],
                               flags=b.flags[:-1], bad=bad,
                               soft_labels=None if b.soft_labels is None else b.soft_labels[:-1],
-                              class_labels=b.class_labels[:-1])
+                              class_labels=b.class_labels[:-1],
+                              label_lists=None if b.label_lists is None else
+                              (b.label_lists[0][:-1], b.label_lists[1][:b.label_lists[0][-2]]))
             yield b
 
     @staticmethod

@@ -83,7 +83,8 @@ def _timm(args, op):
         _refuse(op, f"cutmix_minmax={a['cutmix_minmax']!r}: libfeed's CutMix box comes from "
                     "Beta(cutmix_alpha), not a uniform box size")
     if a["multi_label"]:
-        _refuse(op, "multi_label=True: libfeed's soft labels are one class per sample, mixed")
+        _refuse(op, "multi_label=True: several labels a sample come from the dataset; give "
+                    "multi_label=True to the loader (its soft labels are then multi-hot rows, mixed)")
     mixup, cutmix = float(a["mixup_alpha"]), float(a["cutmix_alpha"])
     if cutmix > 0 and not a["correct_lam"]:
         _refuse(op, "correct_lam=False: libfeed's CutMix lambda is always the box's area "

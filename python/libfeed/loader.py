@@ -228,13 +228,15 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
 
 def _soft_labels_asked(settings):
     """The option (text) that asks for soft labels (feed.h: label smoothing,
-    MixUp or CutMix), or "" when none does."""
+    MixUp, CutMix or multi_label's multi-hot rows), or "" when none does."""
     for key in ("label_smoothing", "mixup_alpha", "cutmix_alpha"):
         try:
             if float(settings.get(key, 0)) > 0:
                 return f"{key}={settings[key]}"
         except ValueError:
             pass  # the C parser refused it at create already
+    if str(settings.get("multi_label", "")).lower() in ("1", "true"):
+        return f"multi_label={settings['multi_label']}"
     return ""
 
 

@@ -55,6 +55,130 @@ int feed__builder_add_entry(feed__builder *b, const char *path, size_t len, int3
     return 0;
 }
 
+int feed__builder_add_labels(feed__builder *b, const int32_t *labels, uint32_t n)
+{
+    uint64_t i = b->n - 1, extra = n - 1;
+    if (b->nx + extra > FEED_MAX_EXTRA_LABELS)
+        return -2;
+    if (b->xend_cap < b->cap) {
+        uint32_t *e = feed__realloc(b->xend, b->cap * sizeof *e);
+        if (!e)
+            return -1;
+        b->xend = e, b->xend_cap = b->cap;
+    }
+    if (b->nx + extra > b->xcap) {
+        uint64_t cap = b->xcap ? b->xcap : 1024;
+        while (cap < b->nx + extra)
+            cap *= 2;
+        int32_t *x = feed__realloc(b->xlabels, cap * sizeof *x);
+        if (!x)
+            return -1;
+        b->xlabels = x, b->xcap = cap;
+    }
+    for (; b->xfilled < i; b->xfilled++) /* the single-label samples since the last call */
+        b->xend[b->xfilled] = (uint32_t)b->nx;
+    memcpy(b->xlabels + b->nx, labels + 1, extra * sizeof *labels);
+    b->nx += extra;
+    b->xend[i] = (uint32_t)b->nx;
+    b->xfilled = i + 1;
+    if (n > b->max_labels)
+        b->max_labels = n;
+    return 0;
+}
+
+/* One integer 0..FEED_MAX_LABEL at *p (an optional '+', digits); 0 and *p
+ * past it, or -1. */
+static int one_label(const char **p, const char *end, int32_t *v)
+{
+    const char *q = *p + (*p < end && **p == '+');
+    uint64_t x = 0;
+    const char *d = q;
+    while (q < end && *q >= '0' && *q <= '9') {
+        x = x * 10 + (uint64_t)(*q++ - '0');
+        if (x > FEED_MAX_LABEL)
+            return -2;
+    }
+    if (q == d)
+        return -1;
+    *v = (int32_t)x;
+    *p = q;
+    return 0;
+}
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static void printable(char *dst, size_t dstlen, const char *s, size_t n)
+{
+    size_t k = 0;
+    for (; k < n && k + 4 < dstlen; k++)
+        dst[k] = s[k] >= 0x20 && s[k] < 0x7f ? s[k] : '?';
+    if (k < n)
+        memcpy(dst + k, "...", 3), k += 3;
+    dst[k] = 0;
+}
+
+uint32_t feed__labels_parse(const char *s, size_t len, int32_t *out, uint32_t max, feed__quote_fn quote,
+                            char *why, size_t whylen)
+{
+    const char *p = s, *end = s + len;
+    uint32_t n = 0;
+    while (p < end && is_blank(*p))
+        p++;
+    while (p < end) {
+        const char *w = p;
+        int32_t v;
+        int rc = one_label(&p, end, &v);
+        if (rc == 0 && p < end && !is_blank(*p) && *p != ',')
+            rc = -1; /* "3x": the word is not an integer */
+        if (rc) {
+            if (*w == ',') {
+                snprintf(why, whylen, "an empty label before a comma");
+                return 0;
+            }
+            const char *we = w;
+            while (we < end && !is_blank(*we) && *we != ',')
+                we++;
+            char word[4 * 60 + 4];
+            if (quote)
+                quote(word, sizeof word, w, (size_t)(we - w));
+            else /* '?' for a byte that is not printable ASCII: none reaches a terminal raw */
+                printable(word, sizeof word, w, (size_t)(we - w));
+            if (rc == -2)
+                snprintf(why, whylen, "label %s is out of range: labels are 0..%u (int32)", word, FEED_MAX_LABEL);
+            else
+                snprintf(why, whylen, "label '%s' is not a non-negative integer", word);
+            return 0;
+        }
+        if (n == max) {
+            snprintf(why, whylen, "more than %u labels", max);
+            return 0;
+        }
+        for (uint32_t k = 0; k < n; k++)
+            if (out[k] == v) {
+                snprintf(why, whylen, "label %d appears twice", v);
+                return 0;
+            }
+        out[n++] = v;
+        while (p < end && is_blank(*p))
+            p++;
+        if (p < end && *p == ',') { /* one comma between two labels */
+            p++;
+            while (p < end && is_blank(*p))
+                p++;
+            if (p == end || *p == ',') {
+                snprintf(why, whylen, "an empty label between commas or at the end");
+                return 0;
+            }
+        }
+    }
+    if (!n)
+        snprintf(why, whylen, "no label");
+    return n;
+}
+
 int feed__builder_add_class(feed__builder *b, const char *name)
 {
     if (b->nclasses == b->classes_cap) {
@@ -73,6 +197,8 @@ void feed__builder_free(feed__builder *b)
     feed__free(b->pool);
     feed__free(b->classes);
     feed__free(b->shards);
+    feed__free(b->xlabels);
+    feed__free(b->xend);
 }
 
 /* An open/read failure: out of fds or memory is the machine's limit, not a
@@ -100,7 +226,11 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
     uint64_t ntable = named ? b->nclasses : 0;
     uint64_t shards_off = FEED_ALIGN_UP(classes_off + ntable * sizeof(uint64_t), 64);
     uint64_t pool_off = FEED_ALIGN_UP(shards_off + b->nshards * sizeof(uint64_t), 64);
-    uint64_t total = FEED_ALIGN_UP(pool_off + b->pool_len, 4096);
+    /* several labels a sample: the starts and the extra labels after the pool */
+    uint64_t xstarts_off = FEED_ALIGN_UP(pool_off + b->pool_len, 64);
+    uint64_t xlabels_off = xstarts_off + (b->nx ? (b->n + 1) * sizeof(uint32_t) : 0);
+    uint64_t end = b->nx ? xlabels_off + b->nx * sizeof(int32_t) : pool_off + b->pool_len;
+    uint64_t total = FEED_ALIGN_UP(end, 4096);
     feed__index_hdr *h = feed__calloc(1, total);
     if (!h) {
         feed__builder_free(b);
@@ -129,6 +259,18 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
     if (b->nshards)
         memcpy((char *)h + shards_off, b->shards, b->nshards * sizeof(uint64_t));
     memcpy((char *)h + pool_off, b->pool, b->pool_len);
+    h->max_labels = 1;
+    if (b->nx) {
+        uint32_t *st = (uint32_t *)((char *)h + xstarts_off);
+        st[0] = 0;
+        for (uint64_t i = 0; i < b->n; i++)
+            st[i + 1] = i < b->xfilled ? b->xend[i] : (uint32_t)b->nx;
+        memcpy((char *)h + xlabels_off, b->xlabels, b->nx * sizeof(int32_t));
+        h->xstarts_off = xstarts_off;
+        h->xlabels_off = xlabels_off;
+        h->nextra = b->nx;
+        h->max_labels = b->max_labels;
+    }
     feed__builder_free(b);
     ix->hdr = h;
     return FEED_OK;

@@ -28,6 +28,15 @@ typedef struct feed__builder {
     uint64_t *shards; /* pool offsets of the shard paths */
     uint64_t nshards, shards_cap;
     uint64_t problems;
+    /* several labels a sample: a sample's labels past its first, and where
+     * each sample's end (xend[i]: extras of samples 0..i); xend is kept for
+     * the first xfilled samples, the rest have none */
+    uint32_t multi_ok; /* 1: several labels allowed (multi_label=1) */
+    int32_t *xlabels;
+    uint64_t nx, xcap;
+    uint32_t *xend;
+    uint64_t xfilled, xend_cap;
+    uint32_t max_labels;
     char first_problem[FEED_INDEX_SKIPPED_NAMES]; /* the first one's report */
 } feed__builder;
 
@@ -38,6 +47,18 @@ int feed__builder_pool_add(feed__builder *b, const char *s, size_t len, uint64_t
 feed__index_entry *feed__builder_next_entry(feed__builder *b);
 /* One sample: path[0..len) into the pool, with its label. 0 or -1 (out of memory). */
 int feed__builder_add_entry(feed__builder *b, const char *path, size_t len, int32_t label);
+/* The labels of the last sample added past its first (n - 1 of them, n >= 2).
+ * 0, -1 (out of memory) or -2 (more extra labels than an index holds). */
+int feed__builder_add_labels(feed__builder *b, const int32_t *labels, uint32_t n);
+/* Writes src[0..n) into dst fit for a message (escaped); returns dst. */
+typedef const char *(*feed__quote_fn)(char *dst, size_t dstlen, const char *src, size_t n);
+/* Parses s[0..len): integers 0..FEED_MAX_LABEL (an optional '+', decimal
+ * digits) separated by whitespace or one comma (spaces around it allowed),
+ * at least one, at most max, none twice, into out. Returns how many, or 0
+ * with why (what is wrong, the bad word quoted by quote, NULL: '?' for each
+ * byte that is not printable ASCII). */
+uint32_t feed__labels_parse(const char *s, size_t len, int32_t *out, uint32_t max, feed__quote_fn quote,
+                            char *why, size_t whylen);
 /* The next class (label b->nclasses), named name. 0 or -1 (out of memory). */
 int feed__builder_add_class(feed__builder *b, const char *name);
 void feed__builder_free(feed__builder *b);

@@ -61,6 +61,11 @@ static const char *escape(char *dst, size_t dstlen, const char *src, size_t n)
     return dst;
 }
 
+static const char *quote(char *dst, size_t dstlen, const char *src, size_t n)
+{
+    return escape(dst, dstlen, src, n);
+}
+
 static feed_status build_list(feed__builder *b, const char *list, char *err, size_t errlen)
 {
     FILE *f = fopen(list, "re");
@@ -88,6 +93,11 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
     uint64_t lineno = 0;
     int64_t maxlabel = -1;
     feed_status st = FEED_OK;
+    int32_t *labs = feed__malloc(FEED_MAX_SAMPLE_LABELS * sizeof *labs);
+    if (!labs) {
+        fclose(f);
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    }
     while (st == FEED_OK && (len = getline(&line, &cap, f)) >= 0) {
         lineno++;
         if (memchr(line, 0, (size_t)len)) {
@@ -115,46 +125,62 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
                            (unsigned long long)lineno, escape(shown, sizeof shown, s, strlen(s)));
             break;
         }
-        const char *digits = sp + (*sp == '+');
-        if (!*digits || strspn(digits, "0123456789") != strlen(digits)) {
-            char shown[4 * 60 + 4];
-            st = feed__err(FEED_E_DATASET, err, errlen,
-                           "dataset: %s:%llu: label '%s' is not a non-negative integer", list,
-                           (unsigned long long)lineno, escape(shown, sizeof shown, sp, strlen(sp)));
-            break;
+        /* The labels are the last words that are integers or comma lists of
+         * them ("a.jpg 3 17 42", "a.jpg 3,17,42"); the path is the rest,
+         * spaces and all, and never empty. */
+        while (sp > s) {
+            char *w = sp;
+            while (w > s && isspace((unsigned char)w[-1]))
+                w--;
+            char *ws = w;
+            while (ws > s && !isspace((unsigned char)ws[-1]))
+                ws--;
+            if (ws == s || strspn(ws, "0123456789+,") < (size_t)(w - ws))
+                break;
+            sp = ws;
         }
-        errno = 0;
-        unsigned long long lab = strtoull(digits, NULL, 10);
-        if (errno == ERANGE || lab > FEED_MAX_LABEL) {
-            char shown[4 * 60 + 4];
-            st = feed__err(FEED_E_DATASET, err, errlen,
-                           "dataset: %s:%llu: label %s is out of range: labels are 0..%u (int32)",
-                           list, (unsigned long long)lineno,
-                           escape(shown, sizeof shown, sp, strlen(sp)), FEED_MAX_LABEL);
+        char why[4 * 60 + 128];
+        uint32_t nl = feed__labels_parse(sp, strlen(sp), labs, FEED_MAX_SAMPLE_LABELS, quote, why, sizeof why);
+        if (nl > 1 && !b->multi_ok)
+            snprintf(why, sizeof why,
+                     "%u labels on one line: several labels a sample need multi_label=1 (a path whose "
+                     "last word is a number cannot be listed: rename it)", nl);
+        if (nl == 0 || (nl > 1 && !b->multi_ok)) {
+            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: %s", list, (unsigned long long)lineno,
+                           why);
             break;
         }
         char *pe = sp;
         while (pe > s && isspace((unsigned char)pe[-1]))
             pe--;
         *pe = 0;
-        if (feed__builder_add_entry(b, s, (size_t)(pe - s), (int32_t)lab))
+        int rc = feed__builder_add_entry(b, s, (size_t)(pe - s), labs[0]);
+        if (!rc && nl > 1)
+            rc = feed__builder_add_labels(b, labs, nl);
+        if (rc == -2)
+            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
+                           (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
+        else if (rc)
             st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
-        if ((int64_t)lab > maxlabel)
-            maxlabel = (int64_t)lab;
+        for (uint32_t k = 0; k < nl; k++)
+            if (labs[k] > maxlabel)
+                maxlabel = labs[k];
     }
     if (st == FEED_OK && ferror(f))
         st = feed__err(FEED_E_DATASET, err, errlen, "dataset: error reading %s: %s", list,
                        strerror(errno));
     free(line);
+    feed__free(labs);
     fclose(f);
     /* 0..2^31: only a count; a file list has no per-class table */
     b->nclasses = (uint32_t)(maxlabel + 1);
     return st;
 }
 
-feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, char *err, size_t errlen)
+feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
+                                 char *err, size_t errlen)
 {
-    feed__builder b = {0};
+    feed__builder b = {.multi_ok = multi_label};
     feed_status st = build_list(&b, list, err, errlen);
     if (st == FEED_OK && b.n == 0)
         st = feed__err(FEED_E_DATASET, err, errlen,

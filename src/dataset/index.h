@@ -10,8 +10,15 @@
  * Layout (one allocation, position independent, offsets from the header):
  *   feed__index_hdr | entries[count] | class name offsets[nclasses]
  *   | shard path offsets[nshards] | string pool
+ *   | extra label starts[count + 1] | extra labels[nextra]
  * (the class name offsets only for an ImageFolder, named_classes = 1; the
- * shard table only for tar shards, kind = FEED_INDEX_SHARDS).
+ * shard table only for tar shards, kind = FEED_INDEX_SHARDS; the last two
+ * only when some sample has several labels, nextra > 0).
+ *
+ * Labels: a sample's first label is its entry's; a multi-label sample's
+ * others are extra labels[starts[i] .. starts[i + 1]), in the order the
+ * source gave them. So a single-label index is 16 bytes a sample, as it
+ * has always been, and a multi-label one 16 + 4 + 4 * (labels - 1).
  * Paths in the pool are relative to hdr->root (absolute ones are kept as is),
  * each stored once: a file's path per sample, a shard's path per shard.
  *
@@ -35,11 +42,16 @@
 #include "feed.h"
 
 #define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
-#define FEED_INDEX_VERSION 2u
+#define FEED_INDEX_VERSION 3u
 /* Labels are int32 (feed_batch.labels): 0..FEED_MAX_LABEL, so at most
  * FEED_MAX_LABEL + 1 classes. Index memory does not depend on the labels: a
  * file list has no per-class table, an ImageFolder one entry per folder. */
 #define FEED_MAX_LABEL 2147483647u
+/* Labels of one sample (multi_label=1), at most; more is an error naming the
+ * line or member. Extra labels of an index (all samples), at most: the
+ * starts are uint32. */
+#define FEED_MAX_SAMPLE_LABELS 1024u
+#define FEED_MAX_EXTRA_LABELS 0xFFFFFFFFull
 
 /* 16 bytes a sample for kinds FILES and SHARDS (NPY has no entries):
  *   files:  path_off = offset of the path in the pool, path_len = its length;
@@ -75,6 +87,11 @@ typedef struct feed__index_hdr {
     /* kind FEED_INDEX_NPY only */
     feed__npy_images npy;
     uint64_t labels_off; /* int32[count] */
+    /* several labels a sample (multi_label=1): nextra > 0 */
+    uint64_t xstarts_off, xlabels_off; /* uint32[count + 1], int32[nextra] */
+    uint64_t nextra;
+    uint32_t max_labels; /* labels of the sample with the most (1 for a single-label index) */
+    uint32_t reserved;
 } feed__index_hdr;
 
 /* Names of skipped files kept for the report, and the room they have. */
@@ -107,6 +124,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
 /* What to index, with everything feed__index_build does not ask for. */
 typedef struct feed__index_spec {
     const char *source, *file_list;
+    uint32_t multi_label;        /* 1: a line or .cls member may hold several labels; 0: an error */
     const char *labels;          /* .npy labels of a .npy source ("" or NULL: none) */
     uint32_t scan_cache;         /* ImageFolder: 1 = reuse a saved scan, save a new one (scancache.h) */
     const char *scan_cache_path; /* "" or NULL: ROOT/.libfeed-scan */
@@ -130,10 +148,11 @@ typedef feed_status (*feed__shard_open_fn)(void *ctx, uint32_t i, struct feed__t
 typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
 /* Builds a shard index from n shards (paths relative to root, or absolute),
  * scanning each through open/close: files for feed__index_build, generated
- * headers for bench/indexbench (shards.c). */
+ * headers for bench/indexbench (shards.c); multi_label: a .cls member may
+ * hold several labels (feed__tar_sink). */
 feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
                                      feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
-                                     char *err, size_t errlen);
+                                     uint32_t multi_label, char *err, size_t errlen);
 
 static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
 {
@@ -169,6 +188,17 @@ static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
     if (h->kind == FEED_INDEX_NPY)
         return ((const int32_t *)((const char *)h + h->labels_off))[i];
     return feed__index_entries(h)[i].label;
+}
+/* Labels of sample i: returns how many (1 unless multi-label); the first is
+ * feed__index_label, the others *extra[0 .. n - 1). */
+static inline uint32_t feed__index_labels(const feed__index_hdr *h, uint64_t i, const int32_t **extra)
+{
+    *extra = NULL;
+    if (!h->nextra)
+        return 1;
+    const uint32_t *st = (const uint32_t *)((const char *)h + h->xstarts_off);
+    *extra = (const int32_t *)((const char *)h + h->xlabels_off) + st[i];
+    return 1 + st[i + 1] - st[i];
 }
 static inline const char *feed__index_class(const feed__index_hdr *h, uint32_t c)
 {

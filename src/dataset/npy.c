@@ -467,6 +467,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
     hdr->pool_off = pool_off;
     hdr->pool_bytes = namelen + 1;
     hdr->labels_off = labels_off;
+    hdr->max_labels = 1; /* one label a sample, as every index says it */
     hdr->npy = im;
     strcpy(hdr->root, full);
     memcpy((char *)hdr + pool_off, name, namelen + 1);

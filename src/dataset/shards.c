@@ -381,7 +381,7 @@ typedef struct shard_ctx {
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
 
 static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
-                        int32_t label)
+                        const int32_t *labels, uint32_t nlabels)
 {
     shard_ctx *c = ctx;
     feed__builder *b = c->b;
@@ -394,11 +394,18 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
     feed__index_entry *e = feed__builder_next_entry(b);
     if (!e)
         return -1;
-    *e = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, label, (uint32_t)len};
+    *e = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, labels[0], (uint32_t)len};
     b->n++;
-    if ((uint64_t)label + 1 > b->nclasses)
-        b->nclasses = (uint32_t)label + 1;
-    return 0;
+    int rc = nlabels > 1 ? feed__builder_add_labels(b, labels, nlabels) : 0;
+    if (rc == -2) { /* the index is full of labels: this sample cannot be one of it */
+        b->n--;
+        shard_problem(ctx, c->path, member, hdr_off, "more labels in all than the index holds; skipped");
+        return 0;
+    }
+    for (uint32_t k = 0; k < nlabels; k++)
+        if ((uint64_t)labels[k] + 1 > b->nclasses)
+            b->nclasses = (uint32_t)labels[k] + 1;
+    return rc;
 }
 
 /* Printed up to this many; then a count (a shard set broken throughout
@@ -419,11 +426,11 @@ static void shard_problem(void *ctx, const char *shard, const char *member, uint
 
 feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
                                      feed__shard_open_fn open_fn, feed__shard_close_fn close_fn,
-                                     void *ctx, char *err, size_t errlen)
+                                     void *ctx, uint32_t multi_label, char *err, size_t errlen)
 {
     memset(ix, 0, sizeof *ix);
     ix->fd = -1;
-    feed__builder b = {0};
+    feed__builder b = {.multi_ok = multi_label};
     feed_status st = FEED_OK;
     if (strlen(root) >= FEED_PATH_MAX)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
@@ -443,7 +450,7 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
         if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
             break;
         shard_ctx c = {&b, i, paths[i]};
-        feed__tar_sink sink = {shard_sample, shard_problem, &c};
+        feed__tar_sink sink = {shard_sample, shard_problem, &c, multi_label};
         st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
         close_fn(ctx, &io);
     }

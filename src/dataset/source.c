@@ -50,7 +50,7 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     }
     if (is_shards) {
         st = feed__index_build_shards(ix, "/", shards, nshards, feed__shards_open, feed__shards_close,
-                                      shards, err, errlen);
+                                      shards, spec->multi_label, err, errlen);
         feed__shards_free(shards, nshards);
         return st;
     }
@@ -92,6 +92,6 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
 
     if (list)
-        return feed__filelist_index(ix, list, root, err, errlen);
+        return feed__filelist_index(ix, list, root, spec->multi_label, err, errlen);
     return feed__folder_index(ix, root, spec, err, errlen);
 }

@@ -23,6 +23,7 @@
 #include <strings.h>
 
 #include "common/internal.h"
+#include "dataset/builder.h"
 #include "common/rng.h"
 
 #if defined(__SSE2__)
@@ -34,6 +35,9 @@
 #define TAR_META_MAX (1u << 16)
 #define TAR_NAME_MAX 4096
 #define LABEL_MAX_BYTES 32
+/* A multi-label .cls member is read from its first block: at most BLK bytes,
+ * so at most this many labels ("1,2,..." is two bytes a label). */
+#define TAR_CLS_MAX_LABELS (BLK / 2)
 
 int feed__tar_is_image_ext(const char *ext)
 {
@@ -249,9 +253,10 @@ typedef struct group {
     int open, dup;
     int have_img, have_label, label_bad;
     uint64_t img_off, img_len, img_hdr;
-    int32_t label;
+    uint32_t nlabels;
     uint64_t label_hdr;
-    /* the strings last: a new group resets only what is above */
+    /* the strings and labels last: a new group resets only what is above */
+    int32_t labels[TAR_CLS_MAX_LABELS];
     char img_name[TAR_NAME_MAX];
     char label_name[TAR_NAME_MAX];
     char key[TAR_NAME_MAX];
@@ -287,7 +292,8 @@ static int flush(scan *s)
     int rc = 0;
     if (g->open && !g->dup && !g->label_bad) {
         if (g->have_img && g->have_label)
-            rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->label)
+            rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->labels,
+                                 g->nlabels)
                      ? -1
                      : 0;
         else if (g->have_img)
@@ -299,6 +305,72 @@ static int flush(scan *s)
     }
     g->open = 0;
     return rc;
+}
+
+/* The label member's text into g->labels: one label (the text up to
+ * LABEL_MAX_BYTES), or with the sink's multi_label several (the text up to
+ * one block, feed__labels_parse). 0, or -1: reported, the sample skipped. */
+static int label_member(scan *s, group *g, const char *name, uint64_t hoff, uint64_t size, const uint8_t *data,
+                        size_t n)
+{
+    size_t lim = s->sink->multi_label ? BLK : LABEL_MAX_BYTES;
+    char txt[BLK + 1];
+    size_t k = size < n ? (size_t)size : n;
+    if (size > lim)
+        k = 0;
+    memcpy(txt, data, k);
+    txt[k] = 0;
+    char *p = txt, *e = txt + k;
+    while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
+        p++;
+    while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || !e[-1]))
+        *--e = 0;
+    char why[160];
+    uint32_t nl = 0;
+    if (!s->sink->multi_label) { /* one label: decimal digits only, as the format has it */
+        uint64_t v = 0;
+        int ok = p < e && size <= lim;
+        for (char *q = p; ok && q < e; q++) {
+            ok = *q >= '0' && *q <= '9';
+            v = v * 10 + (uint64_t)(*q - '0');
+            if (v > 2147483647u)
+                ok = 0;
+        }
+        if (ok) {
+            g->labels[0] = (int32_t)v;
+            g->nlabels = 1;
+            return 0;
+        }
+        /* several good labels get a message that says what to set */
+        nl = size <= lim && p < e && !memchr(p, 0, (size_t)(e - p))
+                 ? feed__labels_parse(p, (size_t)(e - p), g->labels, TAR_CLS_MAX_LABELS, NULL, why, sizeof why)
+                 : 0;
+        if (nl > 1)
+            snprintf(why, sizeof why, "%u labels: several labels a sample need multi_label=1", nl);
+        else {
+            printable(p);
+            snprintf(why, sizeof why, "label '%.*s' is not an integer 0..2147483647",
+                     size <= lim ? (int)(e - p < 64 ? e - p : 64) : 0, p);
+        }
+        problem(s, name, hoff, "%s; sample '%s' skipped", why, g->key);
+        g->label_bad = 1;
+        return -1;
+    }
+    if (size > lim)
+        snprintf(why, sizeof why, "a label member of %llu bytes, more than %zu", (unsigned long long)size, lim);
+    else if (p == e)
+        snprintf(why, sizeof why, "an empty label member");
+    else if (memchr(p, 0, (size_t)(e - p)))
+        snprintf(why, sizeof why, "a NUL byte in the label member");
+    else
+        nl = feed__labels_parse(p, (size_t)(e - p), g->labels, TAR_CLS_MAX_LABELS, NULL, why, sizeof why);
+    if (nl == 0) {
+        problem(s, name, hoff, "%s; sample '%s' skipped", why, g->key);
+        g->label_bad = 1;
+        return -1;
+    }
+    g->nlabels = nl;
+    return 0;
 }
 
 /* One regular member: name, data at doff (size bytes), header at hoff; data
@@ -347,36 +419,11 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
             g->dup = 1;
             return 0;
         }
-        char txt[LABEL_MAX_BYTES + 1];
-        size_t k = size < n ? (size_t)size : n;
-        if (size > LABEL_MAX_BYTES)
-            k = 0;
-        memcpy(txt, data, k);
-        txt[k] = 0;
-        char *p = txt, *e = txt + k;
-        while (p < e && (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r'))
-            p++;
-        while (e > p && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r' || !e[-1]))
-            *--e = 0;
-        uint64_t v = 0;
-        int ok = p < e && size <= LABEL_MAX_BYTES;
-        for (char *q = p; ok && q < e; q++) {
-            ok = *q >= '0' && *q <= '9';
-            v = v * 10 + (uint64_t)(*q - '0');
-            if (v > 2147483647u)
-                ok = 0;
-        }
         memcpy(g->label_name, name, strlen(name) + 1);
         g->label_hdr = hoff;
-        if (!ok) {
-            printable(p);
-            problem(s, name, hoff, "label '%.*s' is not an integer 0..2147483647; sample '%s' skipped",
-                    size <= LABEL_MAX_BYTES ? (int)(e - p) : 0, p, g->key);
-            g->label_bad = 1;
+        if (label_member(s, g, name, hoff, size, data, n))
             return 0;
-        }
         g->have_label = 1;
-        g->label = (int32_t)v;
     }
     return 0;
 }

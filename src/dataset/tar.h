@@ -34,15 +34,20 @@ typedef struct feed__tar_io {
 } feed__tar_io;
 
 /* What the scan finds. sample: the image member (its name and header
- * offset, for reports; its data at off, len bytes) and the label; returns 0,
+ * offset, for reports; its data at off, len bytes) and its labels (nlabels
+ * >= 1, the first the sample's label); returns 0,
  * or nonzero to stop (out of memory; the scan then fails with FEED_E_NOMEM).
  * problem: one line about one member (member may be "" when no name could be
  * read); the scan goes on. */
 typedef struct feed__tar_sink {
     int (*sample)(void *ctx, const char *member, uint64_t hdr_off, uint64_t off, uint64_t len,
-                  int32_t label);
+                  const int32_t *labels, uint32_t nlabels);
     void (*problem)(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
     void *ctx;
+    /* 0: the label member holds one label (its text at most 32 bytes);
+     * several are a problem naming the member. 1: one or more, separated by
+     * whitespace or commas, none twice, the text at most 512 bytes. */
+    uint32_t multi_label;
 } feed__tar_sink;
 
 /* Scans one shard (shown as path in reports). Returns FEED_OK (problems are

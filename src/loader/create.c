@@ -42,7 +42,7 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     char note[1024];
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
-                             .note = note, .notelen = sizeof note};
+                             .multi_label = L->o.multi_label, .note = note, .notelen = sizeof note};
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
@@ -98,14 +98,15 @@ static feed_status refuse_on_device(const feed_loader *L, char *err, size_t errl
 {
     const feed_options *o = &L->o;
     int erase = o->augment == FEED_AUGMENT_TRAIN && o->erase_p > 0;
-    int mix = o->mixup_alpha > 0 || o->cutmix_alpha > 0 || o->label_smoothing > 0;
+    int mix = o->mixup_alpha > 0 || o->cutmix_alpha > 0 || o->label_smoothing > 0 || o->multi_label;
     if (L->dev.ops == &feed__device_host || (!erase && !mix))
         return FEED_OK;
     return feed__err(FEED_E_INVALID, err, errlen,
                      "%s%s%s %s on the host backend only for now, and device=%s is the CUDA backend: use "
                      "device=host (and move the batch to the GPU yourself), or turn %s off",
                      erase ? "erase_p (RandomErasing)" : "", erase && mix ? " and " : "",
-                     mix ? "mixup_alpha, cutmix_alpha, label_smoothing (MixUp, CutMix, soft labels)" : "",
+                     mix ? "mixup_alpha, cutmix_alpha, label_smoothing, multi_label (MixUp, CutMix, soft labels)"
+                         : "",
                      mix ? "run" : "runs", o->device[0] ? o->device : "auto", mix ? "them" : "it");
 }
 
@@ -118,7 +119,7 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
     feed__mix_cfg *c = &L->mix;
     *c = (feed__mix_cfg){.seed = o->seed, .rank = o->rank, .mode = o->mix_mode,
                          .mixup_alpha = o->mixup_alpha, .cutmix_alpha = o->cutmix_alpha, .mix_p = o->mix_p,
-                         .switch_p = o->mix_switch_p, .smoothing = o->label_smoothing,
+                         .switch_p = o->mix_switch_p, .smoothing = o->label_smoothing, .multi = o->multi_label,
                          .num_classes = o->num_classes ? o->num_classes : ix->nclasses, .h = o->height,
                          .w = o->width, .dtype = L->host_dtype, .layout = L->host_layout};
     if (!feed__mix_soft(c))
@@ -132,13 +133,17 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
                          c->num_classes, FEED_MAX_SOFT_CLASSES);
     if (c->num_classes < ix->nclasses) /* the labels are known now: say which one is out */
         for (uint64_t i = 0; i < ix->count; i++) {
-            int32_t lab = feed__index_label(ix, i);
-            if (lab < 0 || (uint32_t)lab >= c->num_classes)
-                return feed__err(FEED_E_INVALID, err, errlen,
-                                 "num_classes=%u: sample %llu (%s) has label %d, outside 0..%u (the dataset "
-                                 "has %u classes); raise num_classes or leave it 0 (the dataset's)",
-                                 c->num_classes, (unsigned long long)i, feed__index_path(ix, i), lab,
-                                 c->num_classes - 1, ix->nclasses);
+            const int32_t *extra;
+            uint32_t n = feed__index_labels(ix, i, &extra);
+            for (uint32_t k = 0; k < n; k++) {
+                int32_t lab = k ? extra[k - 1] : feed__index_label(ix, i);
+                if (lab < 0 || (uint32_t)lab >= c->num_classes)
+                    return feed__err(FEED_E_INVALID, err, errlen,
+                                     "num_classes=%u: sample %llu (%s) has label %d, outside 0..%u (the "
+                                     "dataset has %u classes); raise num_classes or leave it 0 (the dataset's)",
+                                     c->num_classes, (unsigned long long)i, feed__index_path(ix, i), lab,
+                                     c->num_classes - 1, ix->nclasses);
+            }
         }
     L->soft_slots = slots;
     L->soft = feed__calloc((size_t)slots * o->batch_size, (size_t)c->num_classes * sizeof(float));
@@ -147,6 +152,15 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
         return feed__err(FEED_E_NOMEM, err, errlen,
                          "out of memory for the soft labels (%u slots x %u samples x %u classes floats)", slots,
                          o->batch_size, c->num_classes);
+    if (c->multi) {
+        uint32_t most = ix->max_labels ? ix->max_labels : 1; /* an array's index says 0: one */
+        L->label_offsets = feed__calloc((size_t)slots, ((size_t)o->batch_size + 1) * sizeof(uint32_t));
+        L->label_list = feed__calloc((size_t)slots * o->batch_size, (size_t)most * sizeof(int32_t));
+        if (!L->label_offsets || !L->label_list)
+            return feed__err(FEED_E_NOMEM, err, errlen,
+                             "out of memory for the label lists (%u slots x %u samples x %u labels)", slots,
+                             o->batch_size, most);
+    }
     return FEED_OK;
 }
 
@@ -310,6 +324,8 @@ void feed_loader_destroy(feed_loader *L)
     feed__free(L->held_tab);
     feed__free(L->soft);
     feed__free(L->mix_draws);
+    feed__free(L->label_offsets);
+    feed__free(L->label_list);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }

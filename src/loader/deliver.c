@@ -43,6 +43,29 @@ static struct feed__held_batch *held(feed_loader *L, const feed_batch *b)
     return NULL;
 }
 
+/* The labels of every sample of batch seq, from the index by the checked
+ * sample id (a substitute's id for a replaced sample: its own labels, never
+ * a mix), into the slot's lists. */
+static void multi_labels(feed_loader *L, uint64_t seq, const feed_batch *b, uint32_t **offs, int32_t **list)
+{
+    const feed__index_hdr *ix = L->ix.hdr;
+    uint64_t slot = seq % L->soft_slots;
+    uint32_t most = ix->max_labels ? ix->max_labels : 1;
+    uint32_t *o = L->label_offsets + slot * ((uint64_t)L->o.batch_size + 1);
+    int32_t *l = L->label_list + slot * (uint64_t)L->o.batch_size * most;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < b->count; i++) {
+        const int32_t *extra;
+        uint32_t k = feed__index_labels(ix, b->sample_ids[i], &extra);
+        o[i] = n;
+        l[n++] = feed__index_label(ix, b->sample_ids[i]);
+        for (uint32_t j = 1; j < k; j++)
+            l[n++] = extra[j - 1];
+    }
+    o[b->count] = n;
+    *offs = o, *list = l;
+}
+
 /* MixUp/CutMix and the soft labels of batch seq, in place in its host slot
  * (the caller does not have it yet, no worker writes it any more). */
 static feed_status mix_batch(feed_loader *L, uint64_t seq, feed_batch *b)
@@ -53,19 +76,31 @@ static feed_status mix_batch(feed_loader *L, uint64_t seq, feed_batch *b)
     uint32_t bad;
     if (images)
         feed__mix_draw_batch(c, b->epoch, b->index, b->count, L->mix_draws);
+    uint32_t *offs = NULL;
+    int32_t *list = NULL;
+    if (c->multi)
+        multi_labels(L, seq, b, &offs, &list);
     /* the labels first: a batch with a label out of range is not mixed either */
-    if (feed__mix_soft_labels(c, images ? L->mix_draws : NULL, b->labels, b->count, soft, &bad) != 0) {
+    const feed__mix_draw *d = images ? L->mix_draws : NULL;
+    if (c->multi ? feed__mix_multi_hot(c, d, offs, list, b->count, soft, &bad)
+                 : feed__mix_soft_labels(c, d, b->labels, b->count, soft, &bad)) {
+        int32_t lab = b->labels[bad];
+        for (uint32_t k = c->multi ? offs[bad] : 0; c->multi && k < offs[bad + 1]; k++)
+            if (list[k] < 0 || (uint32_t)list[k] >= c->num_classes)
+                lab = list[k]; /* the one out of range, not the first */
         snprintf(L->data_msg, sizeof L->data_msg,
                  "sample %llu (%s) has label %d, outside 0..%u: num_classes=%u is too small for the soft "
-                 "labels (MixUp, CutMix, label_smoothing)",
+                 "labels (MixUp, CutMix, label_smoothing, multi_label)",
                  (unsigned long long)b->sample_ids[bad], feed__index_path(L->ix.hdr, b->sample_ids[bad]),
-                 b->labels[bad], c->num_classes - 1, c->num_classes);
+                 lab, c->num_classes - 1, c->num_classes);
         return FEED_E_DATASET;
     }
     if (images)
         feed__mix_apply(c, L->mix_draws, b->count, b->data, b->sample_bytes);
     b->soft_labels = soft;
     b->num_classes = c->num_classes;
+    b->label_offsets = offs;
+    b->label_list = list;
     return FEED_OK;
 }
 

@@ -97,6 +97,10 @@ struct feed_loader {
     float *soft;
     feed__mix_draw *mix_draws;
     uint32_t soft_slots;
+    /* multi_label: each slot's label_offsets (batch_size + 1) and label_list
+     * (batch_size x the index's max_labels), built from the index by sample id */
+    uint32_t *label_offsets;
+    int32_t *label_list;
 
     /* written by the loader's thread, read by feed_loader_stats from any */
     _Atomic uint64_t batches_delivered, samples_delivered, next_wait_ns;

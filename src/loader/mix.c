@@ -16,7 +16,7 @@ int feed__mix_images(const feed__mix_cfg *c)
 
 int feed__mix_soft(const feed__mix_cfg *c)
 {
-    return feed__mix_images(c) || c->smoothing > 0;
+    return feed__mix_images(c) || c->smoothing > 0 || c->multi;
 }
 
 static double rng_normal(feed__rng *r)
@@ -430,6 +430,40 @@ int feed__mix_soft_labels(const feed__mix_cfg *c, const feed__mix_draw *d, const
         else {
             row[la] = (float)(lam * on + (1.0 - lam) * off);
             row[lb] = (float)(lam * off + (1.0 - lam) * on);
+        }
+    }
+    return 0;
+}
+
+int feed__mix_multi_hot(const feed__mix_cfg *c, const feed__mix_draw *d, const uint32_t *offsets,
+                        const int32_t *list, uint32_t count, float *out, uint32_t *bad)
+{
+    uint32_t n = c->num_classes;
+    double off = (double)c->smoothing / n, on = 1.0 - c->smoothing + off;
+    for (uint32_t i = 0; i < count; i++)
+        for (uint32_t k = offsets[i]; k < offsets[i + 1]; k++)
+            if (list[k] < 0 || (uint32_t)list[k] >= n) {
+                *bad = i;
+                return -1;
+            }
+    /* Each row as lam * own + (1 - lam) * partner, where own and partner are
+     * on/off rows: a class in both is on, in one lam * on + (1 - lam) * off
+     * (or the other way), in neither off; the same doubles as one-hot rows. */
+    for (uint32_t i = 0; i < count; i++) {
+        float *row = out + (uint64_t)i * n;
+        double lam = d ? d[i].lam : 1.0;
+        uint32_t j = feed__mix_partner(i, count);
+        for (uint32_t k = 0; k < n; k++)
+            row[k] = (float)off;
+        if (lam != 1.0)
+            for (uint32_t k = offsets[j]; k < offsets[j + 1]; k++)
+                row[list[k]] = (float)(lam * off + (1.0 - lam) * on);
+        for (uint32_t k = offsets[i]; k < offsets[i + 1]; k++) {
+            uint32_t cl = (uint32_t)list[k];
+            int in_partner = 0;
+            for (uint32_t q = offsets[j]; q < offsets[j + 1] && !in_partner && lam != 1.0; q++)
+                in_partner = list[q] == list[k];
+            row[cl] = (float)(in_partner || lam == 1.0 ? on : lam * on + (1.0 - lam) * off);
         }
     }
     return 0;

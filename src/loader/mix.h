@@ -28,6 +28,7 @@ typedef struct feed__mix_cfg {
     uint32_t mode; /* FEED_MIX_BATCH / PAIR / ELEM */
     float mixup_alpha, cutmix_alpha, mix_p, switch_p, smoothing;
     uint32_t num_classes;
+    uint32_t multi; /* multi_label: multi-hot rows (feed__mix_multi_hot) */
     uint32_t h, w, dtype, layout; /* the samples as the host slot holds them (3 channels) */
 } feed__mix_cfg;
 
@@ -43,7 +44,7 @@ typedef struct feed__mix_draw {
 
 /* 1 when c mixes images (an alpha > 0). */
 int feed__mix_images(const feed__mix_cfg *c);
-/* 1 when c gives soft labels (mixing or label smoothing). */
+/* 1 when c gives soft labels (mixing, label smoothing or multi_label). */
 int feed__mix_soft(const feed__mix_cfg *c);
 
 /* The partner of sample i in a batch of count. */
@@ -82,6 +83,16 @@ void feed__mix_apply(const feed__mix_cfg *c, const feed__mix_draw *d, uint32_t c
  * written past it); 0 on success. */
 int feed__mix_soft_labels(const feed__mix_cfg *c, const feed__mix_draw *d, const int32_t *labels,
                           uint32_t count, float *out, uint32_t *bad);
+
+/* Multi-hot rows, count of num_classes: sample i's labels are
+ * list[offsets[i] .. offsets[i + 1]); each row is e / num_classes off and
+ * 1 - e + e / num_classes at each of its labels (timm's on/off values for
+ * smoothing e), and with d (NULL: no mixing) lam * own row + (1 - lam) *
+ * partner's row, as feed__mix_soft_labels does with one label a sample.
+ * Returns -1 and *bad = the sample with a label outside 0..num_classes-1
+ * (nothing written); 0 on success. */
+int feed__mix_multi_hot(const feed__mix_cfg *c, const feed__mix_draw *d, const uint32_t *offsets,
+                        const int32_t *list, uint32_t count, float *out, uint32_t *bad);
 
 /* Gamma(a, 1), a > 0, as its logarithm (Marsaglia-Tsang; a < 1 boosted by
  * U^(1/a), in logs so that small alphas do not underflow). */

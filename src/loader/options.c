@@ -121,6 +121,7 @@ static const opt_def defs[] = {
     OPT("label_smoothing", T_F32, label_smoothing),
     OPT("num_classes", T_U32, num_classes),
     OPT("repeats", T_U32, repeats),
+    OPT("multi_label", T_BOOL, multi_label),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -442,6 +443,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             o->interpolation);
     BOOL01(aa_inc);
     BOOL01(erase_random);
+    BOOL01(multi_label);
 #undef BOOL01
     /* The transform: the workers' own rule set (pixels/xform.h). */
     feed__xform x;

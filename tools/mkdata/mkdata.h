@@ -30,6 +30,7 @@
 #define MAX_SIDE 1000 /* longest side of the largest image: 1000 * 4/3 */
 #define MAX_CLASSES 1000
 #define MAX_COUNT 100000000u
+#define MAX_LABELS 16 /* --multi-label */
 
 static inline int clampi(int v, int lo, int hi)
 {
@@ -146,6 +147,7 @@ typedef struct mk_options {
     const char *out; /* DIR as given */
     size_t outlen;   /* its length without trailing slashes */
     uint64_t count, seed, classes, shard_size;
+    uint64_t multi_label; /* 0: one label an image; L: 1..L of them */
     int image_fmt;   /* IMG_JPEG, IMG_PNG, IMG_WEBP or IMG_MIXED */
     int tar, quiet;
 } mk_options;

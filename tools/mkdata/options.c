@@ -13,7 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: " PROG " --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]\n"
-            "                   [--format folder|tar] [--shard-size M]\n"
+            "                   [--format folder|tar] [--shard-size M] [--multi-label L]\n"
             "\n"
             "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
             "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
@@ -29,8 +29,11 @@ static void usage(FILE *f)
             "  --format F     folder (default) or tar: WebDataset shards DIR/shard-NNNNNN.tar\n"
             "                 (img_XXXXXX.jpg/.png/.webp + img_XXXXXX.cls per sample, in image order)\n"
             "                 and DIR/shards.txt listing them\n"
-            "  --shard-size M samples per shard with --format tar (default 1000)\n",
-            1, MAX_COUNT, MAX_CLASSES);
+            "  --shard-size M samples per shard with --format tar (default 1000)\n"
+            "  --multi-label L  1..%d labels an image (its class first, then others drawn from\n"
+            "                 the seed, none twice) in files.txt (\"PATH 3 17 42\") or each .cls\n"
+            "                 (\"3 17 42\"), for multi_label=1 (default: one label, its class)\n",
+            1, MAX_COUNT, MAX_CLASSES, MAX_LABELS);
 }
 
 static int bad_usage(const char *fmt, const char *arg)
@@ -57,7 +60,7 @@ static int parse_u64(const char *s, uint64_t *out)
 
 /* The arguments as given. */
 typedef struct args {
-    const char *out, *count, *seed, *classes, *image, *format, *shard;
+    const char *out, *count, *seed, *classes, *image, *format, *shard, *multi;
     int quiet;
 } args;
 
@@ -75,11 +78,11 @@ static int read_args(args *a, int argc, char **argv)
             continue;
         }
         static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image",
-                                           "--format", "--shard-size"};
+                                           "--format", "--shard-size", "--multi-label"};
         const char **dst[] = {&a->out, &a->count, &a->seed, &a->classes, &a->image, &a->format,
-                              &a->shard};
+                              &a->shard, &a->multi};
         int k;
-        for (k = 0; k < 7; k++) {
+        for (k = 0; k < 8; k++) {
             size_t n = strlen(keys[k]);
             if (!strncmp(s, keys[k], n) && (s[n] == 0 || s[n] == '=')) {
                 if (s[n] == '=')
@@ -91,7 +94,7 @@ static int read_args(args *a, int argc, char **argv)
                 break;
             }
         }
-        if (k == 7)
+        if (k == 8)
             return bad_usage("unknown argument '%s'", s);
     }
     return -1;
@@ -127,6 +130,8 @@ int mk_options_parse(mk_options *o, int argc, char **argv)
         return bad_usage("--format '%s': want folder or tar", a.format);
     if (parse_u64(a.shard, &o->shard_size) || o->shard_size < 1 || o->shard_size > MAX_COUNT)
         return bad_usage("--shard-size '%s': want a whole number from 1 to 100000000", a.shard);
+    if (a.multi && (parse_u64(a.multi, &o->multi_label) || o->multi_label < 1 || o->multi_label > MAX_LABELS))
+        return bad_usage("--multi-label '%s': want a whole number from 1 to 16", a.multi);
     o->quiet = a.quiet;
     o->out = a.out;
     o->outlen = strlen(a.out);

@@ -3,7 +3,8 @@
  * file per image, and DIR/files.txt ("class_XXX/img_XXXXXX.jpg LABEL" per
  * image, in the order given). Shards: DIR/shard-NNNNNN.tar with M samples
  * each, sample i as img_XXXXXX.EXT and img_XXXXXX.cls (its label as
- * decimal text), and DIR/shards.txt listing the shards.
+ * decimal text), and DIR/shards.txt listing the shards. With --multi-label L,
+ * each image's labels are its class and up to L - 1 others (mk_labels).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,30 @@
 #include "mkdata.h"
 
 static const char *const ext[3] = {"jpg", "png", "webp"}; /* by IMG_* */
+
+/* Image i's labels as text into buf: its class c, and with --multi-label L
+ * 0..L-1 more distinct classes, how many and which drawn from (seed, i).
+ * Returns the length. */
+static int mk_labels(const mk_options *o, uint64_t i, uint64_t c, char *buf, size_t cap)
+{
+    int len = snprintf(buf, cap, "%u", (unsigned)c);
+    if (o->multi_label <= 1)
+        return len;
+    rng r = {mix64(o->seed ^ mix64(i ^ 0x5bd1e9955bd1e995ull))};
+    uint64_t want = rnext(&r) % o->multi_label, have[MAX_LABELS] = {c}, n = 1;
+    if (want > o->classes - 1)
+        want = o->classes - 1;
+    while (n < want + 1) {
+        uint64_t l = rnext(&r) % o->classes, k = 0;
+        while (k < n && have[k] != l)
+            k++;
+        if (k < n)
+            continue; /* taken: draw again (want < classes, so one is left) */
+        have[n++] = l;
+        len += snprintf(buf + len, cap - (size_t)len, " %u", (unsigned)l);
+    }
+    return len;
+}
 
 int mk_output_open(mk_output *w, const mk_options *o)
 {
@@ -38,7 +63,7 @@ int mk_output_open(mk_output *w, const mk_options *o)
     w->digits = 6;
     for (uint64_t m = 1000000; m < o->count; m *= 10)
         w->digits++;
-    w->listcap = (size_t)o->count * (size_t)(w->digits + 32);
+    w->listcap = (size_t)o->count * (size_t)(w->digits + 32 + 5 * MAX_LABELS);
     w->list = malloc(w->listcap);
     return 0;
 }
@@ -48,7 +73,7 @@ int mk_output_open(mk_output *w, const mk_options *o)
 static int shard_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc)
 {
     const mk_options *o = w->o;
-    char rel[64], lab[16];
+    char rel[64], lab[8 * MAX_LABELS];
     int e;
     if (i % o->shard_size == 0 && ((e = mk_shard_close(&w->sw)) ||
                                    (e = mk_shard_open(&w->sw, o->out, (int)o->outlen,
@@ -64,7 +89,7 @@ static int shard_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *e
              ext[enc->fmt]);
     mk_shard_member(&w->sw, rel, enc->bytes, enc->size);
     snprintf(rel, sizeof rel, "img_%0*u.cls", w->digits & 15, (unsigned)i % 1000000000u);
-    int lablen = snprintf(lab, sizeof lab, "%u", (unsigned)c);
+    int lablen = mk_labels(o, i, c, lab, sizeof lab);
     mk_shard_member(&w->sw, rel, lab, (size_t)lablen);
     return 0;
 }
@@ -82,8 +107,9 @@ static int folder_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *
         fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
         return -1;
     }
-    w->listlen += (size_t)snprintf(w->list + w->listlen, w->listcap - w->listlen, "%s %u\n", rel,
-                                   (unsigned)c);
+    char lab[8 * MAX_LABELS];
+    mk_labels(o, i, c, lab, sizeof lab);
+    w->listlen += (size_t)snprintf(w->list + w->listlen, w->listcap - w->listlen, "%s %s\n", rel, lab);
     return 0;
 }
 

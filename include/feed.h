@@ -278,8 +278,9 @@ typedef struct feed_options {
     float max_bad_fraction; /* [max_bad_fraction] next() fails with FEED_E_DATASET when more than
                                this share of the last 1000 samples delivered were bad, judged
                                once those 1000 are in (or a whole epoch, when an epoch has
-                               fewer samples: a small dataset over budget stops at the end of its
-                               first epoch), or when the first 16 delivered were all bad; 0 = the
+                               fewer samples: a small dataset over budget stops at the end of an
+                               epoch) and at least 10 of them are bad, or when the first 16
+                               delivered were all bad; 0 = the
                                first bad sample fails, 1 = no budget (default 0.05). A
                                seek starts over */
     uint32_t report_bad;    /* [report_bad] 1: one line per bad sample on stderr (path,

@@ -302,8 +302,11 @@ feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *
     int on = b->max_fraction < 1.0f;
     /* A share is judged over a full window, or over a whole epoch where an
      * epoch is shorter: a run of bad files early in a window says nothing of
-     * the dataset's share, and a small dataset's is known after one epoch. */
-    int judged = b->win_n >= b->judge_n || b->max_fraction == 0; /* 0: any bad sample is too many */
+     * the dataset's share, and a small dataset's is known after one epoch.
+     * And only with FEED_BAD_MIN bad in it: one bad file of twelve is a file
+     * to replace, not a dataset to refuse. */
+    int judged = (b->win_n >= b->judge_n && b->win_bad >= FEED_BAD_MIN) ||
+                 b->max_fraction == 0; /* 0: any bad sample is too many */
     double allowed = (double)b->max_fraction * b->win_n + 1e-6;
     size_t at = 0;
     if (nosub != UINT32_MAX) {

@@ -32,6 +32,7 @@
 #define FEED_BAD_EPOCHS 1024u  /* epochs whose counts are kept */
 #define FEED_BAD_WINDOW 1000u  /* samples the budget looks back over */
 #define FEED_BAD_FIRST 16u     /* the first this many delivered all bad: over budget */
+#define FEED_BAD_MIN 10u       /* a share is over budget only with at least this many bad */
 #define FEED_BAD_PRINT_FIRST 10u /* stderr lines before the rate limit (one a second) */
 
 typedef struct feed__badlog {

@@ -476,6 +476,11 @@ typedef struct feed_options {
                             a sample: 16 bytes for a single-label file list, tar shard or
                             ImageFolder (either setting; a .npy array 4); a file list or
                             shards with several labels anywhere 16 + 4 + 4 x (labels - 1) */
+    /* since 0.2.0 */
+    uint32_t allow_empty_classes; /* [allow_empty_classes] ImageFolder: 1 = a class folder with no
+                            image keeps its label and name with no samples (torchvision's
+                            ImageFolder(allow_empty=True)); 0 (default): create fails naming
+                            it, as torchvision's ImageFolder raises */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

@@ -35,6 +35,13 @@ static int teardown(void **state)
     return 0;
 }
 
+/* An ImageFolder index that keeps class folders without images. */
+static feed_status build_allow_empty(feed__index *ix, const char *root_dir, char *err, size_t errlen)
+{
+    feed__index_spec s = {.source = root_dir, .file_list = "", .allow_empty_classes = 1};
+    return feed__index_build_spec(ix, &s, err, errlen);
+}
+
 static void test_folder(void **state)
 {
     /* Classes sorted by name, files sorted, nested folders walked, non-images
@@ -51,7 +58,12 @@ static void test_folder(void **state)
     snprintf(d, sizeof d, "%s/tree", root);
     feed__index ix;
     char err[512];
-    assert_int_equal(feed__index_build(&ix, d, "", err, sizeof err), FEED_OK);
+    /* by default a class folder without images is an error naming it, as
+     * torchvision's ImageFolder raises; allow_empty_classes keeps it */
+    assert_int_equal(feed__index_build(&ix, d, "", err, sizeof err), FEED_E_DATASET);
+    if (!strstr(err, "class folder 'empty' has no images") || !strstr(err, "allow_empty_classes=1"))
+        fail_msg("%s", err);
+    assert_int_equal(build_allow_empty(&ix, d, err, sizeof err), FEED_OK);
     const feed__index_hdr *h = ix.hdr;
     assert_int_equal(h->count, 4);
     assert_int_equal(h->nclasses, 3);
@@ -96,7 +108,7 @@ static void test_folder_formats_skipped(void **state)
     char d[4096], err[512];
     snprintf(d, sizeof d, "%s/fmt", root);
     feed__index ix;
-    assert_int_equal(feed__index_build(&ix, d, "", err, sizeof err), FEED_OK);
+    assert_int_equal(build_allow_empty(&ix, d, err, sizeof err), FEED_OK); /* c: only .heic */
     assert_int_equal(ix.hdr->count, 4);
     assert_string_equal(feed__index_path(ix.hdr, 0), "a/1.png");
     assert_string_equal(feed__index_path(ix.hdr, 1), "a/2.WebP");

@@ -130,6 +130,7 @@ class FeedOptions(ctypes.Structure):
         ("num_classes", u32),
         ("repeats", u32),
         ("multi_label", u32),
+        ("allow_empty_classes", u32),
     ]
 
 

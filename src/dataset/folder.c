@@ -188,6 +188,36 @@ uint32_t feed__index_scan_rules(void)
     return m;
 }
 
+/* A class folder without an image: an error naming it unless allowed (as
+ * torchvision's ImageFolder raises without allow_empty=True). Checked on the
+ * index, so a saved scan is held to it as a fresh one is. */
+static feed_status check_empty_classes(const feed__index_hdr *h, const char *root, uint32_t allow, char *err,
+                                       size_t errlen)
+{
+    if (allow || !h->named_classes || !h->nclasses)
+        return FEED_OK;
+    uint8_t *seen = feed__calloc(h->nclasses, 1);
+    if (!seen)
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    for (uint64_t i = 0; i < h->count; i++) {
+        int32_t l = feed__index_label(h, i);
+        if (l >= 0 && (uint32_t)l < h->nclasses)
+            seen[l] = 1;
+    }
+    uint32_t empty = 0, first = UINT32_MAX;
+    for (uint32_t c = 0; c < h->nclasses; c++)
+        if (!seen[c] && empty++ == 0)
+            first = c;
+    feed__free(seen);
+    if (!empty)
+        return FEED_OK;
+    return feed__err(FEED_E_DATASET, err, errlen,
+                     "dataset: %s: class folder '%s' has no images (*.jpg, *.jpeg, *.jpe, *.png, *.webp; "
+                     "%u such folder%s): remove it, or set allow_empty_classes=1 to keep its label with no "
+                     "samples (torchvision's ImageFolder(allow_empty=True))",
+                     root, feed__index_class(h, first), empty, empty > 1 ? "s" : "");
+}
+
 feed_status feed__folder_index(feed__index *ix, const char *root, const feed__index_spec *spec, char *err,
                                size_t errlen)
 {
@@ -210,7 +240,7 @@ feed_status feed__folder_index(feed__index *ix, const char *root, const feed__in
             ix->hdr = h;
             if (spec->cache_hit)
                 *spec->cache_hit = 1;
-            return FEED_OK;
+            return check_empty_classes(h, root, spec->allow_empty_classes, err, errlen);
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -236,7 +266,8 @@ feed_status feed__folder_index(feed__index *ix, const char *root, const feed__in
 
     ix->skipped = b.skipped;
     memcpy(ix->skipped_names, b.skipped_names, sizeof ix->skipped_names);
-    if ((st = feed__builder_finish(ix, &b, root, 1, FEED_INDEX_FILES, err, errlen)) != FEED_OK) {
+    if ((st = feed__builder_finish(ix, &b, root, 1, FEED_INDEX_FILES, err, errlen)) != FEED_OK ||
+        (st = check_empty_classes(ix->hdr, root, spec->allow_empty_classes, err, errlen)) != FEED_OK) {
         feed__scan_dirs_free(&dirs);
         return st;
     }

@@ -125,6 +125,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
 typedef struct feed__index_spec {
     const char *source, *file_list;
     uint32_t multi_label;        /* 1: a line or .cls member may hold several labels; 0: an error */
+    uint32_t allow_empty_classes; /* ImageFolder: 1 = a class folder without images is kept */
     const char *labels;          /* .npy labels of a .npy source ("" or NULL: none) */
     uint32_t scan_cache;         /* ImageFolder: 1 = reuse a saved scan, save a new one (scancache.h) */
     const char *scan_cache_path; /* "" or NULL: ROOT/.libfeed-scan */

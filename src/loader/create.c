@@ -42,7 +42,8 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     char note[1024];
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
-                             .multi_label = L->o.multi_label, .note = note, .notelen = sizeof note};
+                             .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
+                             .note = note, .notelen = sizeof note};
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);

@@ -121,6 +121,7 @@ static const opt_def defs[] = {
     OPT("label_smoothing", T_F32, label_smoothing),
     OPT("num_classes", T_U32, num_classes),
     OPT("repeats", T_U32, repeats),
+    OPT("allow_empty_classes", T_BOOL, allow_empty_classes),
     OPT("multi_label", T_BOOL, multi_label),
 };
 
@@ -443,6 +444,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             o->interpolation);
     BOOL01(aa_inc);
     BOOL01(erase_random);
+    BOOL01(allow_empty_classes);
     BOOL01(multi_label);
 #undef BOOL01
     /* The transform: the workers' own rule set (pixels/xform.h). */

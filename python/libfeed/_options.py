@@ -55,7 +55,7 @@ _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate
            "erase_ratio_min", "erase_ratio_max", "mixup_alpha", "cutmix_alpha", "mix_p",
            "mix_switch_p", "label_smoothing"}
 _FLAGS = {"shuffle", "drop_last", "exif", "roi_decode", "sync", "report_bad", "scan_cache",
-          "aa_inc", "erase_random", "multi_label"}
+          "aa_inc", "erase_random", "multi_label", "allow_empty_classes"}
 _TRIPLES = {"mean", "std", "erase_value"}
 _COLOURS = {"fill", "aa_fill"}  # 0xRRGGBB, or (r, g, b)
 

@@ -498,7 +498,11 @@ FEED_API feed_status feed_options_init(feed_options *opts, size_t struct_size);
 FEED_API feed_status feed_options_set(feed_options *opts, const char *key, const char *value,
                                       char *err, size_t errlen);
 
-/* Parses "key=value,key=value,..." with feed_options_set(). */
+/* Parses "key=value,key=value,..." with feed_options_set(). Spaces before a
+ * key are skipped. A value that holds a comma is double-quoted, with \" and
+ * \\ for a quote and a backslash inside: source="/data/a,b". An item that is
+ * not key=value (an unterminated quote, text after the closing quote, no '=')
+ * is FEED_E_INVALID, saying how to quote. */
 FEED_API feed_status feed_options_parse(feed_options *opts, const char *text, char *err,
                                         size_t errlen);
 

@@ -44,6 +44,33 @@ static void expect_set_error(const char *k, const char *v, const char *needle)
         fail_msg("'%s' lacks '%s'", err, needle);
 }
 
+/* A value may be double-quoted to hold commas (a path like /data/a,b), with
+ * \" and \\ inside; an unterminated quote or text after the closing one is
+ * an error that says how to quote. */
+static void test_parse_quoted(void **state)
+{
+    feed_options o;
+    char err[512];
+    feed_options_init(&o, sizeof o);
+    assert_int_equal(feed_options_parse(&o, "source=\"/data/a,b\", batch_size=7,file_list=\"l \\\"x\\\" \\\\.txt\","
+                                            "worker_path=\"\",height=9", err, sizeof err), FEED_OK);
+    assert_string_equal(o.source, "/data/a,b");
+    assert_string_equal(o.file_list, "l \"x\" \\.txt");
+    assert_string_equal(o.worker_path, "");
+    assert_int_equal(o.batch_size, 7);
+    assert_int_equal(o.height, 9);
+    /* '=' inside a value is the value's */
+    assert_int_equal(feed_options_parse(&o, "source=/data/k=v", err, sizeof err), FEED_OK);
+    assert_string_equal(o.source, "/data/k=v");
+    static const char *const bad[] = {"source=\"/data/a,b", "source=\"/a\"b,height=2", "height"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        err[0] = 0;
+        assert_int_equal(feed_options_parse(&o, bad[i], err, sizeof err), FEED_E_INVALID);
+        if (!strstr(err, "is not key=value") || !strstr(err, "quote a value that holds a comma"))
+            fail_msg("%s: %s", bad[i], err);
+    }
+}
+
 static void test_set_errors(void **state)
 {
     expect_set_error("batch", "3", "unknown key 'batch'");
@@ -381,6 +408,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parse),
+        cmocka_unit_test(test_parse_quoted),
         cmocka_unit_test(test_set_errors),
         cmocka_unit_test(test_validate),
         cmocka_unit_test(test_validate_every_field),

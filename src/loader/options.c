@@ -365,34 +365,6 @@ bad:
                      what[d->type]);
 }
 
-feed_status feed_options_parse(feed_options *o, const char *text, char *err, size_t errlen)
-{
-    if (!o || !text)
-        return feed__err(FEED_E_INVALID, err, errlen, "options: NULL argument");
-    size_t n = strlen(text);
-    char *buf = feed__malloc(n + 1);
-    if (!buf)
-        return feed__err(FEED_E_NOMEM, err, errlen, "options: out of memory");
-    memcpy(buf, text, n + 1);
-    feed_status st = FEED_OK;
-    char *save = NULL;
-    for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-        while (*item == ' ')
-            item++;
-        if (!*item)
-            continue;
-        char *eq = strchr(item, '=');
-        if (!eq) {
-            st = feed__err(FEED_E_INVALID, err, errlen, "options: '%s' is not key=value", item);
-            break;
-        }
-        *eq = 0;
-        if ((st = feed_options_set(o, item, eq + 1, err, errlen)) != FEED_OK)
-            break;
-    }
-    feed__free(buf);
-    return st;
-}
 
 feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
 {

@@ -1,6 +1,7 @@
 # src/loader: feed_loader_* and what only the parent runs for it.
 set(FEED_LOADER_SOURCES
   src/loader/options.c
+  src/loader/options_parse.c
   src/loader/launcher.c
   src/loader/memroom.c
   src/loader/dlpack.c

@@ -43,6 +43,13 @@
  * time between create and destroy, and feed_loader_num_samples() and
  * feed_loader_sample_info(), which any thread may call. Distinct loaders are
  * independent.
+ *
+ * fork(): a child's copy of a loader is not a loader (its threads are gone,
+ * its workers and locks are the parent's). There next, release, wait, seek,
+ * stats and bad_sample return FEED_E_INVALID with last_error naming the
+ * owning process, the bad counts and trace_read 0; destroy returns at once,
+ * touching nothing; the information calls (num_samples, sample_info, ...)
+ * still answer. The parent is not disturbed. Create a loader in the child.
  */
 #ifndef FEED_H
 #define FEED_H

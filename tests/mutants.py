@@ -92,4 +92,13 @@ MUTANTS = [
         "new": "    c->draw_off = 0 * (uint64_t)r->repeat * c->h->dataset_size;",
         "tests": ["test_repeats"],
     },
+    {
+        "name": "fork-child-destroys",
+        "why": "a fork's child destroying its copy of a loader stops the parent's workers (and hangs)",
+        "file": "src/loader/create.c",
+        "old": "    if (!L || feed__loader_forked(L)) /* a fork's child: nothing here is its to stop or free */",
+        "new": "    if (!L || (feed__loader_forked(L) && 0))",
+        "tests": ["test_loader"],
+        "filter": "test_fork_child_is_inert",
+    },
 ]

@@ -586,6 +586,57 @@ static void test_older_struct_sizes(void **state)
     feed_loader_destroy(L);
 }
 
+/* fork() after create: in the child the loader's copy refuses every call
+ * that would wait, lock or touch the parent's workers, naming whose it is,
+ * and destroy returns at once; the child exits cleanly. The parent goes on
+ * undisturbed: the epoch delivers every sample once. The parent waits for the
+ * child at most 60 s (a child stuck in a futex is the failure this catches;
+ * it needs no time at all). */
+static void test_fork_child_is_inert(void **state)
+{
+    feed_loader *L = make("workers=2,epochs=1");
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
+    uint32_t seen = b.count;
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int bad = 0;
+        feed_batch c = {.struct_size = sizeof c};
+        feed_stats st = {.struct_size = sizeof st};
+        char want[64];
+        snprintf(want, sizeof want, "belongs to process %d", (int)getppid());
+        bad |= feed_loader_next(L, &c, 1000) != FEED_E_INVALID;
+        bad |= strstr(feed_loader_last_error(L), want) == NULL;
+        bad |= (feed_batch_release(L, &b, NULL) != FEED_E_INVALID) << 1;
+        bad |= (feed_batch_wait(L, &b, NULL) != FEED_E_INVALID) << 2;
+        bad |= (feed_loader_seek(L, 0, 0) != FEED_E_INVALID) << 3;
+        bad |= (feed_loader_stats(L, &st) != FEED_E_INVALID) << 4;
+        bad |= (feed_loader_num_samples(L) != NIMG) << 5; /* the index is the child's to read */
+        feed_loader_destroy(L);
+        _exit(bad ? 10 + bad : 0);
+    }
+    int status = -1;
+    for (int i = 0; i < 6000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+        usleep(10000);
+    if (status == -1) {
+        kill(pid, SIGKILL);
+        waitpid(pid, &status, 0);
+        fail_msg("the forked child did not exit within 60 s");
+    }
+    assert_true(WIFEXITED(status));
+    assert_int_equal(WEXITSTATUS(status), 0);
+    assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        seen += b.count;
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    assert_int_equal(st, FEED_END_OF_EPOCH);
+    assert_int_equal(seen, NIMG);
+    feed_loader_destroy(L);
+}
+
 static volatile sig_atomic_t alarms;
 
 static void on_alarm(int sig)
@@ -767,8 +818,12 @@ int main(void)
         cmocka_unit_test(test_stats_from_another_thread),
         cmocka_unit_test(test_host_batch_is_the_slot),
         cmocka_unit_test(test_older_struct_sizes),
+        cmocka_unit_test(test_fork_child_is_inert),
         cmocka_unit_test(test_next_interrupted),
         cmocka_unit_test(test_handle_zero_unless_delivered),
     };
+    const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
+    if (filter)
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, setup, teardown);
 }

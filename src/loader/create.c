@@ -172,9 +172,12 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if (!out)
         return feed__err(FEED_E_INVALID, err, errlen, "feed_loader_create: out is NULL");
     *out = NULL;
+    feed__fork_watch();
     feed_loader *L = feed__calloc(1, sizeof *L);
     if (!L)
         return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+    L->owner = getpid();
+    L->fork_gen = atomic_load_explicit(&feed__fork_gen, memory_order_relaxed);
     pthread_mutex_init(&L->mu, NULL);
     L->ix.fd = -1;
     L->arena.fd = L->arena.cfg_fd = -1;
@@ -308,7 +311,7 @@ fail:
 
 void feed_loader_destroy(feed_loader *L)
 {
-    if (!L)
+    if (!L || feed__loader_forked(L)) /* a fork's child: nothing here is its to stop or free */
         return;
     if (L->dev_started)
         L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign */

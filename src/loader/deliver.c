@@ -109,6 +109,8 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
     if (!L || !b || b->struct_size < FEED__BATCH_MIN_SIZE)
         return FEED_E_INVALID;
     b->handle = 0; /* on every return but FEED_OK: nothing to release */
+    if (feed__loader_forked(L))
+        return feed__loader_refuse_forked(L, "feed_loader_next");
     if (L->data_error) {
         feed__loader_set_error(L, "%s", L->data_msg);
         return L->data_error;
@@ -206,6 +208,8 @@ struct feed__held_batch *feed__loader_for_backend(feed_loader *L, const feed_bat
 feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
 {
     feed_batch k;
+    if (feed__loader_forked(L))
+        return feed__loader_refuse_forked(L, "feed_batch_release");
     struct feed__held_batch *e = feed__loader_for_backend(L, b, &k, "feed_batch_release");
     if (!e)
         return FEED_E_INVALID;
@@ -221,6 +225,8 @@ feed_status feed_batch_release(feed_loader *L, feed_batch *b, void *stream)
 feed_status feed_batch_wait(feed_loader *L, const feed_batch *b, void *stream)
 {
     feed_batch k;
+    if (feed__loader_forked(L))
+        return feed__loader_refuse_forked(L, "feed_batch_wait");
     if (!feed__loader_for_backend(L, b, &k, "feed_batch_wait"))
         return FEED_E_INVALID;
     return L->dev.ops->wait(L->dev_state, &k, stream);

@@ -28,6 +28,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "arena/arena.h"
 #include "dataset/index.h"
@@ -55,6 +56,8 @@
 
 struct feed_loader {
     feed_options o;
+    pid_t owner;           /* the process that created it (getpid() at create) */
+    uint64_t fork_gen;     /* feed__fork_gen at create: another value means a fork's child */
     feed__index ix;
     feed__sampler sampler;
     feed__readahead *ra; /* read-ahead thread (NULL: off) */
@@ -119,6 +122,17 @@ struct feed_loader {
 
 /* The caller's thread: what last_error says now. */
 void feed__loader_set_error(feed_loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A fork's child holds a copy of every loader its parent had: the copy's
+ * threads are gone, its locks may be held for ever, its workers and device
+ * are the parent's. feed__loader_forked() is 1 there (last_error then says
+ * so, unless L is const to the caller) and 0 in the process that created L;
+ * every entry point that would wait, lock or touch a worker checks it first.
+ * Counted by a pthread_atfork child handler, installed at the first create. */
+extern _Atomic uint64_t feed__fork_gen;
+void feed__fork_watch(void);
+int feed__loader_forked(const feed_loader *L);
+feed_status feed__loader_refuse_forked(feed_loader *L, const char *call);
 /* Copies what the caller's struct has room for. Its struct_size becomes the
  * bytes written (stats, bad samples: how callers learn ours), or is kept. */
 void feed__loader_give(void *to, const void *from, size_t ours, int say_size);

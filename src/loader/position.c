@@ -38,6 +38,8 @@ feed_status feed_loader_seek(feed_loader *L, uint64_t epoch, uint64_t batch)
 {
     if (!L)
         return FEED_E_INVALID;
+    if (feed__loader_forked(L))
+        return feed__loader_refuse_forked(L, "feed_loader_seek");
     if (batch >= L->sampler.nbatches) {
         feed__loader_set_error(L, "seek: batch %llu is past the %llu batches of an epoch", (unsigned long long)batch,
                   (unsigned long long)L->sampler.nbatches);
@@ -50,6 +52,8 @@ feed_status feed_loader_seek_samples(feed_loader *L, uint64_t epoch, uint64_t co
 {
     if (!L)
         return FEED_E_INVALID;
+    if (feed__loader_forked(L))
+        return feed__loader_refuse_forked(L, "feed_loader_seek_samples");
     if (consumed >= L->sampler.positions) {
         char rep[64] = "";
         if (L->sampler.repeats > 1)

@@ -3,6 +3,7 @@ set(FEED_LOADER_SOURCES
   src/loader/options.c
   src/loader/options_parse.c
   src/loader/launcher.c
+  src/loader/fork.c
   src/loader/memroom.c
   src/loader/dlpack.c
   src/loader/sampler.c

@@ -42,7 +42,7 @@ const char *feed_loader_last_error(const feed_loader *L)
 
 uint64_t feed_loader_bad_count(const feed_loader *L)
 {
-    if (!L)
+    if (!L || feed__loader_forked(L)) /* a fork's child: the lock may be held for ever */
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
     uint64_t n = L->bad.nbad;
@@ -52,7 +52,7 @@ uint64_t feed_loader_bad_count(const feed_loader *L)
 
 uint64_t feed_loader_bad_count_epoch(const feed_loader *L, uint64_t epoch)
 {
-    if (!L)
+    if (!L || feed__loader_forked(L))
         return 0;
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
     uint64_t n = feed__badlog_epoch_count(&L->bad, epoch);
@@ -64,6 +64,8 @@ feed_status feed_loader_bad_sample(const feed_loader *L, uint64_t i, feed_bad_sa
 {
     if (!L || !out || out->struct_size < FEED__BAD_SAMPLE_MIN_SIZE)
         return FEED_E_INVALID;
+    if (feed__loader_forked(L)) /* single-threaded there: its own copy of last_error */
+        return feed__loader_refuse_forked((feed_loader *)L, "feed_loader_bad_sample");
     feed_bad_sample r = {.struct_size = sizeof r};
     pthread_mutex_lock((pthread_mutex_t *)&L->mu);
     feed_status st = feed__badlog_get(&L->bad, i, &r);
@@ -93,6 +95,8 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
 {
     if (!L || !out || out->struct_size < FEED__STATS_MIN_SIZE)
         return FEED_E_INVALID;
+    if (feed__loader_forked(L)) /* single-threaded there: its own copy of last_error */
+        return feed__loader_refuse_forked((feed_loader *)L, "feed_loader_stats");
     feed_loader *M = (feed_loader *)L;
     feed__arena_hdr *h = L->arena.hdr;
     feed_stats full = {0}, *s = &full;
@@ -151,7 +155,7 @@ feed_status feed_loader_stats(const feed_loader *L, feed_stats *out)
 
 uint64_t feed_loader_trace_read(feed_loader *L, feed_trace_event *out, uint64_t max, uint64_t *lost)
 {
-    if (!L || (!out && max)) {
+    if (!L || (!out && max) || feed__loader_forked(L)) {
         if (lost)
             *lost = 0;
         return 0;

@@ -40,6 +40,11 @@ target_link_libraries(train_loop PRIVATE libfeed::feed)
 CM
 cmake -S "$tmp/cm" -B "$tmp/cm/build" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
 cmake --build "$tmp/cm/build" >/dev/null
+# A consumer of the shared library needs neither the CUDA toolkit nor
+# pkg-config (liburing's): find_package must work without them.
+cmake -S "$tmp/cm" -B "$tmp/cm/build-bare" -DCMAKE_PREFIX_PATH="$tmp/prefix" \
+  -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=TRUE -DCMAKE_DISABLE_FIND_PACKAGE_PkgConfig=TRUE >/dev/null
+cmake --build "$tmp/cm/build-bare" >/dev/null
 
 # Run the installed example: it must find the installed feed-worker by itself.
 "$build/bin/feed-mkdata" --out "$tmp/data" --count 24 --seed 5 --classes 3 --quiet

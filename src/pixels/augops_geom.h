@@ -1,0 +1,58 @@
+/*
+ * augops_geom.h - inside augops: the geometric ops (augops_geom.c) and the
+ * float32 helpers that they and the colour ops (augops.c) share.
+ */
+#ifndef FEED_PIXELS_AUGOPS_GEOM_H
+#define FEED_PIXELS_AUGOPS_GEOM_H
+
+#include <math.h>
+#include <stdint.h>
+
+/* a * b + c rounded once to float32, as ATen's vector kernels (built with
+ * FMA) round it. The product of two floats is exact in a double, and so is
+ * the sum whenever it spans at most 53 bits: with 0..255 values, for every
+ * factor whose magnitude is 0 or >= 2^-22 (the policies' are 0 or >= 0.03)
+ * and for the sampler's weights >= 2^-22. Otherwise the double sum is
+ * rounded first, and differs from the fused result only if that lands
+ * exactly on a float midpoint (a chance under 2^-29). The colour ops form
+ * the same sums from tables of the exact products. */
+static inline float feed__fma_f(float a, float b, float c)
+{
+    return (float)((double)a * b + c);
+}
+
+/* nearbyintf without a libm call (x86-64's baseline SSE2 has no rounding
+ * instruction, and the calls dominated the sampler): adding and taking away
+ * 1.5 * 2^23 rounds half to even in the default rounding mode, exact for
+ * |v| < 2^22 */
+static inline float feed__round_even(float v)
+{
+    return fabsf(v) < 0x1p22f ? (v + 0x1.8p23f) - 0x1.8p23f : nearbyintf(v);
+}
+
+/* The geometric ops of augops.h's feed__aug_apply on img, through scratch
+ * (w * h * 3 bytes): ShearX (vertical 0) or ShearY by factor s,
+ * TranslateX/Y by (dx, dy) pixels, Rotate by angle degrees. */
+void feed__aug_shear(int vertical, double s, uint8_t *img, uint32_t w, uint32_t h, uint32_t interp,
+                     const uint8_t fill[3], uint8_t *scratch);
+void feed__aug_translate(double dx, double dy, uint8_t *img, uint32_t w, uint32_t h, uint32_t interp,
+                         const uint8_t fill[3], uint8_t *scratch);
+void feed__aug_rotate(double angle, uint8_t *img, uint32_t w, uint32_t h, uint32_t interp, const uint8_t fill[3],
+                      uint8_t *scratch);
+
+/*
+ * The affine resampling behind the geometric ops: out(x, y) samples in at
+ * the point the inverse matrix m (torchvision's _get_inverse_affine_matrix:
+ * coordinates about the image centre) gives, as torchvision's
+ * _affine_grid + grid_sample(align_corners=False) + fill mask. in and out
+ * are w x h RGB and must not overlap.
+ */
+void feed__aug_affine(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const double m[6],
+                      uint32_t interp, const uint8_t fill[3]);
+
+/* torchvision's _get_inverse_affine_matrix (angles in degrees), in double,
+ * in its order of operations, into m. */
+void feed__aug_inverse_matrix(double cx, double cy, double angle, double tx, double ty, double shear_x,
+                              double shear_y, double m[6]);
+
+#endif

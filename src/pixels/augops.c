@@ -18,6 +18,19 @@
 #include "feed.h"
 #include "pixels/augops_geom.h"
 
+int feed__aug_simd = -1;
+
+int feed__aug_level(void)
+{
+    if (feed__aug_simd >= 0)
+        return feed__aug_simd;
+#if defined(__x86_64__) && defined(__GNUC__)
+    return __builtin_cpu_supports("avx2") ? 1 : 0;
+#else
+    return 0;
+#endif
+}
+
 static const char *const names[FEED__AUG_OPS] = {
     "Identity", "ShearX",   "ShearY",    "TranslateX", "TranslateY",   "Rotate",
     "Brightness", "Color",  "Contrast",  "Sharpness",  "Posterize",    "Solarize",
@@ -37,38 +50,24 @@ uint32_t feed__aug_by_name(const char *name)
 }
 
 /* float32 in [0, 255] (clamped) to uint8 by truncation, as .to(torch.uint8) */
-static inline uint8_t trunc_u8(float v)
+static FEED__AUG_INLINE uint8_t trunc_u8(float v)
 {
     v = v < 0 ? 0 : v > 255 ? 255 : v;
     return (uint8_t)v;
 }
 
 /* _rgb_to_grayscale_image(preserve_dtype=False) then floor_: r.mul(0.2989)
- * then add_ with alpha, which ATen fuses. The products by value, in tables:
- * r's as float32, g's and b's exact in double, as fma_f forms them. */
-typedef struct grey_tables {
-    float r[256];
-    double g[256], b[256];
-} grey_tables;
-
-static void grey_tables_init(grey_tables *t)
+ * then add_ with alpha, which ATen fuses: r's product rounded to float32,
+ * g's and b's exact in double, each sum rounded once (feed__fma_f). */
+static FEED__AUG_INLINE int grey_floor(const uint8_t *p)
 {
-    for (int v = 0; v < 256; v++) {
-        t->r[v] = (float)v * 0.2989f;
-        t->g[v] = (double)v * 0.587f;
-        t->b[v] = (double)v * 0.114f;
-    }
-}
-
-static inline int grey_floor(const grey_tables *t, const uint8_t *p)
-{
-    float l = (float)(t->g[p[1]] + t->r[p[0]]);
-    l = (float)(t->b[p[2]] + l);
+    float l = (float)((double)p[1] * (double)0.587f + (double)((float)p[0] * 0.2989f));
+    l = (float)((double)p[2] * (double)0.114f + (double)l);
     return (int)l; /* l >= 0: truncation is floor */
 }
 
 /* _blend(image, other, ratio): image.mul(ratio).add_(other, alpha=1 - ratio), clamp, truncate */
-static inline uint8_t blend(uint8_t v, float other, float ratio, float alpha)
+static FEED__AUG_INLINE uint8_t blend(uint8_t v, float other, float ratio, float alpha)
 {
     return trunc_u8(feed__fma_f(other, alpha, (float)v * ratio));
 }
@@ -89,34 +88,35 @@ static void brightness(uint8_t *img, size_t n, double factor)
     map_lut(img, n, lut);
 }
 
-/* _blend(image, grey, ratio) per pixel, with the products v * ratio
- * (float32) and grey * (1 - ratio) (exact, double) from tables */
-static void saturation(uint8_t *img, size_t npx, double factor)
+/* _blend(image, grey, ratio) per pixel */
+static FEED__AUG_INLINE void saturation_c(uint8_t *img, size_t npx, double factor)
 {
     float r = (float)factor, a = (float)(1.0 - factor);
-    grey_tables t;
-    grey_tables_init(&t);
-    float vr[256];
-    double ga[256];
-    for (int v = 0; v < 256; v++)
-        vr[v] = (float)v * r, ga[v] = (double)v * a;
     for (size_t i = 0; i < npx; i++, img += 3) {
-        double g = ga[grey_floor(&t, img)];
-        img[0] = trunc_u8((float)(g + vr[img[0]]));
-        img[1] = trunc_u8((float)(g + vr[img[1]]));
-        img[2] = trunc_u8((float)(g + vr[img[2]]));
+        float g = (float)grey_floor(img);
+        img[0] = blend(img[0], g, r, a);
+        img[1] = blend(img[1], g, r, a);
+        img[2] = blend(img[2], g, r, a);
     }
 }
 
+FEED__AUG_LEVELS(saturation, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
+
+/* torch.mean of the floored greys: an exact integer sum here, divided
+ * once; torch's float32 cascade sum can differ in its last bit */
+static FEED__AUG_INLINE void grey_sum_c(const uint8_t *img, size_t npx, uint64_t *sum)
+{
+    uint64_t s = 0;
+    for (size_t i = 0; i < npx; i++)
+        s += (uint32_t)grey_floor(img + i * 3);
+    *sum = s;
+}
+FEED__AUG_LEVELS(grey_sum, (const uint8_t *img, size_t npx, uint64_t *sum), (img, npx, sum))
+
 static void contrast(uint8_t *img, size_t npx, double factor)
 {
-    /* torch.mean of the floored greys: an exact integer sum here, divided
-     * once; torch's float32 cascade sum can differ in its last bit */
-    grey_tables t;
-    grey_tables_init(&t);
-    uint64_t sum = 0;
-    for (size_t i = 0; i < npx; i++)
-        sum += (uint64_t)grey_floor(&t, img + i * 3);
+    uint64_t sum;
+    grey_sum(img, npx, &sum);
     float mean = (float)((double)sum / (double)npx);
     float r = (float)factor, a = (float)(1.0 - factor);
     uint8_t lut[256];
@@ -128,15 +128,15 @@ static void contrast(uint8_t *img, size_t npx, double factor)
 /* adjust_sharpness: the interior blends with the 3x3 [1 1 1; 1 5 1; 1 1 1] / 13
  * blur, rounded; the border rows and columns stay. The blur's sum is an
  * integer S / 13, never a tie, so float32 conv2d rounds it as the exact
- * (2S + 13) / 26 does. One row of scratch is the row above, unblended. */
-static void sharpness(uint8_t *img, uint32_t w, uint32_t h, double factor, uint8_t *scratch)
+ * (2S + 13) / 26 does. The blend is (blur - v) * (1 - factor) + v with
+ * one rounding (exact in double, then to float32). One row of scratch is
+ * the row above, unblended; the row loop has no branch, so that it
+ * vectorises. */
+static FEED__AUG_INLINE void sharpness_c(uint8_t *img, uint32_t w, uint32_t h, double factor, uint8_t *scratch)
 {
     if (w <= 2 || h <= 2)
         return;
-    /* (blur - v) * (1 - factor), exact in double, for every difference */
-    double da[511];
-    for (int d = -255; d <= 255; d++)
-        da[d + 255] = (double)d * (float)(1.0 - factor);
+    const double a = (float)(1.0 - factor);
     size_t stride = (size_t)w * 3;
     uint8_t *above = scratch, *cur = scratch + stride;
     memcpy(above, img, stride);
@@ -144,20 +144,20 @@ static void sharpness(uint8_t *img, uint32_t w, uint32_t h, double factor, uint8
         uint8_t *row = img + (size_t)y * stride;
         const uint8_t *below = row + stride;
         memcpy(cur, row, stride);
-        for (uint32_t x = 1; x + 1 < w; x++) {
-            for (int c = 0; c < 3; c++) {
-                size_t l = (size_t)(x - 1) * 3 + c, m = l + 3, r = m + 3;
-                uint32_t s = above[l] + above[m] + above[r] + cur[l] + 5u * cur[m] + cur[r] +
-                             below[l] + below[m] + below[r];
-                int blur = (int)((2 * s + 13) / 26);
-                row[m] = trunc_u8((float)(da[blur - cur[m] + 255] + cur[m]));
-            }
+        for (size_t i = 3; i + 3 < stride; i++) {
+            uint32_t s = above[i - 3] + above[i] + above[i + 3] + cur[i - 3] + 5u * cur[i] + cur[i + 3] +
+                         below[i - 3] + below[i] + below[i + 3];
+            int32_t blur = (int32_t)((2 * s + 13) / 26), v = cur[i];
+            row[i] = trunc_u8((float)((double)(blur - v) * a + (double)v));
         }
         uint8_t *t = above;
         above = cur;
         cur = t;
     }
 }
+
+FEED__AUG_LEVELS(sharpness, (uint8_t *img, uint32_t w, uint32_t h, double factor, uint8_t *scratch),
+                 (img, w, h, factor, scratch))
 
 /* autocontrast_image: per channel, (v - min) / ((max - min) * (1 / 255)) in
  * float32, truncated; a flat channel stays */

@@ -118,7 +118,7 @@ static void affine_row(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, 
  * reads the rounding (v + 1.5 * 2^23) - 1.5 * 2^23 even for |v| >= 2^22,
  * where it is not nearbyintf's: it is then >= 2^22 in magnitude, or NaN,
  * outside an image whose sides are below 2^22 as nearbyintf's would be. */
-static void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, float a, float t, float c, uint32_t size,
+static FEED__AUG_INLINE void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, float a, float t, float c, uint32_t size,
                          float *out)
 {
     const float cx = (float)(((double)w - 1.0) * 0.5), half = (float)size * 0.5f;
@@ -136,7 +136,7 @@ static void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, float a, float t, 
 /* Source pixel indices from the coordinates (ry NULL: every pixel's row
  * is ry0), or -1 for the fill; exact in float32 for w * h <= 2^24. The
  * float is picked before the conversion, which may then run on every lane. */
-static void nearest_index(const float *rx, const float *ry, float ry0, uint32_t w, uint32_t n, int32_t *idx)
+static FEED__AUG_INLINE void nearest_index(const float *rx, const float *ry, float ry0, uint32_t w, uint32_t n, int32_t *idx)
 {
     const float fw = (float)w;
     if (ry) {
@@ -151,7 +151,7 @@ static void nearest_index(const float *rx, const float *ry, float ry0, uint32_t 
 
 /* nearest_axis for both axes and nearest_index in one loop: a row of a
  * rotation, where neither axis is fixed. */
-static void nearest_both(uint32_t w, uint32_t h, uint32_t x0, uint32_t n, const float R[6], float yx, float yy,
+static FEED__AUG_INLINE void nearest_both(uint32_t w, uint32_t h, uint32_t x0, uint32_t n, const float R[6], float yx, float yy,
                          int32_t *idx)
 {
     const float cx = (float)(((double)w - 1.0) * 0.5), hw = (float)w * 0.5f, hh = (float)h * 0.5f;
@@ -221,8 +221,8 @@ static void gather(const uint8_t *in, uint32_t npx, uint8_t *out, const int32_t 
  * 0 (no shear along x, no rotation), x * R[0] + y * R[1] is x * R[0] + 0
  * for every row, so the source columns are computed once; where R[3] is
  * 0, the source row is one per row. Both: a translation. */
-static void affine_nearest(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const float R[6],
-                           const uint8_t fill[3])
+static FEED__AUG_INLINE void affine_nearest_c(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h,
+                                              const float R[6], const uint8_t fill[3])
 {
     float cols[NEAREST_COLS], rx[NEAREST_CHUNK], ry[NEAREST_CHUNK];
     int32_t idx[NEAREST_CHUNK];
@@ -251,6 +251,10 @@ static void affine_nearest(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t
         }
     }
 }
+
+FEED__AUG_LEVELS(affine_nearest,
+                 (const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const float R[6], const uint8_t fill[3]),
+                 (in, out, w, h, R, fill))
 
 void feed__aug_affine(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const double m[6],
                       uint32_t interp, const uint8_t fill[3])

@@ -1,12 +1,50 @@
 /*
- * augops_geom.h - inside augops: the geometric ops (augops_geom.c) and the
- * float32 helpers that they and the colour ops (augops.c) share.
+ * augops_geom.h - inside augops: the geometric ops (augops_geom.c), the
+ * float32 helpers that they and the colour ops (augops.c) share, and the
+ * instruction-set levels their loops are compiled for.
  */
 #ifndef FEED_PIXELS_AUGOPS_GEOM_H
 #define FEED_PIXELS_AUGOPS_GEOM_H
 
 #include <math.h>
 #include <stdint.h>
+
+/*
+ * The ops' hot loops are plain C that the compiler vectorises; each is
+ * compiled twice, for x86-64's baseline (level 0) and for AVX2 (level 1),
+ * and runs at the level the CPU has. Elementwise float operations round
+ * the same in any vector width, so the levels' results are equal
+ * (test_policy checks it on every op). feed__aug_simd >= 0 forces a level
+ * (the tests run each); -1, the default, picks by CPU.
+ */
+extern int feed__aug_simd;
+int feed__aug_level(void);
+
+/* FEED__AUG_LEVELS(name, (params), (args)) defines static void name(params)
+ * that runs name_c, a static FEED__AUG_INLINE void, compiled at the level
+ * feed__aug_level picks. The loops' helpers are FEED__AUG_INLINE too, so
+ * that they are compiled into each level's copy. */
+#define FEED__AUG_INLINE inline __attribute__((always_inline))
+#if defined(__x86_64__) && defined(__GNUC__)
+#define FEED__AUG_LEVELS(name, params, args)                                                                 \
+    __attribute__((target("avx2"))) static void name##_avx2 params                                          \
+    {                                                                                                        \
+        name##_c args;                                                                                       \
+    }                                                                                                        \
+    static void name params                                                                                  \
+    {                                                                                                        \
+        if (feed__aug_level() >= 1)                                                                          \
+            name##_avx2 args;                                                                                \
+        else                                                                                                 \
+            name##_c args;                                                                                   \
+    }
+#else
+#define FEED__AUG_LEVELS(name, params, args)                                                                 \
+    static void name params                                                                                  \
+    {                                                                                                        \
+        name##_c args;                                                                                       \
+    }
+#endif
 
 /* a * b + c rounded once to float32, as ATen's vector kernels (built with
  * FMA) round it. The product of two floats is exact in a double, and so is
@@ -16,7 +54,7 @@
  * rounded first, and differs from the fused result only if that lands
  * exactly on a float midpoint (a chance under 2^-29). The colour ops form
  * the same sums from tables of the exact products. */
-static inline float feed__fma_f(float a, float b, float c)
+static FEED__AUG_INLINE float feed__fma_f(float a, float b, float c)
 {
     return (float)((double)a * b + c);
 }

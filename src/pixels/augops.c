@@ -25,7 +25,9 @@ int feed__aug_level(void)
     if (feed__aug_simd >= 0)
         return feed__aug_simd;
 #if defined(__x86_64__) && defined(__GNUC__)
-    return __builtin_cpu_supports("avx2") ? 1 : 0;
+    if (!__builtin_cpu_supports("avx2"))
+        return 0;
+    return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") ? 2 : 1;
 #else
     return 0;
 #endif
@@ -72,20 +74,13 @@ static FEED__AUG_INLINE uint8_t blend(uint8_t v, float other, float ratio, float
     return trunc_u8(feed__fma_f(other, alpha, (float)v * ratio));
 }
 
-/* A per-value op through a table of its 256 results. */
-static void map_lut(uint8_t *img, size_t n, const uint8_t lut[256])
-{
-    for (size_t i = 0; i < n; i++)
-        img[i] = lut[img[i]];
-}
-
 static void brightness(uint8_t *img, size_t n, double factor)
 {
     float f = (float)factor;
     uint8_t lut[256];
     for (int v = 0; v < 256; v++)
         lut[v] = trunc_u8((float)v * f);
-    map_lut(img, n, lut);
+    feed__aug_map_lut(img, n, lut);
 }
 
 /* _blend(image, grey, ratio) per pixel */
@@ -122,7 +117,7 @@ static void contrast(uint8_t *img, size_t npx, double factor)
     uint8_t lut[256];
     for (int v = 0; v < 256; v++)
         lut[v] = blend((uint8_t)v, mean, r, a);
-    map_lut(img, npx * 3, lut);
+    feed__aug_map_lut(img, npx * 3, lut);
 }
 
 /* adjust_sharpness: the interior blends with the 3x3 [1 1 1; 1 5 1; 1 1 1] / 13
@@ -163,49 +158,61 @@ FEED__AUG_LEVELS(sharpness, (uint8_t *img, uint32_t w, uint32_t h, double factor
  * float32, truncated; a flat channel stays */
 static void autocontrast(uint8_t *img, size_t npx)
 {
+    uint8_t lo[3], hi[3], lut[3][256];
+    feed__aug_range3(img, npx, lo, hi);
     for (int c = 0; c < 3; c++) {
-        uint8_t lo = 255, hi = 0;
-        for (size_t i = 0; i < npx; i++) {
-            uint8_t v = img[i * 3 + c];
-            lo = v < lo ? v : lo;
-            hi = v > hi ? v : hi;
-        }
-        float mn = lo, inv = (float)(hi - lo) * (float)(1.0 / 255.0);
-        if (hi == lo)
+        float mn = lo[c], inv = (float)(hi[c] - lo[c]) * (float)(1.0 / 255.0);
+        if (hi[c] == lo[c])
             mn = 0, inv = 1;
-        uint8_t lut[256];
         for (int v = 0; v < 256; v++)
-            lut[v] = trunc_u8(((float)v - mn) / inv);
-        for (size_t i = 0; i < npx; i++)
-            img[i * 3 + c] = lut[img[i * 3 + c]];
+            lut[c][v] = trunc_u8(((float)v - mn) / inv);
     }
+    feed__aug_map_lut3(img, npx, lut);
 }
 
 /* equalize_image (PIL's scheme): per channel, step = (pixels not of the
  * highest value present) / 255; lut[0] = 0, lut[k] = (cum[k-1] + step / 2)
- * / step, at most 255; step 0 leaves the channel */
+ * / step, at most 255; step 0 leaves the channel (an identity table) */
 static void equalize(uint8_t *img, size_t npx)
 {
+    uint64_t hist[3][256];
+    uint8_t lut[3][256];
+    feed__aug_hist3(img, npx, hist);
     for (int c = 0; c < 3; c++) {
-        uint64_t hist[256] = {0};
-        for (size_t i = 0; i < npx; i++)
-            hist[img[i * 3 + c]]++;
         int top = 255;
-        while (top > 0 && !hist[top])
+        while (top > 0 && !hist[c][top])
             top--;
-        uint64_t step = (npx - hist[top]) / 255;
-        if (!step)
-            continue;
-        uint8_t lut[256];
-        uint64_t cum = 0;
-        lut[0] = 0;
+        uint64_t step = (npx - hist[c][top]) / 255, cum = 0;
+        lut[c][0] = 0;
         for (int k = 1; k < 256; k++) {
-            cum += hist[k - 1];
-            uint64_t v = (cum + step / 2) / step;
-            lut[k] = (uint8_t)(v > 255 ? 255 : v);
+            cum += hist[c][k - 1];
+            uint64_t v = step ? (cum + step / 2) / step : (uint64_t)k;
+            lut[c][k] = (uint8_t)(v > 255 ? 255 : v);
         }
-        for (size_t i = 0; i < npx; i++)
-            img[i * 3 + c] = lut[img[i * 3 + c]];
+    }
+    feed__aug_map_lut3(img, npx, lut);
+}
+
+/* solarize_image: torch compares the uint8 tensor with the Python float
+ * as float32. (float)v >= t holds from some k on (256: never), so the
+ * test is v >= k, in a byte loop that vectorises. */
+static void solarize(uint8_t *img, size_t n, double threshold)
+{
+    float t = (float)threshold;
+    int k = 0;
+    while (k < 256 && !((float)k >= t))
+        k++;
+    for (size_t i = 0; i < n; i++)
+        img[i] = img[i] >= k ? (uint8_t)(255 - img[i]) : img[i];
+}
+
+/* timm's solarize_add: add to the values below 128, saturating */
+static void solarize_add(uint8_t *img, size_t n, int add)
+{
+    for (size_t i = 0; i < n; i++) {
+        int v = img[i], s = v + add;
+        s = s > 255 ? 255 : s < 0 ? 0 : s;
+        img[i] = (uint8_t)(v < 128 ? s : v);
     }
 }
 
@@ -246,22 +253,12 @@ void feed__aug_apply(uint32_t op, double arg, uint8_t *img, uint32_t w, uint32_t
             img[i] &= mask;
         break;
     }
-    case FEED__AUG_SOLARIZE: {
-        /* torch compares the uint8 tensor with the Python float as float32 */
-        float t = (float)arg;
-        for (size_t i = 0; i < n; i++)
-            img[i] = (float)img[i] >= t ? (uint8_t)(255 - img[i]) : img[i];
+    case FEED__AUG_SOLARIZE:
+        solarize(img, n, arg);
         break;
-    }
-    case FEED__AUG_SOLARIZE_ADD: {
-        int add = (int)arg;
-        for (size_t i = 0; i < n; i++)
-            if (img[i] < 128) {
-                int v = img[i] + add;
-                img[i] = (uint8_t)(v > 255 ? 255 : v < 0 ? 0 : v);
-            }
+    case FEED__AUG_SOLARIZE_ADD:
+        solarize_add(img, n, (int)arg);
         break;
-    }
     case FEED__AUG_AUTOCONTRAST:
         autocontrast(img, npx);
         break;

@@ -7,12 +7,14 @@
 #define FEED_PIXELS_AUGOPS_GEOM_H
 
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
  * The ops' hot loops are plain C that the compiler vectorises; each is
  * compiled twice, for x86-64's baseline (level 0) and for AVX2 (level 1),
- * and runs at the level the CPU has. Elementwise float operations round
+ * and runs at the level the CPU has; level 2 (AVX-512 VBMI) adds the
+ * table lookups of augops_lut.c. Elementwise float operations round
  * the same in any vector width, so the levels' results are equal
  * (test_policy checks it on every op). feed__aug_simd >= 0 forces a level
  * (the tests run each); -1, the default, picks by CPU.
@@ -67,6 +69,14 @@ static inline float feed__round_even(float v)
 {
     return fabsf(v) < 0x1p22f ? (v + 0x1.8p23f) - 0x1.8p23f : nearbyintf(v);
 }
+
+/* augops_lut.c: lut applied to the n bytes of img; lut[c] to channel c
+ * of the npx pixels of img; each channel's range; each channel's
+ * histogram. */
+void feed__aug_map_lut(uint8_t *img, size_t n, const uint8_t lut[256]);
+void feed__aug_map_lut3(uint8_t *img, size_t npx, const uint8_t lut[3][256]);
+void feed__aug_range3(const uint8_t *img, size_t npx, uint8_t lo[3], uint8_t hi[3]);
+void feed__aug_hist3(const uint8_t *img, size_t npx, uint64_t hist[3][256]);
 
 /* The geometric ops of augops.h's feed__aug_apply on img, through scratch
  * (w * h * 3 bytes): ShearX (vertical 0) or ShearY by factor s,

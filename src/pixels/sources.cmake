@@ -19,6 +19,7 @@ set(FEED_PIXELS_SOURCES
   src/pixels/ycc.c
   src/pixels/augops.c
   src/pixels/augops_geom.c
+  src/pixels/augops_lut.c
   src/pixels/policy.c
   src/pixels/erase.c
 )
@@ -30,5 +31,6 @@ set(FEED_PIXELS_SOURCES
 # rounds as the scalar operation does; no float reduction is reordered
 # (that would take -fassociative-math); only the exception flags, which
 # nothing reads, may differ.
-set_source_files_properties(src/pixels/augops.c src/pixels/augops_geom.c src/pixels/policy.c
+set_source_files_properties(src/pixels/augops.c src/pixels/augops_geom.c src/pixels/augops_lut.c
+                            src/pixels/policy.c
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-O3;-fno-trapping-math")

@@ -104,6 +104,8 @@ static void affine_row(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, 
     }
 }
 
+int feed__aug_pixelwise = 0;
+
 /* Output pixels per pass of the row-at-a-time nearest path: its buffers
  * live on the stack (the ops allocate nothing). */
 #define NEAREST_CHUNK 256
@@ -266,7 +268,8 @@ void feed__aug_affine(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, c
         R[3 + k] = (float)m[3 + k] / sh;
     }
     /* nearest_axis's and nearest_index's bounds */
-    if (interp == FEED_INTERP_NEAREST && w < (1u << 22) && h < (1u << 22) && (uint64_t)w * h <= (1u << 24)) {
+    if (interp == FEED_INTERP_NEAREST && !feed__aug_pixelwise && w < (1u << 22) && h < (1u << 22) &&
+        (uint64_t)w * h <= (1u << 24)) {
         affine_nearest(in, out, w, h, R, fill);
         return;
     }

@@ -21,6 +21,9 @@
  */
 extern int feed__aug_simd;
 int feed__aug_level(void);
+/* Set, the nearest sampler runs pixel by pixel (affine_row), as bilinear
+ * does: the tests hold the row-at-a-time path against it. */
+extern int feed__aug_pixelwise;
 
 /* FEED__AUG_LEVELS(name, (params), (args)) defines static void name(params)
  * that runs name_c, a static FEED__AUG_INLINE void, compiled at the level

@@ -95,7 +95,7 @@ static FEED__AUG_INLINE void saturation_c(uint8_t *img, size_t npx, double facto
     }
 }
 
-FEED__AUG_LEVELS(saturation, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
+FEED__AUG_LEVELS(saturation, 1, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
 
 /* torch.mean of the floored greys: an exact integer sum here, divided
  * once; torch's float32 cascade sum can differ in its last bit */
@@ -106,7 +106,7 @@ static FEED__AUG_INLINE void grey_sum_c(const uint8_t *img, size_t npx, uint64_t
         s += (uint32_t)grey_floor(img + i * 3);
     *sum = s;
 }
-FEED__AUG_LEVELS(grey_sum, (const uint8_t *img, size_t npx, uint64_t *sum), (img, npx, sum))
+FEED__AUG_LEVELS(grey_sum, 2, (const uint8_t *img, size_t npx, uint64_t *sum), (img, npx, sum))
 
 static void contrast(uint8_t *img, size_t npx, double factor)
 {
@@ -151,7 +151,7 @@ static FEED__AUG_INLINE void sharpness_c(uint8_t *img, uint32_t w, uint32_t h, d
     }
 }
 
-FEED__AUG_LEVELS(sharpness, (uint8_t *img, uint32_t w, uint32_t h, double factor, uint8_t *scratch),
+FEED__AUG_LEVELS(sharpness, 2, (uint8_t *img, uint32_t w, uint32_t h, double factor, uint8_t *scratch),
                  (img, w, h, factor, scratch))
 
 /* autocontrast_image: per channel, (v - min) / ((max - min) * (1 / 255)) in

@@ -120,8 +120,8 @@ int feed__aug_pixelwise = 0;
  * reads the rounding (v + 1.5 * 2^23) - 1.5 * 2^23 even for |v| >= 2^22,
  * where it is not nearbyintf's: it is then >= 2^22 in magnitude, or NaN,
  * outside an image whose sides are below 2^22 as nearbyintf's would be. */
-static FEED__AUG_INLINE void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, float a, float t, float c, uint32_t size,
-                         float *out)
+static FEED__AUG_INLINE void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, float a, float t, float c,
+                                          uint32_t size, float *out)
 {
     const float cx = (float)(((double)w - 1.0) * 0.5), half = (float)size * 0.5f;
     const float max = (float)(size - 1);
@@ -138,7 +138,8 @@ static FEED__AUG_INLINE void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, f
 /* Source pixel indices from the coordinates (ry NULL: every pixel's row
  * is ry0), or -1 for the fill; exact in float32 for w * h <= 2^24. The
  * float is picked before the conversion, which may then run on every lane. */
-static FEED__AUG_INLINE void nearest_index(const float *rx, const float *ry, float ry0, uint32_t w, uint32_t n, int32_t *idx)
+static FEED__AUG_INLINE void nearest_index(const float *rx, const float *ry, float ry0, uint32_t w, uint32_t n,
+                                           int32_t *idx)
 {
     const float fw = (float)w;
     if (ry) {
@@ -153,8 +154,8 @@ static FEED__AUG_INLINE void nearest_index(const float *rx, const float *ry, flo
 
 /* nearest_axis for both axes and nearest_index in one loop: a row of a
  * rotation, where neither axis is fixed. */
-static FEED__AUG_INLINE void nearest_both(uint32_t w, uint32_t h, uint32_t x0, uint32_t n, const float R[6], float yx, float yy,
-                         int32_t *idx)
+static FEED__AUG_INLINE void nearest_both(uint32_t w, uint32_t h, uint32_t x0, uint32_t n, const float R[6], float yx,
+                                          float yy, int32_t *idx)
 {
     const float cx = (float)(((double)w - 1.0) * 0.5), hw = (float)w * 0.5f, hh = (float)h * 0.5f;
     const float xmax = (float)(w - 1), ymax = (float)(h - 1), fw = (float)w;
@@ -254,7 +255,7 @@ static FEED__AUG_INLINE void affine_nearest_c(const uint8_t *in, uint8_t *out, u
     }
 }
 
-FEED__AUG_LEVELS(affine_nearest,
+FEED__AUG_LEVELS(affine_nearest, 2,
                  (const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const float R[6], const uint8_t fill[3]),
                  (in, out, w, h, R, fill))
 

@@ -25,26 +25,35 @@ int feed__aug_level(void);
  * does: the tests hold the row-at-a-time path against it. */
 extern int feed__aug_pixelwise;
 
-/* FEED__AUG_LEVELS(name, (params), (args)) defines static void name(params)
- * that runs name_c, a static FEED__AUG_INLINE void, compiled at the level
- * feed__aug_level picks. The loops' helpers are FEED__AUG_INLINE too, so
+/* FEED__AUG_LEVELS(name, top, (params), (args)) defines static void
+ * name(params) that runs name_c, a static FEED__AUG_INLINE void, compiled
+ * at the level feed__aug_level picks, at most top (1 where AVX-512's
+ * copy measured slower). The loops' helpers are FEED__AUG_INLINE too, so
  * that they are compiled into each level's copy. */
 #define FEED__AUG_INLINE inline __attribute__((always_inline))
 #if defined(__x86_64__) && defined(__GNUC__)
-#define FEED__AUG_LEVELS(name, params, args)                                                                 \
+#define FEED__AUG_LEVELS(name, top, params, args)                                                            \
     __attribute__((target("avx2"))) static void name##_avx2 params                                          \
+    {                                                                                                        \
+        name##_c args;                                                                                       \
+    }                                                                                                        \
+    __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vbmi"), unused))                          \
+    static void name##_avx512 params                                                                         \
     {                                                                                                        \
         name##_c args;                                                                                       \
     }                                                                                                        \
     static void name params                                                                                  \
     {                                                                                                        \
-        if (feed__aug_level() >= 1)                                                                          \
+        int level = feed__aug_level();                                                                       \
+        if (level >= 2 && (top) >= 2)                                                                        \
+            name##_avx512 args;                                                                              \
+        else if (level >= 1)                                                                                 \
             name##_avx2 args;                                                                                \
         else                                                                                                 \
             name##_c args;                                                                                   \
     }
 #else
-#define FEED__AUG_LEVELS(name, params, args)                                                                 \
+#define FEED__AUG_LEVELS(name, top, params, args)                                                            \
     static void name params                                                                                  \
     {                                                                                                        \
         name##_c args;                                                                                       \

@@ -125,7 +125,7 @@ static FEED__AUG_INLINE void range3_c(const uint8_t *img, size_t npx, uint8_t lo
         hi[k % 3] = h[k] > hi[k % 3] ? h[k] : hi[k % 3];
     }
 }
-FEED__AUG_LEVELS(range3, (const uint8_t *img, size_t npx, uint8_t lo[3], uint8_t hi[3]), (img, npx, lo, hi))
+FEED__AUG_LEVELS(range3, 2, (const uint8_t *img, size_t npx, uint8_t lo[3], uint8_t hi[3]), (img, npx, lo, hi))
 
 void feed__aug_range3(const uint8_t *img, size_t npx, uint8_t lo[3], uint8_t hi[3])
 {

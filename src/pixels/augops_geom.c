@@ -274,6 +274,10 @@ void feed__aug_affine(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, c
         affine_nearest(in, out, w, h, R, fill);
         return;
     }
+    if (interp == FEED_INTERP_BILINEAR && !feed__aug_pixelwise && w < (1u << 22) && h < (1u << 22)) {
+        feed__aug_affine_bilinear(in, out, w, h, R, fill);
+        return;
+    }
     for (uint32_t y = 0; y < h; y++)
         affine_row(in, out + (size_t)y * w * 3, w, h, y, R, interp, fill);
 }

@@ -90,6 +90,11 @@ void feed__aug_map_lut3(uint8_t *img, size_t npx, const uint8_t lut[3][256]);
 void feed__aug_range3(const uint8_t *img, size_t npx, uint8_t lo[3], uint8_t hi[3]);
 void feed__aug_hist3(const uint8_t *img, size_t npx, uint64_t hist[3][256]);
 
+/* augops_bilinear.c: affine_row's bilinear sampling of in into out (w, h
+ * below 2^22) with augops_geom.c's float32 matrix R. */
+void feed__aug_affine_bilinear(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const float R[6],
+                               const uint8_t fill[3]);
+
 /* The geometric ops of augops.h's feed__aug_apply on img, through scratch
  * (w * h * 3 bytes): ShearX (vertical 0) or ShearY by factor s,
  * TranslateX/Y by (dx, dy) pixels, Rotate by angle degrees. */

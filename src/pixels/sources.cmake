@@ -20,6 +20,7 @@ set(FEED_PIXELS_SOURCES
   src/pixels/augops.c
   src/pixels/augops_geom.c
   src/pixels/augops_lut.c
+  src/pixels/augops_bilinear.c
   src/pixels/policy.c
   src/pixels/erase.c
 )
@@ -32,5 +33,5 @@ set(FEED_PIXELS_SOURCES
 # (that would take -fassociative-math); only the exception flags, which
 # nothing reads, may differ.
 set_source_files_properties(src/pixels/augops.c src/pixels/augops_geom.c src/pixels/augops_lut.c
-                            src/pixels/policy.c
+                            src/pixels/augops_bilinear.c src/pixels/policy.c
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-O3;-fno-trapping-math")

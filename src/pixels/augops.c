@@ -84,7 +84,7 @@ static void brightness(uint8_t *img, size_t n, double factor)
 }
 
 /* _blend(image, grey, ratio) per pixel */
-static FEED__AUG_INLINE void saturation_c(uint8_t *img, size_t npx, double factor)
+static FEED__AUG_INLINE void saturation_px_c(uint8_t *img, size_t npx, double factor)
 {
     float r = (float)factor, a = (float)(1.0 - factor);
     for (size_t i = 0; i < npx; i++, img += 3) {
@@ -95,7 +95,36 @@ static FEED__AUG_INLINE void saturation_c(uint8_t *img, size_t npx, double facto
     }
 }
 
-FEED__AUG_LEVELS(saturation, 1, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
+FEED__AUG_LEVELS(saturation_px, 1, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
+
+/* The same blends, the greys' products grey * (1 - ratio) (exact in
+ * double) of 64 pixels first: AVX-512 runs it faster than the loop above,
+ * AVX2 slower. */
+static FEED__AUG_INLINE void saturation_rows_c(uint8_t *img, size_t npx, double factor)
+{
+    const float r = (float)factor;
+    const double a = (float)(1.0 - factor);
+    double ga[64];
+    for (size_t i0 = 0; i0 < npx; i0 += 64) {
+        size_t n = npx - i0 < 64 ? npx - i0 : 64;
+        uint8_t *p = img + i0 * 3;
+        for (size_t i = 0; i < n; i++)
+            ga[i] = (double)grey_floor(p + i * 3) * a;
+        for (size_t i = 0; i < n; i++)
+            for (int c = 0; c < 3; c++)
+                p[i * 3 + c] = trunc_u8((float)(ga[i] + (double)((float)p[i * 3 + c] * r)));
+    }
+}
+
+FEED__AUG_LEVELS(saturation_rows, 2, (uint8_t *img, size_t npx, double factor), (img, npx, factor))
+
+static void saturation(uint8_t *img, size_t npx, double factor)
+{
+    if (feed__aug_level() >= 2)
+        saturation_rows(img, npx, factor);
+    else
+        saturation_px(img, npx, factor);
+}
 
 /* torch.mean of the floored greys: an exact integer sum here, divided
  * once; torch's float32 cascade sum can differ in its last bit */

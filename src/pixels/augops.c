@@ -27,7 +27,12 @@ int feed__aug_level(void)
 #if defined(__x86_64__) && defined(__GNUC__)
     if (!__builtin_cpu_supports("avx2"))
         return 0;
-    return __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512bw") ? 2 : 1;
+    /* level 2's copies are built for these five (augops_geom.h) */
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                   __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512vbmi")
+               ? 2
+               : 1;
 #else
     return 0;
 #endif

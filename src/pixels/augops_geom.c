@@ -220,6 +220,54 @@ static void gather(const uint8_t *in, uint32_t npx, uint8_t *out, const int32_t 
         gather_pixels(in, npx, out, idx, n, fill);
 }
 
+/* Segments of a translation's source columns kept on the stack; more
+ * (not a translation's 3 at most) take the general path. */
+#define TRANSLATE_SEGMENTS 8
+
+static void fill_pixels(uint8_t *out, uint32_t n, const uint8_t fill[3])
+{
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(out + (size_t)i * 3, fill, 3);
+}
+
+/* A translation (both axes fixed): the source columns cols (-1 outside) as
+ * runs of consecutive sources and of fill, each row one copy per run, or
+ * the fill where its source row lies outside. 0 if cols has too many runs. */
+static int translate_rows(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const float R[6],
+                          const uint8_t fill[3], const float *cols)
+{
+    uint32_t start[TRANSLATE_SEGMENTS], len[TRANSLATE_SEGMENTS], nseg = 0;
+    int32_t src[TRANSLATE_SEGMENTS];
+    for (uint32_t x = 0; x < w;) {
+        int32_t s = (int32_t)cols[x];
+        uint32_t e = x + 1;
+        while (e < w && (s < 0 ? cols[e] < 0 : (int32_t)cols[e] == s + (int32_t)(e - x)))
+            e++;
+        if (nseg == TRANSLATE_SEGMENTS)
+            return 0;
+        start[nseg] = x, len[nseg] = e - x, src[nseg++] = s;
+        x = e;
+    }
+    for (uint32_t y = 0; y < h; y++) {
+        const float by = (float)y - (float)(((double)h - 1.0) * 0.5);
+        float ry = 0;
+        nearest_axis(w, 0, 1, R[3], by * R[4], R[5], h, &ry);
+        uint8_t *row = out + (size_t)y * w * 3;
+        if (ry < 0) {
+            fill_pixels(row, w, fill);
+            continue;
+        }
+        const uint8_t *srow = in + (size_t)ry * w * 3;
+        for (uint32_t k = 0; k < nseg; k++) {
+            if (src[k] < 0)
+                fill_pixels(row + (size_t)start[k] * 3, len[k], fill);
+            else
+                memcpy(row + (size_t)start[k] * 3, srow + (size_t)src[k] * 3, (size_t)len[k] * 3);
+        }
+    }
+    return 1;
+}
+
 /* affine_row's nearest sampling a chunk of a row at a time. Where R[1] is
  * 0 (no shear along x, no rotation), x * R[0] + y * R[1] is x * R[0] + 0
  * for every row, so the source columns are computed once; where R[3] is
@@ -232,6 +280,8 @@ static FEED__AUG_INLINE void affine_nearest_c(const uint8_t *in, uint8_t *out, u
     const int fixed_cols = R[1] == 0 && w <= NEAREST_COLS, fixed_row = R[3] == 0;
     if (fixed_cols)
         nearest_axis(w, 0, w, R[0], 0.0f, R[2], w, cols);
+    if (fixed_cols && fixed_row && translate_rows(in, out, w, h, R, fill, cols))
+        return;
     for (uint32_t y = 0; y < h; y++) {
         const float by = (float)y - (float)(((double)h - 1.0) * 0.5);
         const float yx = by * R[1], yy = by * R[4];

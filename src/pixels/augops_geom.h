@@ -12,12 +12,13 @@
 
 /*
  * The ops' hot loops are plain C that the compiler vectorises; each is
- * compiled twice, for x86-64's baseline (level 0) and for AVX2 (level 1),
- * and runs at the level the CPU has; level 2 (AVX-512 VBMI) adds the
- * table lookups of augops_lut.c. Elementwise float operations round
- * the same in any vector width, so the levels' results are equal
- * (test_policy checks it on every op). feed__aug_simd >= 0 forces a level
- * (the tests run each); -1, the default, picks by CPU.
+ * compiled for x86-64's baseline (level 0), for AVX2 (level 1) and for
+ * AVX-512 with VBMI (level 2, which also has the intrinsics of the table
+ * lookups and the nearest sampler's gather), and runs at the level the
+ * CPU has. Elementwise float operations round the same in any vector
+ * width, so the levels' results are equal (test_augops_levels checks it
+ * on every op). feed__aug_simd >= 0 forces a level (the tests run each);
+ * -1, the default, picks by CPU.
  */
 extern int feed__aug_simd;
 int feed__aug_level(void);
@@ -67,7 +68,7 @@ extern int feed__aug_pixelwise;
  * and for the sampler's weights >= 2^-22. Otherwise the double sum is
  * rounded first, and differs from the fused result only if that lands
  * exactly on a float midpoint (a chance under 2^-29). The colour ops form
- * the same sums from tables of the exact products. */
+ * the same double sums of exact products inline. */
 static FEED__AUG_INLINE float feed__fma_f(float a, float b, float c)
 {
     return (float)((double)a * b + c);

@@ -134,7 +134,7 @@ static FEED__AUG_INLINE void nearest_axis(uint32_t w, uint32_t x0, uint32_t n, f
         float g = (bx * a + t) + c;
         float v = feed__fma_f(g + 1.0f, half, -0.5f);
         float r = (v + 0x1.8p23f) - 0x1.8p23f;
-        out[i] = (r >= 0) & (r <= max) ? r : -1.0f;
+        out[i] = ((r >= 0) & (r <= max)) ? r : -1.0f;
     }
 }
 
@@ -147,12 +147,12 @@ static FEED__AUG_INLINE void nearest_index(const float *rx, const float *ry, flo
     const float fw = (float)w;
     if (ry) {
         for (uint32_t i = 0; i < n; i++)
-            idx[i] = (int32_t)((rx[i] >= 0) & (ry[i] >= 0) ? ry[i] * fw + rx[i] : -1.0f);
+            idx[i] = (int32_t)(((rx[i] >= 0) & (ry[i] >= 0)) ? ry[i] * fw + rx[i] : -1.0f);
         return;
     }
     const float row = ry0 * fw;
     for (uint32_t i = 0; i < n; i++)
-        idx[i] = (int32_t)((rx[i] >= 0) & (ry0 >= 0) ? row + rx[i] : -1.0f);
+        idx[i] = (int32_t)(((rx[i] >= 0) & (ry0 >= 0)) ? row + rx[i] : -1.0f);
 }
 
 /* nearest_axis for both axes and nearest_index in one loop: a row of a

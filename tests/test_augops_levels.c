@@ -35,7 +35,9 @@ static double draw_arg(uint32_t op, feed__rng *r, int k)
     switch (op) {
     case FEED__AUG_SHEAR_X:
     case FEED__AUG_SHEAR_Y:
-        return u * 1.2;
+        /* k 11: a shear so steep that most points lie beyond 2^30, where
+         * the samplers take the fill without rounding or flooring */
+        return k == 11 ? 1e9 * (u < 0 ? -1 : 1) : u * 1.2;
     case FEED__AUG_TRANSLATE_X:
     case FEED__AUG_TRANSLATE_Y:
         return k & 1 ? (double)(int)(u * 300) : u * 300;

@@ -53,19 +53,4 @@ uint32_t feed__aug_by_name(const char *name);
 void feed__aug_apply(uint32_t op, double arg, uint8_t *img, uint32_t w, uint32_t h, uint32_t interp,
                      const uint8_t fill[3], uint8_t *scratch);
 
-/*
- * The affine resampling behind the geometric ops: out(x, y) samples in at
- * the point the inverse matrix m (torchvision's _get_inverse_affine_matrix:
- * coordinates about the image centre) gives, as torchvision's
- * _affine_grid + grid_sample(align_corners=False) + fill mask. in and out
- * are w x h RGB and must not overlap.
- */
-void feed__aug_affine(const uint8_t *in, uint8_t *out, uint32_t w, uint32_t h, const double m[6],
-                      uint32_t interp, const uint8_t fill[3]);
-
-/* torchvision's _get_inverse_affine_matrix (angles in degrees), in double,
- * in its order of operations, into m. */
-void feed__aug_inverse_matrix(double cx, double cy, double angle, double tx, double ty, double shear_x,
-                              double shear_y, double m[6]);
-
 #endif

@@ -18,9 +18,20 @@ set(FEED_PIXELS_SOURCES
   src/pixels/colour.c
   src/pixels/ycc.c
   src/pixels/augops.c
+  src/pixels/augops_geom.c
+  src/pixels/augops_lut.c
+  src/pixels/augops_bilinear.c
   src/pixels/policy.c
   src/pixels/erase.c
 )
 # augops.c repeats torchvision's float32 arithmetic operation for operation:
 # a contracted multiply-add would round differently.
-set_source_files_properties(src/pixels/augops.c src/pixels/policy.c PROPERTIES COMPILE_OPTIONS -ffp-contract=off)
+# -O3 -fno-trapping-math: their elementwise loops vectorise, selects and
+# float-to-int conversions included (with trapping math the compiler may
+# not run a lane's operation that the scalar code would skip). Each lane
+# rounds as the scalar operation does; no float reduction is reordered
+# (that would take -fassociative-math); only the exception flags, which
+# nothing reads, may differ.
+set_source_files_properties(src/pixels/augops.c src/pixels/augops_geom.c src/pixels/augops_lut.c
+                            src/pixels/augops_bilinear.c src/pixels/policy.c
+                            PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-O3;-fno-trapping-math")

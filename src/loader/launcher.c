@@ -3,27 +3,12 @@
  * (rank/world_size=auto, feed.h): torchrun, Open MPI, PMI, MVAPICH2, Slurm,
  * the first found.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/internal.h"
 #include "loader/options.h"
-
-static int parse_u64(const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (*s == '-' || !*s)
-        return -1;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 
 static const struct {
     const char *name, *rank, *size, *local;
@@ -41,7 +26,7 @@ static int env_u32(const char *var, uint32_t *out)
     uint64_t u;
     if (!v || !*v)
         return 0;
-    if (parse_u64(v, &u) || u >= FEED_RANK_AUTO)
+    if (feed__parse_u64(v, &u) || u >= FEED_RANK_AUTO)
         return -1;
     *out = (uint32_t)u;
     return 1;

@@ -209,7 +209,7 @@ feed_status feed__options_copy(feed_options *dst, const feed_options *src, char 
     return FEED_OK;
 }
 
-static int parse_u64(const char *s, uint64_t *out)
+int feed__parse_u64(const char *s, uint64_t *out)
 {
     char *end;
     errno = 0;
@@ -272,12 +272,12 @@ feed_status feed_options_set(feed_options *o, const char *key, const char *value
             *(uint32_t *)field = FEED_RANK_AUTO;
             break;
         }
-        if (parse_u64(value, &u) || u >= FEED_RANK_AUTO)
+        if (feed__parse_u64(value, &u) || u >= FEED_RANK_AUTO)
             goto bad;
         *(uint32_t *)field = (uint32_t)u;
         break;
     case T_U32:
-        if (parse_u64(value, &u) || u > UINT32_MAX)
+        if (feed__parse_u64(value, &u) || u > UINT32_MAX)
             goto bad;
         *(uint32_t *)field = (uint32_t)u;
         break;
@@ -286,12 +286,12 @@ feed_status feed_options_set(feed_options *o, const char *key, const char *value
             *(uint64_t *)field = FEED_WORKER_MEMORY_AUTO;
             break;
         }
-        if (parse_u64(value, &u) || u == FEED_WORKER_MEMORY_AUTO)
+        if (feed__parse_u64(value, &u) || u == FEED_WORKER_MEMORY_AUTO)
             goto bad;
         *(uint64_t *)field = u;
         break;
     case T_U64:
-        if (parse_u64(value, &u))
+        if (feed__parse_u64(value, &u))
             goto bad;
         *(uint64_t *)field = u;
         break;

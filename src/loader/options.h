@@ -15,6 +15,9 @@
 /* layout "not set": HWC for uint8, CHW for floats (resolved by validate). */
 #define FEED_OPT_LAYOUT_DEFAULT 0xffu
 
+/* An unsigned decimal (or 0x hex) number, the whole of s: 0, or -1 (a sign,
+ * junk, overflow, empty). */
+int feed__parse_u64(const char *s, uint64_t *out);
 /* Copies the caller's options over the defaults (only struct_size bytes). */
 feed_status feed__options_copy(feed_options *dst, const feed_options *src, char *err, size_t errlen);
 /* A launcher's view of this process (feed.h, FEED_RANK_AUTO). */

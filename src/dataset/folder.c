@@ -240,7 +240,9 @@ feed_status feed__folder_index(feed__index *ix, const char *root, const feed__in
             ix->hdr = h;
             if (spec->cache_hit)
                 *spec->cache_hit = 1;
-            return check_empty_classes(h, root, spec->allow_empty_classes, err, errlen);
+            if ((st = check_empty_classes(h, root, spec->allow_empty_classes, err, errlen)) != FEED_OK)
+                feed__index_free(ix); /* a failed build leaves nothing */
+            return st;
         }
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
@@ -266,8 +268,12 @@ feed_status feed__folder_index(feed__index *ix, const char *root, const feed__in
 
     ix->skipped = b.skipped;
     memcpy(ix->skipped_names, b.skipped_names, sizeof ix->skipped_names);
-    if ((st = feed__builder_finish(ix, &b, root, 1, FEED_INDEX_FILES, err, errlen)) != FEED_OK ||
-        (st = check_empty_classes(ix->hdr, root, spec->allow_empty_classes, err, errlen)) != FEED_OK) {
+    if ((st = feed__builder_finish(ix, &b, root, 1, FEED_INDEX_FILES, err, errlen)) != FEED_OK) {
+        feed__scan_dirs_free(&dirs);
+        return st;
+    }
+    if ((st = check_empty_classes(ix->hdr, root, spec->allow_empty_classes, err, errlen)) != FEED_OK) {
+        feed__index_free(ix); /* a failed build leaves nothing */
         feed__scan_dirs_free(&dirs);
         return st;
     }

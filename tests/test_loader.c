@@ -51,19 +51,11 @@ static int teardown(void **state)
 
 static feed_loader *make(const char *extra)
 {
-    feed_options o;
-    char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", data);
-    o.batch_size = BATCH;
-    o.height = o.width = SIDE;
-    o.resize_shorter = 64;
-    o.seed = 1234;
-    if (feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
-        fail_msg("%s", err);
-    feed_loader *L = NULL;
-    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
-        fail_msg("create: %s", err);
+    char base[128], err[1024];
+    feed_loader *L;
+    snprintf(base, sizeof base, "batch_size=%d,height=%d,width=%d,resize_shorter=64,seed=1234", BATCH, SIDE, SIDE);
+    if (tu_loader(&L, data, base, extra, err, sizeof err) != FEED_OK)
+        fail_msg("create (%s): %s", extra, err);
     return L;
 }
 

@@ -322,17 +322,10 @@ static void test_soft_labels(void **state)
 
 static feed_loader *make(const char *extra, char *err, size_t errlen)
 {
-    feed_options o;
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", data);
-    o.batch_size = BATCH;
-    o.height = o.width = SIDE;
-    o.seed = 31;
-    if (feed_options_parse(&o, extra, err, errlen) != FEED_OK)
-        fail_msg("%s", err);
-    feed_loader *L = NULL;
-    feed_status st = feed_loader_create(&L, &o, err, errlen);
-    return st == FEED_OK ? L : NULL;
+    char base[128];
+    feed_loader *L;
+    snprintf(base, sizeof base, "batch_size=%d,height=%d,width=%d,seed=31", BATCH, SIDE, SIDE);
+    return tu_loader(&L, data, base, extra, err, errlen) == FEED_OK ? L : NULL;
 }
 
 typedef struct got {

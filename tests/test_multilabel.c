@@ -236,20 +236,12 @@ static void test_tar_cls(void **state)
 
 static feed_loader *make(const char *extra)
 {
-    feed_options o;
-    char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", list);
-    o.batch_size = BATCH;
-    o.height = o.width = SIDE;
-    o.resize_shorter = 20;
-    o.seed = 77;
-    o.max_bad_fraction = 1;
-    if (feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
-        fail_msg("%s", err);
-    feed_loader *L = NULL;
-    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
-        fail_msg("create: %s", err);
+    char base[160], err[1024];
+    feed_loader *L;
+    snprintf(base, sizeof base, "batch_size=%d,height=%d,width=%d,resize_shorter=20,seed=77,max_bad_fraction=1",
+             BATCH, SIDE, SIDE);
+    if (tu_loader(&L, list, base, extra, err, sizeof err) != FEED_OK)
+        fail_msg("create (%s): %s", extra, err);
     return L;
 }
 

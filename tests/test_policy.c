@@ -476,18 +476,11 @@ static feed__index ix;
 
 static uint64_t run_loader(const char *extra)
 {
-    feed_options o;
-    char err[1024];
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", data);
-    o.batch_size = 8;
-    o.height = o.width = SIDE;
-    o.seed = 1234;
-    if (feed_options_parse(&o, extra, err, sizeof err) != FEED_OK)
-        fail_msg("%s", err);
-    feed_loader *L = NULL;
-    if (feed_loader_create(&L, &o, err, sizeof err) != FEED_OK)
-        fail_msg("create: %s", err);
+    char base[128], err[1024];
+    feed_loader *L;
+    snprintf(base, sizeof base, "batch_size=8,height=%d,width=%d,seed=1234", SIDE, SIDE);
+    if (tu_loader(&L, data, base, extra, err, sizeof err) != FEED_OK)
+        fail_msg("create (%s): %s", extra, err);
     uint64_t hsh = 0xcbf29ce484222325ull;
     uint8_t ref[SIDE * SIDE * 3];
     feed_batch b = {.struct_size = sizeof b};

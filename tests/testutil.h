@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dataset/index.h"
+#include "feed.h"
 #include "pixels/pipeline.h"
 
 /* A fresh temporary directory under $FEED_TEST_TMP (or /tmp). */
@@ -190,6 +191,23 @@ static inline int tu_reference(const feed__index_hdr *ix, const feed__xform *x, 
     int st = feed__image_process(ctx, x, b, len, seed, epoch, id, out, &info, msg, msglen);
     free(b);
     return st;
+}
+
+/* A loader over source: the options "base" (the test's own geometry: batch
+ * size, output size, seed, ...), then "extra" on top. FEED_OK, or the status
+ * of whichever step refused, with its message in err. */
+static inline feed_status tu_loader(feed_loader **L, const char *source, const char *base, const char *extra,
+                                    char *err, size_t errlen)
+{
+    feed_options o;
+    feed_status st;
+    *L = NULL;
+    feed_options_init(&o, sizeof o);
+    snprintf(o.source, sizeof o.source, "%s", source);
+    if ((st = feed_options_parse(&o, base, err, errlen)) != FEED_OK ||
+        (st = feed_options_parse(&o, extra, err, errlen)) != FEED_OK)
+        return st;
+    return feed_loader_create(L, &o, err, errlen);
 }
 
 #endif

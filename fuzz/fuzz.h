@@ -13,6 +13,7 @@
 
 #include "feed.h"
 #include "pixels/convert.h"
+#include "pixels/erase.h"
 #include "pixels/pipeline.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,11 +64,16 @@ static inline int fz_sample(feed__image_ctx *ctx, const feed_options *o, const u
     if (rc != FEED_OK)
         return rc;
     FZ_CHECK(info.src_w > 0 && info.src_h > 0, "decoded %ux%u", info.src_w, info.src_h);
-    if (o->dtype != FEED_DTYPE_UINT8 || o->layout != FEED_LAYOUT_HWC) {
+    int converted = o->dtype != FEED_DTYPE_UINT8 || o->layout != FEED_LAYOUT_HWC;
+    if (converted) {
         float scale[3], bias[3];
         feed__convert_params(o->mean, o->std, scale, bias);
-        size_t n = (size_t)o->height * o->width * 3;
         feed__convert_sample(hwc, o->height, o->width, o->dtype, o->layout, scale, bias, 0, conv);
+    }
+    /* RandomErasing, on the output as the worker does it (worker/loop.c) */
+    feed__erase_sample(&x, o->seed, epoch, id, o->dtype, o->layout, converted ? conv : (void *)hwc);
+    if (converted) {
+        size_t n = (size_t)o->height * o->width * 3;
         size_t bad = fz_nonfinite(o->dtype, conv, n);
         FZ_CHECK(bad == 0, "%zu of %zu values not finite (dtype %u)", bad, n, o->dtype);
     }

@@ -6,7 +6,8 @@
  * return OK or FEED_E_INVALID, with a message when they refuse; parsing is
  * deterministic (the same text twice gives the same bytes); options that
  * validate accepts make a transform the worker accepts: a valid JPEG comes
- * out as a sample (or TOO_LARGE under max_pixels), finite in its dtype, as
+ * out as a sample (or TOO_LARGE under max_pixels), through the policy and the
+ * RandomErasing the options ask for, finite in its dtype, as
  * tests/test_options_xform.c checks at the edges (outputs up to 256 x 256
  * here, so that one input stays fast).
  */

@@ -676,14 +676,27 @@ FEED_API uint64_t feed_loader_num_samples(const feed_loader *loader);
  * NUL-terminated string of at most pathlen bytes; ImageFolder and file
  * lists: the absolute path, or the list's path as written when it is
  * absolute; a .npy source: "ARRAY[i]", the array file's absolute path and
- * the row; a tar shard member: "SHARD.tar[START:END]", the shard's path and
- * the byte range of the member's data in it, as a Python slice) and its label into *label. Either pointer may be NULL.
+ * the row; a tar shard member: "SHARD.tar:KEY", the shard's path and the
+ * sample's WebDataset key, as bad-sample reports name it; where its bytes
+ * are: feed_loader_sample_range) and its label into *label. Either pointer may be NULL.
  * FEED_E_INVALID for an id past the dataset or a path longer than pathlen
  * (2 * FEED_PATH_MAX + 32 bytes always suffice); path is "" then.
  * Any thread may call it (the index does not change after create).
  */
 FEED_API feed_status feed_loader_sample_info(const feed_loader *loader, uint64_t id, char *path, size_t pathlen,
                                              int32_t *label);
+/*
+ * Since 0.2.0. Which bytes of which file sample id is read from: the file's
+ * absolute path into file (at most filelen bytes, NUL-terminated; may be
+ * NULL), the first byte's offset into *offset and the byte count into
+ * *length. A tar shard member: its data in the shard; a .npy row: the row's
+ * bytes in the array; a whole file (ImageFolder, file list): offset 0 and
+ * *length = UINT64_MAX (to its end, whatever its size when a worker reads
+ * it). FEED_E_INVALID for an id past the dataset or a path longer than
+ * filelen (file is "" then). Any thread may call it.
+ */
+FEED_API feed_status feed_loader_sample_range(const feed_loader *loader, uint64_t id, char *file, size_t filelen,
+                                              uint64_t *offset, uint64_t *length);
 
 /*
  * Position of the next batch next() will return: (epoch, batch index).

@@ -356,9 +356,14 @@ static void test_patterns(void **state)
         assert_int_equal(len, strlen(body));
         assert_memory_equal(bytes + off, body, len);
         free(bytes);
+        char key[8];
+        snprintf(key, sizeof key, "k%03d", (int)(i % 4));
+        assert_non_null(feed__index_key(ix.hdr, i));
+        assert_string_equal(feed__index_key(ix.hdr, i), key);
     }
-    /* the index costs 16 bytes a sample, the paths once per shard */
-    assert_int_equal(ix.hdr->pool_bytes, 3 * (strlen(feed__index_path(ix.hdr, 0)) + 1));
+    /* the index costs 16 bytes a sample and its key (4 bytes, "k000" and
+     * its NUL), the paths once per shard */
+    assert_int_equal(ix.hdr->pool_bytes, 3 * (strlen(feed__index_path(ix.hdr, 0)) + 1) + 12 * 5);
     feed__index_free(&ix);
 
     snprintf(p, sizeof p, "%s/train-{0002,0000}.tar", dir);
@@ -628,6 +633,18 @@ static void test_shard_changed_after_indexing(void **state)
     assert_string_equal(feed__index_path(ix.hdr, 11), real);
     feed__index_free(&ix);
     feed_loader *L = open_loader(src, 0, 1, "prefetch=2");
+    /* Named by its WebDataset key (img_000011.jpg + .cls: the 12th sample),
+     * its bytes where sample_range says. */
+    char name[4500], file[4500];
+    snprintf(name, sizeof name, "%s:img_000011", real);
+    char got[2 * FEED_PATH_MAX + 32];
+    assert_int_equal(feed_loader_sample_info(L, 11, got, sizeof got, NULL), FEED_OK);
+    assert_string_equal(got, name);
+    uint64_t roff = 0, rlen = 0;
+    assert_int_equal(feed_loader_sample_range(L, 11, file, sizeof file, &roff, &rlen), FEED_OK);
+    assert_string_equal(file, real);
+    assert_int_equal(roff, off);
+    assert_int_equal(rlen, len);
     /* Cut it after epoch 0 (3 batches): the ring, 2 batches ahead, may have
      * read epoch 1's first samples already, not any of epoch 2's. */
     uint32_t delivered[3] = {0}, bad[3] = {0};
@@ -650,7 +667,7 @@ static void test_shard_changed_after_indexing(void **state)
     assert_int_equal(feed_loader_bad_sample(L, 0, &r), FEED_OK);
     assert_int_equal(r.sample_id, 11);
     assert_int_equal(r.status, FEED_E_IO);
-    assert_string_equal(r.path, real);
+    assert_string_equal(r.path, name);
     char want[128];
     snprintf(want, sizeof want, "member at offset %llu (%llu bytes): bytes %llu..%llu are past the end",
              (unsigned long long)off, (unsigned long long)len, (unsigned long long)off,

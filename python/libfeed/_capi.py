@@ -388,6 +388,7 @@ def declare(lib):
     fn("feed_loader_shard_problems", u64, vp, ctypes.POINTER(cp))
     fn("feed_loader_num_samples", u64, vp)
     fn("feed_loader_sample_info", ctypes.c_int, vp, u64, cp, sz, ctypes.POINTER(ctypes.c_int32))
+    fn("feed_loader_sample_range", ctypes.c_int, vp, u64, cp, sz, ctypes.POINTER(u64), ctypes.POINTER(u64))
     fn("feed_loader_position", ctypes.c_int, vp, ctypes.POINTER(u64), ctypes.POINTER(u64))
     fn("feed_loader_seek", ctypes.c_int, vp, u64, u64)
     fn("feed_loader_position_samples", ctypes.c_int, vp, ctypes.POINTER(u64), ctypes.POINTER(u64))

@@ -70,7 +70,8 @@ class Dataset:
                        len(loader.dataset) is the whole dataset too
       samples, imgs    (path, class index) of each sample id: a lazy sequence
                        (see Loader.samples; a .npy row's path is "ARRAY.npy[i]",
-                       a shard member's "SHARD.tar[START:END]")
+                       a shard member's "SHARD.tar:KEY", its WebDataset key;
+                       its bytes: Loader.sample_range(i))
       targets          [class index of each sample id], a list built on first
                        use (one C call per sample) and kept by the loader
       classes          the class names: an ImageFolder's folder names; a
@@ -188,9 +189,27 @@ class DatasetInfo:
         """(path, label) of every sample id, as ImageFolder.samples: a read-only
         sequence read from the C index on demand (feed_loader_sample_info), so
         it costs nothing until used. Paths are absolute; a .npy source's are
-        "ARRAY.npy[i]"."""
+        "ARRAY.npy[i]", a tar shard member's "SHARD.tar:KEY" (its WebDataset
+        key, as bad-sample reports name it)."""
         self._handle()
         return _Samples(self)
+
+    def sample_range(self, i):
+        """(file, start, end): the bytes sample i is read from, a slice of the
+        file (absolute path): a tar shard member's data, a .npy row; end is
+        None for a whole file (ImageFolder, file list)."""
+        n = int(_lib.feed_loader_num_samples(self._handle()))
+        i = operator.index(i)
+        if not 0 <= i < n:
+            raise IndexError(f"libfeed: sample {i} is out of range (0..{n - 1})")
+        buf = ctypes.create_string_buffer(_SAMPLE_PATH_MAX)
+        off, length = ctypes.c_uint64(), ctypes.c_uint64()
+        st = _lib.feed_loader_sample_range(self._handle(), i, buf, len(buf), ctypes.byref(off),
+                                           ctypes.byref(length))
+        if st:
+            raise self._error(st)
+        end = None if length.value == 2**64 - 1 else off.value + length.value
+        return (os.fsdecode(buf.value), int(off.value), end)
 
     @property
     def dataset(self):

@@ -110,9 +110,10 @@ def test_pattern_errors(tmp_path):
         libfeed.Loader(str(tmp_path / "e-{0..1}.tar"))
 
 
-def test_samples_name_each_member_by_its_bytes(tmp_path, make_loader, dataset, index):
-    """loader.samples over shards: "SHARD.tar[START:END]" is the member's data
-    (the image file's bytes, exactly) and the label its .cls member's."""
+def test_samples_name_each_member_by_its_key(tmp_path, make_loader, dataset, index):
+    """loader.samples over shards: "SHARD.tar:KEY" names the member by its
+    WebDataset key; sample_range(i) is its data (the image file's bytes,
+    exactly); the label is its .cls member's."""
     items = samples(dataset, index)
     half = len(items) // 2
     write_tarfile(tmp_path / "s-0.tar", items[:half])
@@ -120,15 +121,32 @@ def test_samples_name_each_member_by_its_bytes(tmp_path, make_loader, dataset, i
     L = make_loader(str(tmp_path / "s-{0..1}.tar"))
     got = list(L.samples)
     assert len(got) == len(items)
-    for (path, label), (_, data, want_label) in zip(got, items):
-        shard, _, rng = path.rpartition("[")
-        start, end = (int(x) for x in rng.rstrip("]").split(":"))
-        assert os.path.isabs(shard) and shard.endswith(".tar")
-        with open(shard, "rb") as f:
+    for i, ((name, label), (key, data, want_label)) in enumerate(zip(got, items)):
+        shard = str(tmp_path / ("s-0.tar" if i < half else "s-1.tar"))
+        assert name == f"{shard}:{key}"
+        file, start, end = L.sample_range(i)
+        assert file == shard
+        with open(file, "rb") as f:
             f.seek(start)
             assert f.read(end - start) == data
         assert label == want_label
     assert L.class_to_idx == {}
+    with pytest.raises(IndexError):
+        L.sample_range(len(items))
+
+
+def test_bad_shard_member_reported_by_key(tmp_path, make_loader, dataset, index):
+    """A bad member's report names it "SHARD.tar:KEY", its bytes in the message."""
+    items = samples(dataset, index)[:8]
+    items[3] = (items[3][0], b"not a jpeg at all", items[3][2])
+    write_tarfile(tmp_path / "b-0.tar", items)
+    L = make_loader(str(tmp_path / "b-0.tar"), report_bad=0, epochs=1, shuffle=False)
+    all_batches(L)
+    bad = L.bad_samples()
+    assert [b.sample_id for b in bad] == [3]
+    assert bad[0].path == str(tmp_path / "b-0.tar") + ":" + items[3][0]
+    _, start, end = L.sample_range(3)
+    assert f"member at offset {start} ({end - start} bytes)" in bad[0].message
 
 
 def test_shard_problems_first_100_printed_then_a_count(tmp_path, make_loader, dataset, index,

@@ -191,8 +191,31 @@ int feed__builder_add_class(feed__builder *b, const char *name)
     return feed__builder_pool_add(b, name, strlen(name), &b->classes[b->nclasses++]);
 }
 
+int feed__builder_add_key(feed__builder *b, const char *key, size_t len)
+{
+    uint64_t i = b->n - 1, off;
+    if (i >= b->keys_cap) {
+        uint64_t cap = b->keys_cap ? b->keys_cap * 2 : 1024;
+        uint32_t *k = feed__realloc(b->keys, cap * sizeof *k);
+        if (!k)
+            return -1;
+        b->keys = k, b->keys_cap = cap;
+    }
+    /* Offsets are uint32: past 4 GiB of pool a sample keeps no key (it is
+     * named by its bytes), rather than every key costing 8 bytes. */
+    if (b->pool_len + len + 1 > FEED_INDEX_NO_KEY) {
+        b->keys[i] = FEED_INDEX_NO_KEY;
+        return 0;
+    }
+    if (feed__builder_pool_add(b, key, len, &off))
+        return -1;
+    b->keys[i] = (uint32_t)off;
+    return 0;
+}
+
 void feed__builder_free(feed__builder *b)
 {
+    feed__free(b->keys);
     feed__free(b->ents);
     feed__free(b->pool);
     feed__free(b->classes);
@@ -230,6 +253,10 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
     uint64_t xstarts_off = FEED_ALIGN_UP(pool_off + b->pool_len, 64);
     uint64_t xlabels_off = xstarts_off + (b->nx ? (b->n + 1) * sizeof(uint32_t) : 0);
     uint64_t end = b->nx ? xlabels_off + b->nx * sizeof(int32_t) : pool_off + b->pool_len;
+    int keyed = kind == FEED_INDEX_SHARDS && b->keys;
+    uint64_t keys_off = FEED_ALIGN_UP(end, 64);
+    if (keyed)
+        end = keys_off + b->n * sizeof(uint32_t);
     uint64_t total = FEED_ALIGN_UP(end, 4096);
     feed__index_hdr *h = feed__calloc(1, total);
     if (!h) {
@@ -270,6 +297,10 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
         h->xlabels_off = xlabels_off;
         h->nextra = b->nx;
         h->max_labels = b->max_labels;
+    }
+    if (keyed) {
+        memcpy((char *)h + keys_off, b->keys, b->n * sizeof(uint32_t));
+        h->keys_off = keys_off;
     }
     feed__builder_free(b);
     ix->hdr = h;

@@ -37,6 +37,8 @@ typedef struct feed__builder {
     uint32_t *xend;
     uint64_t xfilled, xend_cap;
     uint32_t max_labels;
+    uint32_t *keys; /* tar shards: each sample's key, a pool offset (FEED_INDEX_NO_KEY: none) */
+    uint64_t keys_cap;
     char first_problem[FEED_INDEX_SKIPPED_NAMES]; /* the first one's report */
 } feed__builder;
 
@@ -50,6 +52,9 @@ int feed__builder_add_entry(feed__builder *b, const char *path, size_t len, int3
 /* The labels of the last sample added past its first (n - 1 of them, n >= 2).
  * 0, -1 (out of memory) or -2 (more extra labels than an index holds). */
 int feed__builder_add_labels(feed__builder *b, const int32_t *labels, uint32_t n);
+/* The WebDataset key of the last sample added, key[0..len), into the pool
+ * (tar shards). 0 or -1 (out of memory). */
+int feed__builder_add_key(feed__builder *b, const char *key, size_t len);
 /* Writes src[0..n) into dst fit for a message (escaped); returns dst. */
 typedef const char *(*feed__quote_fn)(char *dst, size_t dstlen, const char *src, size_t n);
 /* Parses s[0..len): integers 0..FEED_MAX_LABEL (an optional '+', decimal

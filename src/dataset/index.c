@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -83,6 +84,24 @@ feed_status feed__index_attach(feed__index *ix, int fd, char *err, size_t errlen
     ix->hdr = h;
     ix->owned_map = 1;
     return FEED_OK;
+}
+
+int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len)
+{
+    const char *rel = feed__index_path(h, i);
+    /* a relative path is under the root ("/" has its slash already) */
+    const char *root = rel[0] == '/' ? "" : h->root;
+    const char *sep = rel[0] == '/' || !strcmp(h->root, "/") ? "" : "/";
+    const char *key = feed__index_key(h, i);
+    uint64_t off, n;
+    if (h->kind == FEED_INDEX_NPY)
+        return snprintf(buf, len, "%s%s%s[%llu]", root, sep, rel, (unsigned long long)i);
+    if (key)
+        return snprintf(buf, len, "%s%s%s:%s", root, sep, rel, key);
+    if (feed__index_range(h, i, &off, &n)) /* no key kept: its bytes, as a slice */
+        return snprintf(buf, len, "%s%s%s[%llu:%llu]", root, sep, rel, (unsigned long long)off,
+                        (unsigned long long)(off + n));
+    return snprintf(buf, len, "%s%s%s", root, sep, rel);
 }
 
 void feed__index_free(feed__index *ix)

@@ -10,10 +10,11 @@
  * Layout (one allocation, position independent, offsets from the header):
  *   feed__index_hdr | entries[count] | class name offsets[nclasses]
  *   | shard path offsets[nshards] | string pool
- *   | extra label starts[count + 1] | extra labels[nextra]
+ *   | extra label starts[count + 1] | extra labels[nextra] | key offsets[count]
  * (the class name offsets only for an ImageFolder, named_classes = 1; the
- * shard table only for tar shards, kind = FEED_INDEX_SHARDS; the last two
- * only when some sample has several labels, nextra > 0).
+ * shard table and the key offsets only for tar shards, kind =
+ * FEED_INDEX_SHARDS; the extra labels only when some sample has several
+ * labels, nextra > 0).
  *
  * Labels: a sample's first label is its entry's; a multi-label sample's
  * others are extra labels[starts[i] .. starts[i + 1]), in the order the
@@ -21,6 +22,10 @@
  * has always been, and a multi-label one 16 + 4 + 4 * (labels - 1).
  * Paths in the pool are relative to hdr->root (absolute ones are kept as is),
  * each stored once: a file's path per sample, a shard's path per shard.
+ * A shard member's WebDataset key ("sample_0007" of "sample_0007.jpg") is
+ * in the pool too, found by its uint32 offset in the key table (4 bytes a
+ * sample plus the key and its NUL): it names the sample in reports and
+ * feed_loader_sample_info ("SHARD.tar:KEY"); the worker never reads it.
  *
  * Every sample of kinds FILES and SHARDS is a byte range of a file: a whole
  * file (ImageFolder, file list) or a member of a tar shard. The worker and the
@@ -42,7 +47,7 @@
 #include "feed.h"
 
 #define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
-#define FEED_INDEX_VERSION 3u
+#define FEED_INDEX_VERSION 4u
 /* Labels are int32 (feed_batch.labels): 0..FEED_MAX_LABEL, so at most
  * FEED_MAX_LABEL + 1 classes. Index memory does not depend on the labels: a
  * file list has no per-class table, an ImageFolder one entry per folder. */
@@ -92,7 +97,12 @@ typedef struct feed__index_hdr {
     uint64_t nextra;
     uint32_t max_labels; /* labels of the sample with the most (1 for a single-label index) */
     uint32_t reserved;
+    /* kind SHARDS: uint32[count], each sample's key as an offset into the
+     * pool (FEED_INDEX_NO_KEY: none kept, the pool was past 4 GiB); 0 for
+     * the other kinds */
+    uint64_t keys_off;
 } feed__index_hdr;
+#define FEED_INDEX_NO_KEY UINT32_MAX
 
 /* Names of skipped files kept for the report, and the room they have. */
 #define FEED_INDEX_SKIPPED_SHOWN 5u
@@ -184,6 +194,20 @@ static inline int feed__index_range(const feed__index_hdr *h, uint64_t i, uint64
     *len = e->path_len;
     return 1;
 }
+/* Sample i's WebDataset key (a shard member), or NULL (another kind, or
+ * none kept). */
+static inline const char *feed__index_key(const feed__index_hdr *h, uint64_t i)
+{
+    if (h->kind != FEED_INDEX_SHARDS || !h->keys_off)
+        return NULL;
+    uint32_t k = ((const uint32_t *)((const char *)h + h->keys_off))[i];
+    return k == FEED_INDEX_NO_KEY ? NULL : (const char *)h + h->pool_off + k;
+}
+/* How sample i is named wherever it is shown (reports, feed_loader_sample_info):
+ * the absolute path of its file; "ARRAY.npy[i]" for an array's row;
+ * "SHARD.tar:KEY" for a shard member ("SHARD.tar[START:END]", its bytes,
+ * when no key is kept). Returns what snprintf does (index.c). */
+int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len);
 static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
 {
     if (h->kind == FEED_INDEX_NPY)

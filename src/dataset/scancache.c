@@ -140,7 +140,7 @@ static int check_index(const feed__index_hdr *h, uint64_t n, char *why, size_t w
 {
     if (n < sizeof *h || h->magic != FEED_INDEX_MAGIC || h->version != FEED_INDEX_VERSION ||
         h->kind != FEED_INDEX_FILES || h->named_classes != 1 || h->total_bytes != n ||
-        h->nshards != 0 || h->problems != 0 || h->nextra != 0 || h->max_labels != 1)
+        h->nshards != 0 || h->problems != 0 || h->nextra != 0 || h->max_labels != 1 || h->keys_off != 0)
         WHY("not an ImageFolder index of this version");
     if (h->count < 1 || h->nclasses < 1 || h->nclasses > (uint64_t)FEED_MAX_LABEL + 1)
         WHY("%llu samples in %u classes", (unsigned long long)h->count, h->nclasses);

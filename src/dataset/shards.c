@@ -396,6 +396,13 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
         return -1;
     *e = (feed__index_entry){c->shard << FEED_INDEX_SHARD_SHIFT | off, labels[0], (uint32_t)len};
     b->n++;
+    /* Its key, as tar.h has it: the member's path up to the first '.' of
+     * its last component. */
+    const char *base = strrchr(member, '/');
+    base = base ? base + 1 : member;
+    const char *dot = strchr(base, '.');
+    if (feed__builder_add_key(b, member, dot ? (size_t)(dot - member) : strlen(member)))
+        return -1;
     int rc = nlabels > 1 ? feed__builder_add_labels(b, labels, nlabels) : 0;
     if (rc == -2) { /* the index is full of labels: this sample cannot be one of it */
         b->n--;

@@ -167,11 +167,8 @@ uint32_t feed__badlog_harvest(feed__badlog *b, const feed__arena *a, uint32_t i)
         e->batch = m->index;
         e->status = r->got_status ? r->got_status : FEED_E_DECODE;
         e->sys_errno = r->got_errno;
-        const char *rel = feed__index_path(b->ix, r->id);
-        if (rel[0] == '/')
-            snprintf(e->path, sizeof e->path, "%s", rel);
-        else
-            snprintf(e->path, sizeof e->path, "%.2000s/%.2000s", b->ix->root, rel);
+        if (feed__index_name(b->ix, r->id, e->path, sizeof e->path) >= (int)sizeof e->path)
+            memcpy(e->path + sizeof e->path - 4, "...", 4); /* cut, and says so */
         uint64_t off, len;
         if (feed__index_range(b->ix, r->id, &off, &len)) /* a shard member: say which bytes */
             snprintf(e->message, sizeof e->message, "member at offset %llu (%llu bytes): %.200s",

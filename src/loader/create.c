@@ -138,11 +138,12 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
             uint32_t n = feed__index_labels(ix, i, &extra);
             for (uint32_t k = 0; k < n; k++) {
                 int32_t lab = k ? extra[k - 1] : feed__index_label(ix, i);
-                if (lab < 0 || (uint32_t)lab >= c->num_classes)
+                char name[2 * FEED_PATH_MAX + 32];
+                if ((lab < 0 || (uint32_t)lab >= c->num_classes) && feed__index_name(ix, i, name, sizeof name) >= 0)
                     return feed__err(FEED_E_INVALID, err, errlen,
                                      "num_classes=%u: sample %llu (%s) has label %d, outside 0..%u (the "
                                      "dataset has %u classes); raise num_classes or leave it 0 (the dataset's)",
-                                     c->num_classes, (unsigned long long)i, feed__index_path(ix, i), lab,
+                                     c->num_classes, (unsigned long long)i, name, lab,
                                      c->num_classes - 1, ix->nclasses);
             }
         }

@@ -65,20 +65,7 @@ feed_status feed_loader_sample_info(const feed_loader *L, uint64_t id, char *pat
         return FEED_E_INVALID;
     const feed__index_hdr *h = L->ix.hdr;
     if (path) {
-        const char *rel = feed__index_path(h, id);
-        int n;
-        uint64_t off, len;
-        if (h->kind == FEED_INDEX_NPY)
-            n = snprintf(path, pathlen, "%s%s%s[%llu]", h->root, strcmp(h->root, "/") ? "/" : "", rel,
-                         (unsigned long long)id);
-        else if (feed__index_range(h, id, &off, &len)) /* a shard member: its bytes, as a slice */
-            n = snprintf(path, pathlen, "%s%s%s[%llu:%llu]", rel[0] == '/' ? "" : h->root,
-                         rel[0] == '/' || !strcmp(h->root, "/") ? "" : "/", rel, (unsigned long long)off,
-                         (unsigned long long)(off + len));
-        else if (rel[0] == '/')
-            n = snprintf(path, pathlen, "%s", rel);
-        else
-            n = snprintf(path, pathlen, "%s%s%s", h->root, strcmp(h->root, "/") ? "/" : "", rel);
+        int n = feed__index_name(h, id, path, pathlen);
         if (n < 0 || (size_t)n >= pathlen) {
             if (pathlen)
                 path[0] = 0;
@@ -87,6 +74,36 @@ feed_status feed_loader_sample_info(const feed_loader *L, uint64_t id, char *pat
     }
     if (label)
         *label = feed__index_label(h, id);
+    return FEED_OK;
+}
+
+feed_status feed_loader_sample_range(const feed_loader *L, uint64_t id, char *file, size_t filelen,
+                                     uint64_t *offset, uint64_t *length)
+{
+    if (file && filelen)
+        file[0] = 0;
+    if (!L || id >= L->ix.hdr->count)
+        return FEED_E_INVALID;
+    const feed__index_hdr *h = L->ix.hdr;
+    uint64_t off = 0, len = UINT64_MAX;
+    if (h->kind == FEED_INDEX_NPY)
+        off = h->npy.data_off + id * h->npy.sample_bytes, len = h->npy.sample_bytes;
+    else
+        feed__index_range(h, id, &off, &len);
+    if (file) {
+        const char *rel = feed__index_path(h, id);
+        int n = snprintf(file, filelen, "%s%s%s", rel[0] == '/' ? "" : h->root,
+                         rel[0] == '/' || !strcmp(h->root, "/") ? "" : "/", rel);
+        if (n < 0 || (size_t)n >= filelen) {
+            if (filelen)
+                file[0] = 0;
+            return FEED_E_INVALID;
+        }
+    }
+    if (offset)
+        *offset = off;
+    if (length)
+        *length = len;
     return FEED_OK;
 }
 

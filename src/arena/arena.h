@@ -81,7 +81,7 @@ typedef struct feed__worker_rec {
                                        condemns a worker that writes >= FEED__ENTROPY_CODES) */
     /* Stage times and bytes, for feed_loader_stats only (the parent bounds
      * them). Nothing here decides a hang or progress: those the parent
-     * reads from the ring (feed__ring_holds, feed__ring_progress). */
+     * reads from the ring (feed__ring_claims, feed__ring_progress). */
     _Atomic uint64_t read_ns, decode_ns, augment_ns, convert_ns, read_bytes;
     char pad2[56];
 } feed__worker_rec;

@@ -363,24 +363,6 @@ static uint32_t reclaim_why_locked(feed__arena *a, uint32_t w, const char *repor
     return n;
 }
 
-static uint32_t claim_deaths_locked(feed__arena *a, uint32_t w)
-{
-    uint32_t d = 0;
-    for (uint32_t i = 0; i < a->lay.nslots; i++) {
-        const feed__slot_meta *m = &a->meta[i];
-        _Atomic uint32_t *st = feed__slot_states(a, i);
-        for (uint32_t t = 0; t < m->count; t++) {
-            if (atomic_load_explicit(&st[t], memory_order_acquire) != feed__state(m->gen, w + 1))
-                continue;
-            const feed__sample_priv *p = &m->s[t];
-            uint32_t k = atomic_load_explicit(&feed__slot_recs(a, i)[t].subst_k, memory_order_relaxed);
-            uint32_t n = k != p->subst_k ? 0 : k ? p->subst_deaths : p->attempts; /* moved on: none yet */
-            d = n > d ? n : d;
-        }
-    }
-    return d;
-}
-
 static int try_claim_at(const feed__arena *a, _Atomic uint32_t *st, uint32_t gen, uint32_t w, uint32_t slot,
                         uint32_t t)
 {
@@ -531,14 +513,6 @@ int feed__ring_guard(feed__arena *a, uint32_t i)
     return r;
 }
 
-uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w)
-{
-    pthread_mutex_lock(&a->mu);
-    uint32_t d = claim_deaths_locked(a, w);
-    pthread_mutex_unlock(&a->mu);
-    return d;
-}
-
 uint64_t feed__ring_progress(feed__arena *a)
 {
     pthread_mutex_lock(&a->mu);
@@ -549,25 +523,28 @@ uint64_t feed__ring_progress(feed__arena *a)
     return n;
 }
 
-void feed__ring_holds(feed__arena *a, const uint64_t *prev, uint64_t *next)
+void feed__ring_claims(feed__arena *a, uint32_t *words, uint32_t *deaths)
 {
-    const uint32_t nw = a->lay.nworkers;
-    memset(next, 0, nw * sizeof *next);
+    const uint32_t bs = a->lay.batch_size;
     pthread_mutex_lock(&a->mu);
     for (uint32_t i = 0; i < a->lay.nslots; i++) {
         /* Every slot, as drain and assign see claims (held()): a seek's
          * drain waits for those of a slot no longer FILLING. */
         const feed__slot_meta *m = &a->meta[i];
         _Atomic uint32_t *st = feed__slot_states(a, i);
-        for (uint32_t t = 0; t < a->lay.batch_size; t++) {
+        for (uint32_t t = 0; t < bs; t++) {
             uint32_t cur = atomic_load_explicit(&st[t], memory_order_relaxed);
-            if (!held(a, cur, m->gen))
-                continue;
-            uint32_t o = feed__state_owner(cur);
-            /* 1 + slot, sample and gen: never 0, unique while it is held */
-            uint64_t key = 1 + (((uint64_t)i * a->lay.batch_size + t) << 24 | cur >> 8);
-            if (key == prev[o - 1] || !next[o - 1])
-                next[o - 1] = key;
+            uint32_t k = i * bs + t, d = 0;
+            int h = held(a, cur, m->gen);
+            words[k] = h ? cur : feed__state_owner(cur) == FEED_OWNER_DONE ? FEED_CLAIM_DONE : 0;
+            if (h && (cur >> 8) == m->gen && t < m->count) {
+                /* Deaths on what it holds: on the sample, or on the
+                 * substitute it is at (none yet if it moved on). */
+                const feed__sample_priv *p = &m->s[t];
+                uint32_t sk = atomic_load_explicit(&feed__slot_recs(a, i)[t].subst_k, memory_order_relaxed);
+                d = sk != p->subst_k ? 0 : sk ? p->subst_deaths : p->attempts;
+            }
+            deaths[k] = d;
         }
     }
     pthread_mutex_unlock(&a->mu);

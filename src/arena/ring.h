@@ -54,9 +54,6 @@ uint32_t feed__ring_reclaim(feed__arena *a, uint32_t w);
  * it poisons a sample, *poisoned_id (if not NULL) is its dataset index, else
  * UINT64_MAX. */
 uint32_t feed__ring_reclaim_why(feed__arena *a, uint32_t w, const char *report, uint64_t *poisoned_id);
-/* Workers that already died on what worker w holds now: on its sample, or
- * on the substitute it is at (the parent's private counts); 0 if none. */
-uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w);
 /* Samples the parent has seen done, ever: DONE states of FILLING slots now,
  * plus those of batches since reassigned or drained. Only the ring's state
  * words count (compared with the parent's gens), never a worker's own
@@ -64,13 +61,17 @@ uint32_t feed__ring_claim_deaths(feed__arena *a, uint32_t w);
  * sample. Grows, but for a batch whose header was tampered with (handed
  * out again, feed__ring_guard). */
 uint64_t feed__ring_progress(feed__arena *a);
-/* The sample each worker holds now, as the parent sees it in the state
- * words (of any slot: a draining one's claims too): next[w] (nworkers entries) is a key naming slot,
- * sample and assignment, prev[w] again if worker w still holds that one
- * (a worker holds one at a time; a word scribbled to name it may make two),
- * 0 if it holds none. The parent times a claim from when it first saw it,
- * so no clock a worker writes decides a hang. */
-void feed__ring_holds(feed__arena *a, const uint64_t *prev, uint64_t *next);
+/* The state word of every sample of every slot (of any slot: a draining
+ * one's claims too), as the parent sees it now, for the pool's claim timer:
+ * words[i * batch_size + t] is the word when a worker holds that sample (gen
+ * << 8 | w + 1, w a worker that exists), FEED_CLAIM_DONE when it is DONE
+ * (never a held word: owner 255), 0 otherwise; and
+ * deaths[...] the workers that already died on what is held there (on the
+ * sample, or on the substitute it is at: the parent's private counts), 0
+ * where nothing is held. The parent times a claim from when it first saw
+ * it, so no clock a worker writes decides a hang. */
+#define FEED_CLAIM_DONE UINT32_MAX
+void feed__ring_claims(feed__arena *a, uint32_t *words, uint32_t *deaths);
 /* Number of slots whose batch is complete. */
 uint32_t feed__ring_ready_count(const feed__arena *a);
 /* Looks for a state word of FILLING slot i that no worker may write: a gen

@@ -64,6 +64,7 @@ static void handle_death(feed__pool *p, uint32_t i, int status)
     /* A worker that was condemned, or held a sample, ran (whatever its
      * record, which it can write, says). */
     int ran = atomic_load(&rec->state) == FEED_WREC_RUNNING || p->ever_ran[i] || p->invalid[i];
+    feed__output_close(p, i); /* what it wrote before it died, all of it */
     if (p->pidfds[i] >= 0) {
         epoll_ctl(p->epfd, EPOLL_CTL_DEL, p->pidfds[i], NULL);
         close(p->pidfds[i]);
@@ -195,7 +196,7 @@ static void reap(feed__pool *p, uint32_t i, int block)
 /* SIGKILL to worker i through its pidfd where it has one: a raw pid can name
  * another process once the worker is reaped behind our back (a host that
  * ignores SIGCHLD has its children reaped by the kernel). */
-static void kill_worker(feed__pool *p, uint32_t i)
+void feed__pool_kill(feed__pool *p, uint32_t i)
 {
     if (p->pidfds[i] >= 0 && syscall(SYS_pidfd_send_signal, p->pidfds[i], SIGKILL, NULL, 0) == 0)
         return;
@@ -218,35 +219,7 @@ static void condemn_locked(feed__pool *p, uint32_t w, const char *what)
         p->invalid[w] = feed__malloc(n);
         if (p->invalid[w])
             memcpy(p->invalid[w], what, n);
-        kill_worker(p, w); /* the supervisor reaps it, reclaims its samples, respawns */
-    }
-}
-
-static void check_hangs(feed__pool *p)
-{
-    if (!p->timeout_ms)
-        return;
-    uint64_t now = feed__now_ns(), limit = (uint64_t)p->timeout_ms * 1000000ull;
-    /* How long each worker has held its sample, from when this thread first
-     * saw the claim in the ring: at most a round (a tick) short of the
-     * truth, never longer, and nothing a worker can write moves it. */
-    feed__ring_holds(p->a, p->hold_key, p->holds);
-    for (uint32_t i = 0; i < p->n; i++) {
-        if (p->holds[i] != p->hold_key[i])
-            p->hold_key[i] = p->holds[i], p->hold_since[i] = now;
-        if (!p->pids[i] || p->hung[i] || !p->hold_key[i])
-            continue;
-        uint64_t since = p->hold_since[i];
-        if (now - since <= limit)
-            continue;
-        /* A retry has twice the time of the try before it. */
-        uint32_t d = feed__ring_claim_deaths(p->a, i);
-        uint64_t lim = limit << (d < 16 ? d : 16);
-        if (now - since > lim) {
-            p->hung[i] = 1;
-            p->hung_ms[i] = lim / 1000000ull;
-            kill_worker(p, i);
-        }
+        feed__pool_kill(p, w); /* the supervisor reaps it, reclaims its samples, respawns */
     }
 }
 
@@ -286,7 +259,10 @@ static void *supervisor(void *arg)
             break;
         }
         for (int k = 0; k < n; k++)
-            if (evs[k].data.u32 != UINT32_MAX)
+            if (evs[k].data.u32 != UINT32_MAX && (evs[k].data.u32 & FEED_OUT_TAG))
+                feed__output_read(p, evs[k].data.u32 & ~FEED_OUT_TAG);
+        for (int k = 0; k < n; k++)
+            if (evs[k].data.u32 != UINT32_MAX && !(evs[k].data.u32 & FEED_OUT_TAG))
                 reap(p, evs[k].data.u32, 1);
         for (uint32_t i = 0; i < p->n; i++)
             if (p->pids[i] && p->pidfds[i] < 0)
@@ -303,7 +279,7 @@ static void *supervisor(void *arg)
                 condemn_locked(p, i, "an invalid JPEG decoder code in its worker record");
             }
         }
-        check_hangs(p);
+        feed__claims_check(p);
         pthread_mutex_unlock(&p->mu);
     }
 
@@ -312,7 +288,7 @@ static void *supervisor(void *arg)
     pthread_mutex_lock(&p->mu);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->pids[i])
-            kill_worker(p, i);
+            feed__pool_kill(p, i);
     for (uint32_t i = 0; i < p->n; i++)
         if (p->pids[i]) {
             int status = 0; /* stays 0 if SIGCHLD is ignored (ECHILD) */
@@ -344,7 +320,7 @@ feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int in
     p->epfd = p->evfd = -1;
     snprintf(p->worker_path, sizeof p->worker_path, "%s", worker_path);
     for (uint32_t i = 0; i < FEED_ARENA_MAX_WORKERS; i++)
-        p->pidfds[i] = p->errfds[i] = -1;
+        p->pidfds[i] = p->errfds[i] = p->outfds[i] = -1;
     pthread_mutex_init(&p->mu, NULL);
     feed__cond_init_monotonic(&p->cv);
 
@@ -355,6 +331,10 @@ feed_status feed__pool_start(feed__pool *p, feed__arena *a, int arena_fd, int in
                                    strerror(errno));
         feed__pool_stop(p);
         return st;
+    }
+    if (feed__claims_init(p) != FEED_OK || feed__output_init(p) != FEED_OK) {
+        feed__pool_stop(p);
+        return feed__err(FEED_E_NOMEM, err, errlen, "pool: out of memory");
     }
     struct epoll_event ev = {.events = EPOLLIN, .data.u32 = UINT32_MAX};
     epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev);
@@ -434,6 +414,8 @@ void feed__pool_stop(feed__pool *p)
         feed__free(p->invalid[i]);
         p->invalid[i] = NULL;
     }
+    feed__claims_free(p);
+    feed__output_free(p);
     feed__free(p->quar);
     p->quar = NULL;
     p->capquar = 0;

@@ -13,7 +13,7 @@
  * starts a replacement. It also kills workers stuck on one sample longer
  * than sample_timeout_ms, doubled for each worker that already died on that
  * sample (or substitute), so a slow but good sample gets through on a retry
- * instead of being quarantined.
+ * instead of being quarantined (the claim timer, claims.c).
  */
 #ifndef FEED_POOL_H
 #define FEED_POOL_H
@@ -47,16 +47,22 @@ typedef struct feed__pool {
     pid_t pids[FEED_ARENA_MAX_WORKERS];
     int pidfds[FEED_ARENA_MAX_WORKERS];
     int errfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' report pipes (arena/protocol.h) */
+    int outfds[FEED_ARENA_MAX_WORKERS]; /* read ends of the workers' stderr pipes (output.c) */
+    struct feed__worker_out *out;       /* their lines, rate limits (output.c) */
     uint8_t hung[FEED_ARENA_MAX_WORKERS];
     uint64_t hung_ms[FEED_ARENA_MAX_WORKERS]; /* the time it had, when hung */
     char *invalid[FEED_ARENA_MAX_WORKERS]; /* what a worker killed for misbehaving wrote (else NULL) */
     uint8_t ever_ran[FEED_ARENA_MAX_WORKERS];
     uint8_t up[FEED_ARENA_MAX_WORKERS]; /* slot i has had a worker that ran (for start) */
-    /* Hang timing from the ring (feed__ring_holds): the sample each worker
-     * holds as last seen, and since when (the parent's clock) */
-    uint64_t hold_key[FEED_ARENA_MAX_WORKERS], hold_since[FEED_ARENA_MAX_WORKERS];
-    uint64_t holds[FEED_ARENA_MAX_WORKERS]; /* scratch for check_hangs */
-    uint64_t spawned_ns[FEED_ARENA_MAX_WORKERS]; /* bounds the stage times a worker reports */
+    /* The claim timer (claims.c): per sample of the ring (slot * batch_size
+     * + t), the claim last seen there (its state word and the process's
+     * spawn time) and since when (the parent's clock); scratch for the look */
+    struct feed__claim_seen {
+        uint32_t word;
+        uint64_t life, since;
+    } *claim_seen;
+    uint32_t *claim_words, *claim_deaths;
+    uint64_t spawned_ns[FEED_ARENA_MAX_WORKERS]; /* bounds the stage times a worker reports; names a process */
     uint64_t restarts, hangs, redone;
     uint64_t misbehaved; /* workers killed for writing a value no healthy worker writes */
     uint64_t acc_read_ns, acc_decode_ns, acc_augment_ns, acc_convert_ns, acc_read_bytes;
@@ -112,5 +118,24 @@ pid_t feed__pool_wait_running(feed__pool *p, uint32_t i, pid_t not_pid, int64_t 
  * thread with p->mu held. Returns 0, or -1 with msg saying why (the record
  * back to EMPTY). */
 int feed__pool_spawn(feed__pool *p, uint32_t i, char *msg, size_t msglen);
+/* SIGKILL to worker i (pool.c; p->mu held): the supervisor reaps it,
+ * reclaims its samples and replaces it. */
+void feed__pool_kill(feed__pool *p, uint32_t i);
+/* Workers' stderr (output.c): epoll tag of worker i's pipe (FEED_OUT_TAG |
+ * i); init and free the line buffers; read what worker i wrote (the
+ * supervisor, p->mu held, at its pipe's event); close: read the rest of a
+ * worker that is gone, say it, close the pipe. */
+#define FEED_OUT_TAG 0x10000u
+feed_status feed__output_init(feed__pool *p);
+void feed__output_free(feed__pool *p);
+void feed__output_read(feed__pool *p, uint32_t i);
+void feed__output_close(feed__pool *p, uint32_t i);
+/* The claim timer (claims.c): its arrays for p->a's ring, freed by
+ * feed__claims_free; feed__claims_check, on the supervisor thread with p->mu
+ * held, kills every worker that has held a sample past its time (marked
+ * hung). */
+feed_status feed__claims_init(feed__pool *p);
+void feed__claims_free(feed__pool *p);
+void feed__claims_check(feed__pool *p);
 
 #endif

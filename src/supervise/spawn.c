@@ -76,8 +76,8 @@ feed_status feed__pool_find_worker(const char *explicit_path, char *out, size_t 
 int feed__pool_spawn(feed__pool *p, uint32_t i, char *msg, size_t msglen)
 {
     feed__worker_rec *rec = &p->h->workers[i];
+    feed__output_close(p, i); /* the last one's, if still open */
     atomic_store(&rec->state, FEED_WREC_STARTING);
-    p->hold_key[i] = p->hold_since[i] = 0;
     p->spawned_ns[i] = feed__now_ns();
     char idbuf[16], ppbuf[24];
     snprintf(idbuf, sizeof idbuf, "%u", i);
@@ -105,9 +105,34 @@ int feed__pool_spawn(feed__pool *p, uint32_t i, char *msg, size_t msglen)
             rep[0] = rep[1] = -1;
         }
     }
+    /* Its stderr: a pipe the supervisor reads (output.c), never the host's
+     * own; without one, /dev/null. */
+    int out[2] = {-1, -1};
+    if (pipe2(out, O_CLOEXEC) == 0) {
+        for (int k = 0; k < 2; k++) {
+            if (out[k] >= 10)
+                continue;
+            int hi = fcntl(out[k], F_DUPFD_CLOEXEC, 10);
+            close(out[k]);
+            out[k] = hi;
+        }
+        struct epoll_event ev = {.events = EPOLLIN, .data.u32 = FEED_OUT_TAG | i};
+        if (out[0] < 0 || out[1] < 0 || fcntl(out[0], F_SETFL, O_NONBLOCK) != 0 ||
+            epoll_ctl(p->epfd, EPOLL_CTL_ADD, out[0], &ev) != 0) {
+            if (out[0] >= 0)
+                close(out[0]);
+            if (out[1] >= 0)
+                close(out[1]);
+            out[0] = out[1] = -1;
+        }
+    }
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);
+    if (out[1] >= 0)
+        posix_spawn_file_actions_adddup2(&fa, out[1], 2);
+    else
+        posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
     posix_spawn_file_actions_adddup2(&fa, p->arena_fd, FEED_WORKER_ARENA_FD);
     posix_spawn_file_actions_adddup2(&fa, p->index_fd, FEED_WORKER_INDEX_FD);
     if (rep[1] >= 0)
@@ -140,6 +165,14 @@ int feed__pool_spawn(feed__pool *p, uint32_t i, char *msg, size_t msglen)
     posix_spawnattr_destroy(&at);
     if (rep[1] >= 0)
         close(rep[1]); /* the worker's end only: EOF once it is gone */
+    if (out[1] >= 0)
+        close(out[1]);
+    if (e != 0 && out[0] >= 0) {
+        epoll_ctl(p->epfd, EPOLL_CTL_DEL, out[0], NULL);
+        close(out[0]);
+        out[0] = -1;
+    }
+    p->outfds[i] = out[0];
     if (p->errfds[i] >= 0)
         close(p->errfds[i]);
     p->errfds[i] = e == 0 ? rep[0] : -1;

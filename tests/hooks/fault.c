@@ -146,6 +146,56 @@ static void lie_in_records(const feed__arena *a, int bump)
     }
 }
 
+/* "flicker": this worker keeps its claim for ever but shows it a tenth of
+ * the time: FREE over it for 9 ms, the claim again for 1 ms, and again. */
+static void flicker(const feed__arena *a)
+{
+    _Atomic uint32_t *mine = NULL;
+    uint32_t word = 0;
+    struct timespec ms = {0, 1000000}, ms9 = {0, 9000000};
+    while (!mine) { /* the parent writes the pid after the spawn: look until it is there */
+        uint32_t w = UINT32_MAX;
+        for (uint32_t i = 0; i < a->lay.nworkers; i++)
+            if (a->hdr->workers[i].pid == getpid())
+                w = i;
+        for (uint32_t i = 0; w != UINT32_MAX && i < a->lay.nslots && !mine; i++)
+            for (uint32_t t = 0; t < a->lay.batch_size && !mine; t++) {
+                _Atomic uint32_t *st = &feed__slot_states(a, i)[t];
+                if ((atomic_load(st) & 0xffu) == w + 1)
+                    mine = st, word = atomic_load(st);
+            }
+        if (!mine)
+            nanosleep(&ms, NULL);
+    }
+    for (;;) {
+        atomic_store(mine, word & ~0xffu);
+        nanosleep(&ms9, NULL);
+        atomic_store(mine, word);
+        nanosleep(&ms, NULL);
+    }
+}
+
+/* "spew": on its stderr, a line of terminal escapes, a line of 3000 bytes,
+ * then $FEED_TEST_SPEW_LINES (default 5000) lines "flood N", as fast as it
+ * can, and goes on. */
+static void spew(void)
+{
+    static const char esc[] = "\x1b[31mred\x1b[0m \x07" "bell \x1b]0;title\x07 end\n";
+    static char big[3001];
+    memset(big, 'x', 3000);
+    big[3000] = '\n';
+    const char *n = getenv("FEED_TEST_SPEW_LINES");
+    long lines = n ? atol(n) : 5000;
+    ssize_t w = write(2, esc, sizeof esc - 1);
+    w = write(2, big, sizeof big);
+    for (long k = 0; k < lines; k++) {
+        char line[32];
+        int len = snprintf(line, sizeof line, "flood %ld\n", k);
+        w = write(2, line, (size_t)len);
+    }
+    (void)w;
+}
+
 /* "hdr": FEED_TEST_HDR="FIELD=VALUE" into that field of every slot header.
  * VALUE: a number, or bs-1, bs+1 (around batch_size), max (the field's). */
 static void hdr_boundary(const feed__arena *a)
@@ -257,6 +307,12 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
                 struct timespec ts = {0, 1000000};
                 nanosleep(&ts, NULL);
             }
+        if (!strcmp(it, "flicker"))
+            flicker(a);
+        if (!strcmp(it, "spew")) {
+            spew();
+            return;
+        }
         if (!strcmp(it, "exitlie")) {
             lie_in_records(a, 1);
             _exit(3);

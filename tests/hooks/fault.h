@@ -25,6 +25,13 @@
  * them too, adds one to each of their 64-bit words (every counter: "one
  * more sample") and exits(3). What a worker writes in a record must neither
  * hide a hang nor feign progress.
+ * "flicker" keeps its claim for ever while writing FREE over it 9 ms in
+ * every 10 (the claim again for 1 ms): a hang that a timer starting afresh
+ * whenever it sees no claim would never find.
+ * "spew" writes on its stderr a line of terminal escape sequences (ESC
+ * [31m, BEL, an OSC title), a line of 3000 bytes, then
+ * $FEED_TEST_SPEW_LINES (default 5000) lines "flood N" as fast as it can,
+ * and goes on.
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.

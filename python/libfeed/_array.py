@@ -7,9 +7,10 @@ numpy.from_dlpack, cupy.from_dlpack and jax.dlpack.from_dlpack.
 
 A DLPack export keeps the batch from being given back to libfeed until the
 consumer's tensor is freed (the DLPack deleter), so a tensor made with
-from_dlpack never sees its memory reused. Plain numpy views (numpy.asarray,
-the default host output) are not tracked: they are valid until the loader
-moves to the next batch. See Loader.
+from_dlpack never sees its memory reused. So does a host array from
+Array.numpy() (the default host output): its batch is given back when the
+last view of it is freed. A plain numpy.asarray(array) is not tracked: it is
+valid until the loader moves to the next batch. See Loader.
 
 Every view (numpy array, capsule, tensor) keeps the C loader's memory mapped
 while it lives: Loader.close() (or the end of `with`) destroys the loader
@@ -18,6 +19,7 @@ only once the last view is freed, so no view ever reads unmapped memory.
 import numpy as np
 
 from . import _capi, _dlpack
+from ._held import _HostPin
 
 try:  # bfloat16 as a numpy dtype, if the small ml_dtypes package is there
     import ml_dtypes as _ml_dtypes
@@ -108,11 +110,14 @@ class Array:
                 "strides": None, "version": 3}
 
     def numpy(self, copy=False):
-        """The host array as numpy (a view unless copy=True; bfloat16 as
-        ml_dtypes.bfloat16 if installed, else its uint16 bits)."""
+        """The host array as numpy (bfloat16 as ml_dtypes.bfloat16 if
+        installed, else its uint16 bits): a view that keeps its batch from
+        being given back while it (or any view of it) lives, as a tensor
+        does, unless copy=True (a fresh array). numpy.asarray(array) is a
+        plain view instead: valid until the loader moves to the next batch."""
         if self._device_id >= 0:
             raise TypeError("libfeed.Array on CUDA: use torch.from_dlpack / cupy.from_dlpack")
-        a = np.asarray(self)
+        a = np.asarray(self) if copy else np.asarray(_HostPin(self))
         if self.dtype_name == "bfloat16" and _BF16 is not None:
             a = a.view(_BF16)
         return a.copy() if copy else a

@@ -2,13 +2,15 @@
 
 _Native is the C loader (feed_loader *): destroyed when the last reference
 goes. _Held is one C batch the Python side holds, with its pins (the
-loader's current batch, each live DLPack export); the batch goes back to C
+loader's current batch, each live DLPack export, each live host numpy array
+or tensor through its _HostPin); the batch goes back to C
 when the last pin goes (Loader._unpin). Every array, capsule and tensor made
 from a batch holds its _Held, which holds the _Native: no view ever reads
 unmapped memory, even after close().
 """
 import ctypes
 import functools
+import sys
 import weakref
 
 from . import _capi
@@ -82,3 +84,32 @@ class _Held:
             st = _lib.feed_batch_wait(self.native.h, ctypes.byref(self.cbatch), stream)
             if st:
                 raise L._error(st)
+
+
+class _HostPin:
+    """A host batch's memory for numpy, holding one pin on the batch until it
+    is freed: the base of the numpy arrays libfeed.Loader hands out (and of
+    the tensors libfeed.torch makes with torch.from_numpy, which keeps the
+    array for as long as the tensor's storage lives). A kept array so keeps
+    its batch, as a kept tensor does: its values never change under it, and
+    keeping more batches than the ring has slots makes next() raise
+    FeedBusyError instead. In the usual loop the array is dropped when the
+    loop's variable takes the next batch, and __del__ gives the pin back.
+
+    Not DLPack on the host: a numpy view with this holder as its base gives
+    the tensor, numpy.asarray of it and the batch one lifetime, and __del__
+    runs from the interpreter's own deallocation, which keeps a pending
+    exception aside. (CUDA tensors use DLPack, whose deleters are C: see
+    _dlpack.py.)"""
+
+    __slots__ = ("__array_interface__", "_done")
+
+    def __init__(self, arr):
+        self._done = None
+        self.__array_interface__ = arr.__array_interface__
+        self._done = arr._owner.pin(None)
+
+    def __del__(self):
+        done, self._done = self._done, None
+        if done is not None and not sys.is_finalizing():
+            done()

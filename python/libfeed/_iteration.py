@@ -238,8 +238,9 @@ class Iteration:
 
     def _busy_message(self):
         return (_lib.feed_loader_last_error(self._h).decode(errors="replace") +
-                "; tensors made with DLPack (torch.from_dlpack, libfeed.torch) keep their batch "
-                "until they are freed: drop them or .clone() what you keep, or raise prefetch")
+                "; a batch's numpy arrays (and views of them) and tensors (libfeed.torch, "
+                "torch.from_dlpack) keep it until they are freed: drop them or copy what you "
+                "keep (.copy(), .clone(), Loader(copy=True)), or raise prefetch")
 
     def _decode_error(self, st, cb):
         """The error of a batch with bad samples (bad_policy=fail), whatever

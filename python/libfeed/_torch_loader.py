@@ -2,37 +2,12 @@
 without a copy (see libfeed.torch for what a tensor's lifetime means for
 its batch).
 """
-import sys as _sys
-
 import numpy as _np
 import torch as _torch
 
 from . import loader as _loader
 from ._array import Array
-
-
-class _HostPin:
-    """A host batch's memory for numpy, holding one pin on the batch until it
-    is freed. torch.from_numpy keeps the numpy array, whose base this is, for
-    as long as the tensor's storage lives; then __del__ gives the pin back.
-
-    Not DLPack on the host: a numpy view with this holder as its base gives
-    the tensor, numpy.asarray of it and the batch one lifetime, and __del__
-    runs from the interpreter's own deallocation, which keeps a pending
-    exception aside. (CUDA tensors use DLPack, whose deleters are C: see
-    _dlpack.py.)"""
-
-    __slots__ = ("__array_interface__", "_done")
-
-    def __init__(self, arr):
-        self._done = None
-        self.__array_interface__ = arr.__array_interface__
-        self._done = arr._owner.pin(None)
-
-    def __del__(self):
-        done, self._done = self._done, None
-        if done is not None and not _sys.is_finalizing():
-            done()
+from ._held import _HostPin
 
 
 def to_torch(x):

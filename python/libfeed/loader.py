@@ -76,9 +76,13 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
 
     Python-only arguments:
       copy     False (default): host images are numpy views of the shared
-               ring slot, valid until the next batch is requested (copy what
-               you keep), or for the batch current at close(), for as long as
-               they live. True: fresh arrays; the slot is given back at once.
+               ring slot (no copy), each keeping its batch, as a tensor does:
+               a kept array never changes, and its slot goes back to the
+               workers when the last view of it is freed (in a `for` loop,
+               when the loop variable takes the next batch). Keeping more
+               batches than prefetch - 1 makes iterating raise FeedBusyError:
+               copy what you keep. True: fresh arrays; the slot is given back
+               at once.
       output   "numpy" (default on the host) or "array": libfeed.Array
                objects (DLPack / __array_interface__). Device batches are
                always libfeed.Array (DLPack, __cuda_array_interface__).

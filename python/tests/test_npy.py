@@ -185,3 +185,18 @@ def test_scan_cache(tmp_path, dataset):
     with libfeed.Loader(str(root), scan_cache=True, size=16, workers=1) as L:
         assert len(L.samples) == len(first) + 1
         assert (str(root / cls / "zz_new.jpg"), 0) in list(L.samples)
+
+
+def test_sample_range_is_the_row(tmp_path):
+    """Loader.sample_range(i) of a .npy source: the row's bytes in the file."""
+    a = (np.arange(5 * 8 * 6 * 3) % 251).astype(np.uint8).reshape(5, 8, 6, 3)
+    np.save(tmp_path / "a.npy", a)
+    np.save(tmp_path / "l.npy", np.arange(5, dtype=np.int32))
+    with libfeed.Loader(str(tmp_path / "a.npy"), labels=str(tmp_path / "l.npy"), batch_size=2, size=8,
+                        workers=1) as L:
+        for i in range(5):
+            f, start, end = L.sample_range(i)
+            assert f == str(tmp_path / "a.npy") and end - start == 8 * 6 * 3
+            with open(f, "rb") as fh:
+                fh.seek(start)
+                assert np.array_equal(np.frombuffer(fh.read(end - start), np.uint8).reshape(8, 6, 3), a[i])

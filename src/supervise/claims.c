@@ -13,6 +13,11 @@
  * the first look. It starts afresh only for another claim (another sample,
  * assignment, worker or process), or once the sample was seen DONE.
  *
+ * A sample the parent itself sets FREE again in the same assignment (a
+ * slot header a worker rewrote: the batch is done over, ring.c's guard)
+ * keeps its record until a look sees it DONE: a claim of it by the same
+ * process then counts from that process's first claim of it.
+ *
  * What it cannot see: a claim held only between two looks (an eighth of the
  * timeout apart) leaves the sample FREE the rest of the time, for any other
  * worker to take; sample_timeout_ms=0 turns the timer off, and a worker may

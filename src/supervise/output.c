@@ -109,9 +109,10 @@ void feed__output_close(feed__pool *p, uint32_t i)
     /* The worker is gone: what it wrote is all in the pipe (no other
      * process holds its write end), so read to the end, then say the rest. */
     ssize_t k;
+    size_t left = 16 * FEED_OUT_READ; /* bounded: a child it left (sandbox=0) may still write */
     do
-        k = pump(p, i, SIZE_MAX);
-    while (k < 0 && errno == EINTR);
+        k = pump(p, i, left), left -= FEED_OUT_READ;
+    while (k < 0 && errno == EINTR && left);
     if (p->out[i].len || p->out[i].cut)
         line_done(p, i);
     say_dropped(p, i);

@@ -406,8 +406,9 @@ typedef struct feed_options {
                             edge with 0 once, where fill=[0, 0, 0] (aa_fill=0) does it twice */
     /* RandomErasing, as torchvision.transforms.v2.RandomErasing, on each sample's output after
        conversion and normalisation (where torchvision applies it), in every dtype and layout;
-       augment=train only. Run by the workers; the draws (whether, the box, random values) are the
-       sample's own. The host backend only for now: create refuses it with a CUDA device. */
+       augment=train only. Run by the workers on the host backend, by the conversion kernel with
+       a CUDA device (the same bits); the draws (whether, the box, random values) are the
+       sample's own. */
     float erase_p;          /* [erase_p] probability of erasing a box (default 0 = off) */
     float erase_scale_min, erase_scale_max; /* [erase_scale_min] [erase_scale_max] box area
                             as a share of the image, uniform (default 0.02, 0.33) */
@@ -419,6 +420,7 @@ typedef struct feed_options {
                             (normalised for float dtypes, rounded to nearest even in float16
                             and bfloat16; an integer 0..255 for uint8; default 0:0:0) */
     uint32_t erase_random;  /* [erase_random] 1: each erased element a normal(0, 1) draw
+                            (four uniforms summed: unit variance, within 3.46 of 0)
                             (torchvision's value='random', timm's mode='pixel'); uint8: a
                             uniform byte 0..255 instead (a normal draw means nothing in bytes);
                             0: erase_value (default) */
@@ -429,8 +431,8 @@ typedef struct feed_options {
        place; the draws are a pure function of (seed, epoch, batch index, rank). MixUp:
        lam * own + (1 - lam) * partner, computed in float32 with lam and 1 - lam rounded to
        float32 (as torch does), rounded once to the dtype (uint8: to nearest). CutMix: the
-       partner's box copied exactly, lam = 1 - box area / image area. The host backend only
-       for now: create refuses these and label_smoothing with a CUDA device. */
+       partner's box copied exactly, lam = 1 - box area / image area. With a CUDA device the
+       conversion kernel mixes (the parent draws), with the same bits. */
     float mixup_alpha;      /* [mixup_alpha] MixUp's lam ~ Beta(alpha, alpha) (0 = off) */
     float cutmix_alpha;     /* [cutmix_alpha] CutMix's lam ~ Beta(alpha, alpha), then the box
                             as torchvision v2.CutMix: centre uniform, half sides
@@ -477,8 +479,8 @@ typedef struct feed_options {
                             rows (1 at each label, 0 elsewhere; label_smoothing e makes them
                             e / num_classes and 1 - e + e / num_classes, as timm's; MixUp and
                             CutMix mix the rows as one-hot ones), labels the first label of
-                            each sample, and label_offsets/label_list all of them. Host
-                            backend only for now. 0 (default): several labels on a line or in
+                            each sample, and label_offsets/label_list all of them (either
+                            backend). 0 (default): several labels on a line or in
                             a member are an error naming it, as a bad label is. Index memory
                             a sample: 16 bytes for a single-label file list, tar shard or
                             ImageFolder (either setting; a .npy array 4); a file list or
@@ -573,8 +575,8 @@ typedef struct feed_batch {
                                 to 1), or multi-hot rows with multi_label; NULL unless one of
                                 those is on. The loader's memory,
                                 valid until release like the rest */
-    void *soft_labels_device; /* their device copy; NULL on host (and for now always: the
-                                CUDA backend refuses mixing and smoothing) */
+    void *soft_labels_device; /* their device copy (float32, the same rows) with a CUDA
+                                device, ready with ready_event; NULL on host */
     uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
     uint32_t reserved1;
     /* since 0.2.0, with multi_label=1 (NULL otherwise): sample i's labels are

@@ -129,6 +129,8 @@ enum {
     FEED_DTYPE_BFLOAT16 = 3  /* the same, bfloat16, round to nearest even */
 };
 enum { FEED_LAYOUT_HWC = 0, FEED_LAYOUT_CHW = 1 };
+/* feed_batch.target_dtype */
+enum { FEED_TARGET_NONE = 0, FEED_TARGET_FLOAT32 = 1, FEED_TARGET_INT64 = 2 };
 enum {
     FEED_AUGMENT_NONE = 0, /* resize the whole image to height x width */
     FEED_AUGMENT_VAL = 1,  /* resize shorter side to resize_shorter, center crop */
@@ -490,6 +492,15 @@ typedef struct feed_options {
                             image keeps its label and name with no samples (torchvision's
                             ImageFolder(allow_empty=True)); 0 (default): create fails naming
                             it, as torchvision's ImageFolder raises */
+    char targets[FEED_PATH_MAX]; /* [targets] a .npy of per-sample targets (regression values,
+                            embeddings): shape (N, K) or (N,) (K = 1) in C order, row i the
+                            target of sample i in the dataset's order (feed_loader_sample_info;
+                            a file list's line order), N feed_loader_num_samples (else create fails
+                            naming both). float32 and int64 as they are, float64 rounded to
+                            float32, int32 widened to int64. Read whole by the parent at create
+                            (N x K x 4 or 8 bytes); the batch carries each sample's row by its
+                            checked id (feed_batch.targets; a replaced sample's is its
+                            substitute's). "" (default): none */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -587,6 +598,14 @@ typedef struct feed_batch {
        substitute's) */
     const uint32_t *label_offsets; /* host, count + 1 offsets, label_offsets[0] = 0 */
     const int32_t *label_list;     /* host, label_offsets[count] labels */
+    /* since 0.2.0, with the targets option (NULL and 0 otherwise): each sample's row of the
+       targets array, by the sample id the parent checked. The loader's memory, valid until
+       release */
+    const void *targets;     /* host, count x target_dim of target_dtype */
+    void *targets_device;    /* their device copy with a CUDA device, ready with
+                                ready_event; NULL on host */
+    uint32_t target_dim;     /* K */
+    uint32_t target_dtype;   /* FEED_TARGET_FLOAT32 or FEED_TARGET_INT64 */
 } feed_batch;
 
 /*

@@ -41,6 +41,7 @@
 
 static char *data;
 static char multi[4200]; /* a file list of data's images, several labels on some lines */
+static char targets[4200]; /* NIMG x 2 float32 targets */
 static feed__index ix;
 static cudaStream_t consumer;
 
@@ -59,6 +60,13 @@ static int setup(void **state)
             fprintf(f, "%s %d\n", feed__index_path(ix.hdr, i), l);
     }
     fclose(f);
+    snprintf(targets, sizeof targets, "%s/targets.npy", data);
+    float tv[NIMG * 2];
+    for (uint32_t i = 0; i < NIMG * 2; i++)
+        tv[i] = (float)i * 0.25f - 3.0f;
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 2), }", NIMG);
+    tu_npy_write(targets, dict, tv, sizeof tv);
     if (cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess) {
         fprintf(stderr, "cudaStreamCreateWithFlags failed\n");
         return -1;
@@ -407,6 +415,7 @@ typedef struct epoch_copy {
     uint32_t nlabels[NIMG]; /* multi_label: each sample's labels, one after another */
     int32_t lists[NIMG * 3];
     uint32_t listed;
+    float tg[NIMG * 2], tg_dev[NIMG * 2]; /* the targets rows, host and device copies */
 } epoch_copy;
 
 static void take_epoch(const char *opts, epoch_copy *c)
@@ -447,6 +456,17 @@ static void take_epoch(const char *opts, epoch_copy *c)
                 CK(cudaStreamSynchronize(consumer));
             }
         }
+        assert_non_null(b.targets);
+        assert_int_equal(b.target_dim, 2);
+        assert_int_equal(b.target_dtype, FEED_TARGET_FLOAT32);
+        memcpy(c->tg + n * 2, b.targets, b.count * 2 * sizeof(float));
+        if (b.device >= 0) {
+            assert_non_null(b.targets_device);
+            assert_int_equal(feed_batch_wait(L, &b, consumer), FEED_OK);
+            CK(cudaMemcpyAsync(c->tg_dev + n * 2, b.targets_device, b.count * 2 * sizeof(float),
+                               cudaMemcpyDeviceToHost, consumer));
+            CK(cudaStreamSynchronize(consumer));
+        }
         n += b.count;
         assert_int_equal(feed_batch_release(L, &b, b.device >= 0 ? consumer : NULL), FEED_OK);
     }
@@ -479,10 +499,10 @@ static void test_recipe_same_as_host(void **state)
     };
     epoch_copy *h = malloc(sizeof *h), *d = malloc(sizeof *d), *plain = malloc(sizeof *plain);
     for (size_t r = 0; r < sizeof recipes / sizeof *recipes; r++) {
-        char o[5000], src[4300] = "";
+        char o[9000], src[8600];
         print_message("%s\n", recipes[r]);
-        if (strstr(recipes[r], "multi_label"))
-            snprintf(src, sizeof src, ",source=%s", multi);
+        snprintf(src, sizeof src, ",targets=%s%s%s", targets, strstr(recipes[r], "multi_label") ? ",source=" : "",
+                 strstr(recipes[r], "multi_label") ? multi : "");
         snprintf(o, sizeof o, "%s,device=host%s", recipes[r], src);
         take_epoch(o, h);
         snprintf(o, sizeof o, "%s,device=cuda:0%s", recipes[r], src);
@@ -501,6 +521,10 @@ static void test_recipe_same_as_host(void **state)
         assert_int_equal(h->listed, strstr(recipes[r], "multi_label") ? NIMG + NIMG * 2 / 3 : 0);
         assert_memory_equal(h->nlabels, d->nlabels, sizeof h->nlabels);
         assert_memory_equal(h->lists, d->lists, sizeof h->lists);
+        assert_memory_equal(h->tg, d->tg, sizeof h->tg);
+        assert_memory_equal(h->tg, d->tg_dev, sizeof h->tg);
+        for (uint32_t i = 0; i < NIMG; i++) /* row i of the file for sample i */
+            assert_true(h->tg[i * 2 + 1] == (float)(h->ids[i] * 2 + 1) * 0.25f - 3.0f);
         if (h->classes)
             assert_memory_equal(h->soft, d->soft_dev, sizeof h->soft);
         /* the recipe did something: the same loader without it differs */
@@ -508,7 +532,7 @@ static void test_recipe_same_as_host(void **state)
         snprintf(base, sizeof base, "%s", recipes[r]);
         char *cut = strstr(base, ",dtype=");
         snprintf(o, sizeof o, "augment=train%s,device=host%s%s", cut, src, /* dtype, layout, batch_size kept */
-                 src[0] ? ",multi_label=1" : "");
+                 strstr(src, "source=") ? ",multi_label=1" : "");
         take_epoch(o, plain);
         assert_memory_equal(plain->ids, h->ids, sizeof h->ids);
         if (!strstr(recipes[r], "erase") && !strstr(recipes[r], "alpha"))

@@ -10,4 +10,5 @@ set(FEED_DATASET_SOURCES
   src/dataset/scancache.c
   src/dataset/tar.c
   src/dataset/shards.c
+  src/dataset/targets.c
 )

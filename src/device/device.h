@@ -43,6 +43,7 @@ typedef struct feed__slot_view {
     const float *soft;             /* count x num_classes soft labels */
     const uint32_t *label_offsets; /* multi_label: count + 1 offsets into label_list */
     const int32_t *label_list;
+    const void *targets;           /* count rows of target_row bytes */
 } feed__slot_view;
 
 typedef struct feed__device_config {
@@ -63,6 +64,8 @@ typedef struct feed__device_config {
     feed__post_cfg post_cfg;
     uint32_t num_classes;     /* > 0: each view carries soft[] (count x num_classes) */
     uint32_t max_labels;      /* > 0: each view carries multi-label lists, at most this a sample */
+    uint32_t target_row;      /* > 0: each view carries targets, rows of this many bytes */
+    uint32_t target_dim, target_dtype; /* for feed_batch */
     /* the shared arena: register it once for zero-copy DMA */
     void *arena;
     size_t arena_bytes;

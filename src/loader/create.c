@@ -149,12 +149,29 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
     return FEED_OK;
 }
 
+/* The targets option: the array, read whole and checked, and each ring
+ * slot's rows. */
+static feed_status setup_targets(feed_loader *L, uint32_t slots, char *err, size_t errlen)
+{
+    if (!L->o.targets[0])
+        return FEED_OK;
+    feed_status st = feed__targets_load(&L->tg, L->o.targets, L->ix.hdr->count, err, errlen);
+    if (st != FEED_OK)
+        return st;
+    L->tg_slots = slots;
+    L->tg_buf = feed__calloc((size_t)slots * L->o.batch_size, feed__targets_row(&L->tg));
+    if (!L->tg_buf)
+        return feed__err(FEED_E_NOMEM, err, errlen, "out of memory for the targets (%u slots x %u samples x %zu bytes)",
+                         slots, L->o.batch_size, feed__targets_row(&L->tg));
+    return FEED_OK;
+}
+
 /* A device backend's share of the recipe (recipe.c): the parameters of
  * its kernel's erasing and mixing, drawn in wait_ready. */
 static feed_status setup_device_recipe(feed_loader *L, int on_host, char *err, size_t errlen)
 {
     int erase = L->post_xf.erase_p > 0, images = feed__mix_images(&L->mix);
-    if (on_host || (!erase && !images && !L->soft))
+    if (on_host || (!erase && !images && !L->soft && !L->tg_buf))
         return FEED_OK;
     L->dev_recipe = 1;
     if (!erase && !images)
@@ -247,6 +264,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     }
     if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK ||
         (st = setup_mix(L, h->nslots, err, errlen)) != FEED_OK ||
+        (st = setup_targets(L, h->nslots, err, errlen)) != FEED_OK ||
         (st = setup_device_recipe(L, on_host, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[4] = feed__now_ns();
@@ -276,6 +294,9 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         dc.post_cfg = L->post_cfg;
         dc.num_classes = L->soft ? L->mix.num_classes : 0;
         dc.max_labels = L->label_list ? (L->ix.hdr->max_labels ? L->ix.hdr->max_labels : 1) : 0;
+        dc.target_row = L->tg_buf ? (uint32_t)feed__targets_row(&L->tg) : 0;
+        dc.target_dim = L->tg.dim;
+        dc.target_dtype = L->tg.dtype;
     }
     memcpy(dc.mean, L->o.mean, sizeof dc.mean);
     memcpy(dc.std, L->o.std, sizeof dc.std);
@@ -344,6 +365,8 @@ void feed_loader_destroy(feed_loader *L)
     feed__free(L->label_list);
     feed__free(L->post);
     feed__free(L->post_reps);
+    feed__free(L->tg_buf);
+    feed__targets_free(&L->tg);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }

@@ -131,6 +131,11 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         feed__loader_give(b, &out, sizeof out, 0);
         return dst;
     }
+    if (L->tg_buf && !L->dev_recipe) {
+        out.targets = feed__loader_targets(L, seq, out.sample_ids, out.count);
+        out.target_dim = L->tg.dim;
+        out.target_dtype = L->tg.dtype;
+    }
     feed__schedule_delivered(&L->sched);
     out.handle = hold(L, seq);
     atomic_fetch_add_explicit(&L->batches_delivered, 1, memory_order_relaxed);

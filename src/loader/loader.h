@@ -32,6 +32,7 @@
 
 #include "arena/arena.h"
 #include "dataset/index.h"
+#include "dataset/targets.h"
 #include "device/device.h"
 #include "feed.h"
 #include "loader/badlog.h"
@@ -111,6 +112,12 @@ struct feed_loader {
     feed__post_cfg post_cfg;
     feed__post_sample *post; /* batch_size; NULL without erasing or mixing */
     uint32_t *post_reps;     /* batch_size: the batch's repeats */
+    /* The targets option (dataset/targets.h): the array, and each ring
+     * slot's rows (ring slots x batch_size rows, the batch in slot seq %
+     * tg_slots), gathered by next() (host) or wait_ready (device). */
+    feed__targets tg;
+    uint8_t *tg_buf;
+    uint32_t tg_slots;
     /* multi_label: each slot's label_offsets (batch_size + 1) and label_list
      * (batch_size x the index's max_labels), built from the index by sample id */
     uint32_t *label_offsets;
@@ -184,6 +191,9 @@ void feed__loader_post(feed_loader *L, const feed__recipe_batch *in, const feed_
                        feed__post_sample *out);
 /* L->post_cfg from L->post_xf and the dtype. */
 void feed__loader_post_setup(feed_loader *L);
+/* The targets rows of batch seq (its checked ids), in the loader's storage
+ * for seq; NULL without the targets option. */
+const void *feed__loader_targets(feed_loader *L, uint64_t seq, const uint64_t *ids, uint32_t count);
 
 /* ---- ready.c: the host ring, as the device backend sees it ---- */
 

@@ -129,6 +129,7 @@ static feed_status device_recipe(feed_loader *L, uint64_t seq, const feed__slot_
         feed__loader_post(L, &in, r.draws, L->post);
         v->post = L->post;
     }
+    v->targets = feed__loader_targets(L, seq, m->ids, m->count);
     return FEED_OK;
 }
 
@@ -179,6 +180,6 @@ feed_status feed__loader_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms
     v->labels = m->labels; /* the checked copies, not the arena's words */
     v->sample_ids = m->ids;
     v->flags = m->flags;
-    v->post = NULL, v->soft = NULL, v->label_offsets = NULL, v->label_list = NULL;
+    v->post = NULL, v->soft = NULL, v->label_offsets = NULL, v->label_list = NULL, v->targets = NULL;
     return L->dev_recipe ? device_recipe(L, seq, m, v) : FEED_OK;
 }

@@ -113,3 +113,12 @@ void feed__loader_post_setup(feed_loader *L)
     for (uint32_t c = 0; c < 3; c++)
         L->post_cfg.erase_bits[c] = feed__erase_value_bits(x, dt, c);
 }
+
+const void *feed__loader_targets(feed_loader *L, uint64_t seq, const uint64_t *ids, uint32_t count)
+{
+    if (!L->tg_buf)
+        return NULL;
+    uint8_t *out = L->tg_buf + (seq % L->tg_slots) * (uint64_t)L->o.batch_size * feed__targets_row(&L->tg);
+    feed__targets_gather(&L->tg, ids, count, out);
+    return out;
+}

@@ -101,8 +101,11 @@ static cudaError_t h2d(cuda_dev *d, void *dst, const void *src, size_t n)
 static int recipe_arrays(cuda_dev *d, cbuf *b, const feed__slot_view *v)
 {
     const feed__device_config *c = &d->cfg;
-    if ((b->h_post && !v->post) || (b->h_soft && !v->soft) || (b->h_loffs && (!v->label_offsets || !v->label_list)))
+    if ((b->h_post && !v->post) || (b->h_soft && !v->soft) || (b->h_tgt && !v->targets) ||
+        (b->h_loffs && (!v->label_offsets || !v->label_list)))
         return 0;
+    if (b->h_tgt)
+        memcpy(b->h_tgt, v->targets, (size_t)v->count * c->target_row);
     if (b->h_post)
         memcpy(b->h_post, v->post, v->count * sizeof *b->h_post);
     if (b->h_soft)
@@ -175,6 +178,9 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
     if (e == cudaSuccess && b->h_soft)
         e = cudaMemcpyAsync(b->d_soft, b->h_soft, (size_t)v->count * c->num_classes * sizeof(float),
                             cudaMemcpyHostToDevice, d->s_copy);
+    if (e == cudaSuccess && b->h_tgt)
+        e = cudaMemcpyAsync(b->d_tgt, b->h_tgt, (size_t)v->count * c->target_row, cudaMemcpyHostToDevice,
+                            d->s_copy);
     if (e == cudaSuccess)
         e = cudaEventRecord(b->ev_copied, d->s_copy);
     FEED_NVTX_POP();
@@ -203,7 +209,8 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
 
     pthread_mutex_lock(&d->mu);
     d->h2d_bytes += pix + v->count * sizeof(int32_t) + (b->h_post ? v->count * sizeof *b->h_post : 0) +
-                    (b->h_soft ? (uint64_t)v->count * c->num_classes * sizeof(float) : 0);
+                    (b->h_soft ? (uint64_t)v->count * c->num_classes * sizeof(float) : 0) +
+                    (b->h_tgt ? (uint64_t)v->count * c->target_row : 0);
     pthread_mutex_unlock(&d->mu);
     return cudaSuccess;
 }

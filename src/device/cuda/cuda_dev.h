@@ -68,6 +68,7 @@ typedef struct cbuf {
     float *h_soft, *d_soft;             /* pinned (batch.soft_labels) and device, batch_size x num_classes */
     uint32_t *h_loffs;                  /* multi-label lists (host only): batch_size + 1 */
     int32_t *h_llist;                   /* batch_size x max_labels */
+    uint8_t *h_tgt, *d_tgt;             /* targets: pinned (batch.targets) and device, batch_size rows */
     cudaEvent_t ev_start, ev_copied; /* timing events around the H2D copies */
     cudaEvent_t ev_ready;            /* the batch is complete on the device */
     cudaEvent_t ev_release;          /* recorded on the caller's stream at release */

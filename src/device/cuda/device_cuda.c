@@ -237,6 +237,10 @@ static feed_status cuda_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     out->num_classes = b->h_soft ? d->cfg.num_classes : 0;
     out->label_offsets = b->h_loffs;
     out->label_list = b->h_llist;
+    out->targets = b->h_tgt;
+    out->targets_device = b->d_tgt;
+    out->target_dim = b->h_tgt ? d->cfg.target_dim : 0;
+    out->target_dtype = b->h_tgt ? d->cfg.target_dtype : 0;
     out->bad = b->bad;
     out->ready_event = b->ev_ready;
     out->handle = seq;

@@ -43,6 +43,9 @@ static void free_buffers(cuda_dev *d)
             cudaFreeHost(b->h_soft);
         cudaFree(b->d_post);
         cudaFree(b->d_soft);
+        if (b->h_tgt)
+            cudaFreeHost(b->h_tgt);
+        cudaFree(b->d_tgt);
         feed__free(b->h_loffs);
         feed__free(b->h_llist);
         cudaEvent_t *evs[] = {&b->ev_start, &b->ev_copied, &b->ev_ready, &b->ev_release};
@@ -144,6 +147,10 @@ static feed_status setup_job(cuda_dev *d, char *err, size_t errlen)
             goto cuda_fail;
         if (soft && ((e = cudaMallocHost((void **)&b->h_soft, soft)) != cudaSuccess ||
                      (e = cudaMalloc((void **)&b->d_soft, soft)) != cudaSuccess))
+            goto cuda_fail;
+        const size_t tgt = B * cfg->target_row;
+        if (tgt && ((e = cudaMallocHost((void **)&b->h_tgt, tgt)) != cudaSuccess ||
+                    (e = cudaMalloc((void **)&b->d_tgt, tgt)) != cudaSuccess))
             goto cuda_fail;
         b->h_ids = feed__calloc(B, sizeof *b->h_ids);
         b->h_flags = feed__calloc(B, 1);

@@ -501,6 +501,10 @@ typedef struct feed_options {
                             (N x K x 4 or 8 bytes); the batch carries each sample's row by its
                             checked id (feed_batch.targets; a replaced sample's is its
                             substitute's). "" (default): none */
+    char target_columns[1024]; /* [target_columns] "a:b:c": with a .csv or .tsv file list (a
+                            header row names its columns: path, label, ...), these columns'
+                            values as each sample's float32 target row (as targets gives
+                            it); "" (default): none */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

@@ -241,6 +241,108 @@ static void test_refused(void **state)
     feed_loader_destroy(L);
 }
 
+/* A .csv or .tsv list with a header: the path and label columns found by
+ * name, target_columns' values as float32 rows, quoted fields, a BOM. */
+static void write_csv(const char *path, const char *head, const char *fmt_row)
+{
+    FILE *f = fopen(path, "w");
+    fprintf(f, "%s\n", head);
+    for (uint32_t i = 0; i < NIMG; i++) {
+        int32_t l = feed__index_label(ix.hdr, i);
+        fprintf(f, fmt_row, feed__index_path(ix.hdr, i), l, (double)f32_at(i, 0), (double)f32_at(i, 2));
+        fputc('\n', f);
+    }
+    fclose(f);
+}
+
+static void csv_run(const char *list, const char *extra, int labelled, int multi)
+{
+    char opts[5000], err[1024];
+    snprintf(opts, sizeof opts, "epochs=1%s%s", extra[0] ? "," : "", extra);
+    feed_loader *L;
+    if (tu_loader(&L, list, BASE, opts, err, sizeof err) != FEED_OK)
+        fail_msg("create: %s", err);
+    feed_batch b = {.struct_size = sizeof b};
+    uint32_t seen = 0;
+    while (feed_loader_next(L, &b, 60000) == FEED_OK) {
+        assert_int_equal(b.target_dim, 2);
+        assert_int_equal(b.target_dtype, FEED_TARGET_FLOAT32);
+        for (uint32_t i = 0; i < b.count; i++) {
+            uint64_t id = b.sample_ids[i]; /* line order: sample i is data's sample i */
+            const float *row = (const float *)b.targets + i * 2;
+            assert_true(row[0] == f32_at(id, 0) && row[1] == f32_at(id, 2));
+            assert_int_equal(b.labels[i], labelled ? feed__index_label(ix.hdr, id) : 0);
+            if (multi) {
+                int32_t l = feed__index_label(ix.hdr, id);
+                assert_int_equal(b.label_offsets[i + 1] - b.label_offsets[i], 2);
+                assert_int_equal(b.label_list[b.label_offsets[i] + 1], (l + 1) % 3);
+            }
+        }
+        seen += b.count;
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(seen, NIMG);
+    feed_loader_destroy(L);
+}
+
+static void test_csv_columns(void **state)
+{
+    char *csv = path_of("list.csv"), *tsv = path_of("list.tsv"), *multi = path_of("multi.csv");
+    write_csv(csv, "filename,label,x,ignored,y", "%s,%d,%.9g,zz,%.9g");
+    csv_run(csv, "target_columns=x:y", 1, 0);
+    /* a BOM, a tab, names in another order and case, the path quoted */
+    FILE *f = fopen(tsv, "w");
+    fputs("\xef\xbb\xbfx\ty\tPath\n", f);
+    for (uint32_t i = 0; i < NIMG; i++)
+        fprintf(f, "%.9g\t%.9g\t\"%s\"\n", (double)f32_at(i, 0), (double)f32_at(i, 2), feed__index_path(ix.hdr, i));
+    fclose(f);
+    csv_run(tsv, "target_columns=x:y", 0, 0); /* no label column: 0 */
+    f = fopen(multi, "w");
+    fputs("path,labels,x,y\n", f);
+    for (uint32_t i = 0; i < NIMG; i++) {
+        int32_t l = feed__index_label(ix.hdr, i);
+        fprintf(f, "%s,\"%d,%d\",%.9g,%.9g\n", feed__index_path(ix.hdr, i), l, (l + 1) % 3, (double)f32_at(i, 0),
+                (double)f32_at(i, 2));
+    }
+    fclose(f);
+    csv_run(multi, "target_columns=x:y,multi_label=1", 1, 1);
+    free(csv), free(tsv), free(multi);
+}
+
+/* Each broken list, or option, fails create naming the file, line and column. */
+static void test_csv_refused(void **state)
+{
+    static const struct {
+        const char *text, *opts, *says;
+    } bad[] = {
+        {"file_x,label\na.jpg,1\n", "", "no path column in the header ('file_x', 'label')"},
+        {"path,label,x\na.jpg,1,0.5\n", "target_columns=x:w", "target_columns names 'w', which the header"},
+        {"path,label,x\na.jpg,1,0.5\nb.jpg,2\n", "target_columns=x", "list.csv:3: another number of fields"},
+        {"path,label,x\na.jpg,1,abc\n", "target_columns=x", "list.csv:2: target column 0 holds 'abc'"},
+        {"path,label\n\"a.jpg,1\n", "", "list.csv:2: malformed fields"},
+        {"path,label\na.jpg,\"1,2\"\n", "", "2 labels in one cell: several labels a sample need multi_label=1"},
+        {"path,label,x\na.jpg,1,2\n", "target_columns=x,targets=/nonexistent.npy", "set one of them"},
+    };
+    char *csv = path_of("list.csv");
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        tu_write(csv, bad[i].text, strlen(bad[i].text));
+        feed_loader *L;
+        char err[1024];
+        assert_int_not_equal(tu_loader(&L, csv, BASE, bad[i].opts, err, sizeof err), FEED_OK);
+        print_message("%s\n", err);
+        assert_non_null(strstr(err, bad[i].says));
+    }
+    /* named columns need a header */
+    char *txt = path_of("list.txt");
+    tu_write(txt, "a.jpg 1\n", 8);
+    feed_loader *L;
+    char err[1024];
+    assert_int_equal(tu_loader(&L, txt, BASE, "target_columns=x", err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "only a .csv or .tsv file list has named columns"));
+    assert_int_equal(tu_loader(&L, data, BASE, "target_columns=x", err, sizeof err), FEED_E_INVALID);
+    free(csv), free(txt);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -248,6 +350,8 @@ int main(void)
         cmocka_unit_test(test_conversions),
         cmocka_unit_test(test_substitute_keeps_its_row),
         cmocka_unit_test(test_refused),
+        cmocka_unit_test(test_csv_columns),
+        cmocka_unit_test(test_csv_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

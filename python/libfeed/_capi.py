@@ -132,6 +132,7 @@ class FeedOptions(ctypes.Structure):
         ("multi_label", u32),
         ("allow_empty_classes", u32),
         ("targets", ctypes.c_char * FEED_PATH_MAX),
+        ("target_columns", ctypes.c_char * 1024),
     ]
 
 

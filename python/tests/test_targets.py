@@ -81,3 +81,29 @@ def test_torch_gives_float_tensors_for_mse(dataset):
             assert torch.equal(b.targets, torch.as_tensor(want)[ids])
             loss = torch.nn.functional.mse_loss(b.targets, torch.zeros_like(b.targets))
             assert torch.isfinite(loss)
+
+
+def test_csv_with_a_header_and_target_columns(dataset, tmp_path):
+    """A list as pandas writes it (DataFrame.to_csv(index=False)): the path and
+    label columns found by name, target_columns' values as the targets."""
+    import csv
+    import os
+    with libfeed.Loader(dataset, batch_size=8, size=SIDE, workers=1, epochs=1) as L:
+        paths = [L.dataset.samples[i][0] for i in range(N)]
+        classes = [L.dataset.samples[i][1] for i in range(N)]
+    want = np.stack([np.arange(N) * 0.125, np.arange(N) * -3.0], axis=1).astype(np.float32)
+    path = tmp_path / "train.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["filename", "label", "score", "note", "offset"])
+        for i in range(N):
+            w.writerow([os.path.abspath(paths[i]), classes[i], repr(float(want[i, 0])), "a, b", repr(float(want[i, 1]))])
+    seen = 0
+    with libfeed.Loader(str(path), target_columns="score:offset", batch_size=8, size=SIDE, workers=2,
+                        epochs=1) as L:
+        for b in L:
+            for i, sid in enumerate(b.sample_ids):
+                np.testing.assert_array_equal(b.targets[i], want[sid])
+                assert int(b.labels[i]) == classes[sid]
+                seen += 1
+    assert seen == N

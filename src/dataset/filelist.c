@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/format.h"
 #include "common/internal.h"
@@ -177,17 +178,47 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
     return st;
 }
 
+/* A .csv or .tsv list: its separator; 0 for a plain list. */
+static char csv_sep(const char *list)
+{
+    size_t n = strlen(list);
+    if (n >= 4 && !strcasecmp(list + n - 4, ".csv"))
+        return ',';
+    if (n >= 4 && !strcasecmp(list + n - 4, ".tsv"))
+        return '\t';
+    return 0;
+}
+
 feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
-                                 char *err, size_t errlen)
+                                 const char *target_columns, feed__targets *targets, char *err, size_t errlen)
 {
     feed__builder b = {.multi_ok = multi_label};
-    feed_status st = build_list(&b, list, err, errlen);
+    char sep = csv_sep(list);
+    feed__targets none;
+    if (!targets)
+        targets = &none;
+    *targets = (feed__targets){0};
+    if (target_columns && *target_columns && !sep)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
+                         target_columns, list);
+    feed_status st;
+    if (sep) {
+        FILE *f = fopen(list, "re");
+        if (!f)
+            return feed__dataset_sys_error(err, errlen, errno, "open file list", list);
+        st = feed__csvlist_build(&b, f, list, sep, target_columns, targets, quote, err, errlen);
+        fclose(f);
+    } else
+        st = build_list(&b, list, err, errlen);
     if (st == FEED_OK && b.n == 0)
         st = feed__err(FEED_E_DATASET, err, errlen,
                        "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp)", list);
-    if (st != FEED_OK) {
+    if (st == FEED_OK)
+        st = feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
+    else
         feed__builder_free(&b);
-        return st;
-    }
-    return feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
+    if (st != FEED_OK || targets == &none)
+        feed__targets_free(targets);
+    return st;
 }

@@ -5,6 +5,7 @@ set(FEED_DATASET_SOURCES
   src/dataset/builder.c
   src/dataset/folder.c
   src/dataset/filelist.c
+  src/dataset/csvlist.c
   src/dataset/index.c
   src/dataset/npy.c
   src/dataset/scancache.c

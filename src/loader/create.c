@@ -43,7 +43,12 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
-                             .note = note, .notelen = sizeof note};
+                             .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
+                             .targets = &L->tg};
+    if (L->o.targets[0] && L->o.target_columns[0])
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "targets=%s and target_columns=%s both give the targets: set one of them", L->o.targets,
+                         L->o.target_columns);
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
@@ -153,9 +158,9 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
  * slot's rows. */
 static feed_status setup_targets(feed_loader *L, uint32_t slots, char *err, size_t errlen)
 {
-    if (!L->o.targets[0])
+    if (!L->o.targets[0] && !L->tg.data) /* none, from a file or from a .csv list's columns */
         return FEED_OK;
-    feed_status st = feed__targets_load(&L->tg, L->o.targets, L->ix.hdr->count, err, errlen);
+    feed_status st = L->tg.data ? FEED_OK : feed__targets_load(&L->tg, L->o.targets, L->ix.hdr->count, err, errlen);
     if (st != FEED_OK)
         return st;
     L->tg_slots = slots;

@@ -107,3 +107,19 @@ def test_csv_with_a_header_and_target_columns(dataset, tmp_path):
                 assert int(b.labels[i]) == classes[sid]
                 seen += 1
     assert seen == N
+
+
+def test_regression_example_learns(tmp_path):
+    """examples/regression_torch.py on feed-mkdata --targets data (each image's
+    mean colour): the loss falls."""
+    pytest.importorskip("torch", reason="torch is not installed in this interpreter")
+    import os
+    import sys
+    from conftest import BUILD, REPO
+    env = dict(os.environ, LIBFEED_BUILD_DIR=BUILD,
+               PYTHONPATH=os.path.join(REPO, "python") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    r = subprocess.run([sys.executable, os.path.join(REPO, "examples", "regression_torch.py"), "--steps", "8"],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    first, last = (float(x) for x in r.stdout.strip().splitlines()[-1].split("loss ")[1].split(" -> "))
+    assert last < first / 2, r.stdout

@@ -238,17 +238,7 @@ feed_status feed__csvlist_build(feed__builder *b, FILE *f, const char *list, cha
             if (st != FEED_OK)
                 break;
         }
-        int rc = feed__builder_add_entry(b, path, strlen(path), labs[0]);
-        if (!rc && nl > 1)
-            rc = feed__builder_add_labels(b, labs, nl);
-        if (rc == -2)
-            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
-                           (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
-        else if (rc)
-            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
-        for (uint32_t k = 0; k < nl; k++)
-            if (labs[k] > maxlabel)
-                maxlabel = labs[k];
+        st = feed__filelist_add(b, list, lineno, path, strlen(path), labs, nl, &maxlabel, err, errlen);
     }
     if (st == FEED_OK && lineno == 0)
         st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s is empty: a header row is needed", list);

@@ -67,6 +67,23 @@ static const char *quote(char *dst, size_t dstlen, const char *src, size_t n)
     return escape(dst, dstlen, src, n);
 }
 
+feed_status feed__filelist_add(feed__builder *b, const char *list, uint64_t lineno, const char *path, size_t len,
+                               const int32_t *labs, uint32_t nl, int64_t *maxlabel, char *err, size_t errlen)
+{
+    int rc = feed__builder_add_entry(b, path, len, labs[0]);
+    if (!rc && nl > 1)
+        rc = feed__builder_add_labels(b, labs, nl);
+    if (rc == -2)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
+                         (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
+    if (rc)
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    for (uint32_t k = 0; k < nl; k++)
+        if (labs[k] > *maxlabel)
+            *maxlabel = labs[k];
+    return FEED_OK;
+}
+
 static feed_status build_list(feed__builder *b, const char *list, char *err, size_t errlen)
 {
     FILE *f = fopen(list, "re");
@@ -155,17 +172,7 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
         while (pe > s && isspace((unsigned char)pe[-1]))
             pe--;
         *pe = 0;
-        int rc = feed__builder_add_entry(b, s, (size_t)(pe - s), labs[0]);
-        if (!rc && nl > 1)
-            rc = feed__builder_add_labels(b, labs, nl);
-        if (rc == -2)
-            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
-                           (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
-        else if (rc)
-            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
-        for (uint32_t k = 0; k < nl; k++)
-            if (labs[k] > maxlabel)
-                maxlabel = labs[k];
+        st = feed__filelist_add(b, list, lineno, s, (size_t)(pe - s), labs, nl, &maxlabel, err, errlen);
     }
     if (st == FEED_OK && ferror(f))
         st = feed__err(FEED_E_DATASET, err, errlen, "dataset: error reading %s: %s", list,

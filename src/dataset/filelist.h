@@ -33,6 +33,11 @@
 feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
                                  const char *target_columns, feed__targets *targets, char *err, size_t errlen);
 
+/* Adds one listed sample (path[0..len), its nl labels) to b, keeping
+ * *maxlabel; the errors name the list and line. */
+feed_status feed__filelist_add(feed__builder *b, const char *list, uint64_t lineno, const char *path, size_t len,
+                               const int32_t *labs, uint32_t nl, int64_t *maxlabel, char *err, size_t errlen);
+
 /* The rows of a .csv (sep ',') or .tsv (sep '\t') list at f into b, and the
  * target_columns' values into *targets (zeroed when there are none). */
 feed_status feed__csvlist_build(feed__builder *b, FILE *f, const char *list, char sep, const char *target_columns,

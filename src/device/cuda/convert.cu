@@ -71,17 +71,23 @@ convert_kernel(const uint8_t *__restrict__ src, uint64_t stride, typename elem<D
     }
 }
 
+const uint32_t BLOCK = 256;
+
+/* Threads over a sample's pixels (x), samples over y (a grid-stride loop
+ * past 65535). */
+dim3 grid_for(uint32_t n, uint32_t h, uint32_t w)
+{
+    uint64_t gx = ((uint64_t)h * w + BLOCK - 1) / BLOCK;
+    if (gx > 0x7fffffffu)
+        gx = 0x7fffffffu;
+    return dim3((unsigned)gx, n < 65535u ? n : 65535u);
+}
+
 template <int DT, int CHW>
 cudaError_t launch(const void *src, uint64_t stride, void *dst, uint32_t n, uint32_t h, uint32_t w,
                    const cv_params &p, const uint8_t *flip, cudaStream_t stream)
 {
-    const uint32_t block = 256;
-    const uint64_t hw = (uint64_t)h * w;
-    uint64_t gx = (hw + block - 1) / block;
-    if (gx > 0x7fffffffu)
-        gx = 0x7fffffffu;
-    dim3 grid((unsigned)gx, n < 65535u ? n : 65535u);
-    convert_kernel<DT, CHW><<<grid, block, 0, stream>>>(
+    convert_kernel<DT, CHW><<<grid_for(n, h, w), BLOCK, 0, stream>>>(
         (const uint8_t *)src, stride, (typename elem<DT>::type *)dst, n, h, w, p, flip);
     return cudaGetLastError();
 }
@@ -126,17 +132,12 @@ cudaError_t launch_post(const void *src, uint64_t stride, void *dst, uint32_t n,
                         uint32_t dtype, uint32_t layout, const cv_params &p, const uint8_t *flip,
                         const feed__post_cfg &pc, const feed__post_sample *post, cudaStream_t stream)
 {
-    const uint32_t block = 256;
-    const uint64_t hw = (uint64_t)h * w;
-    uint64_t gx = (hw + block - 1) / block;
-    if (gx > 0x7fffffffu)
-        gx = 0x7fffffffu;
-    dim3 grid((unsigned)gx, n < 65535u ? n : 65535u);
+    const dim3 grid = grid_for(n, h, w);
     if (layout == FEED_LAYOUT_CHW)
-        post_kernel<1><<<grid, block, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
+        post_kernel<1><<<grid, BLOCK, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
                                                    flip, pc, post);
     else
-        post_kernel<0><<<grid, block, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
+        post_kernel<0><<<grid, BLOCK, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
                                                    flip, pc, post);
     return cudaGetLastError();
 }

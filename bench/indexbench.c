@@ -5,13 +5,15 @@
  *   list:   a generated "path label" file list (N lines like
  *           "class_123/img_000001234.jpg 123", written to a temporary folder
  *           first, not timed), built with feed__index_build as the loader does;
+ *   multi:  the same list with 1 to 4 labels a line ("... 123 7 542"), built
+ *           with multi_label=1 (the label pool);
  *   shards: generated WebDataset shard headers (1000 samples a shard,
  *           KEY.jpg + KEY.cls each), scanned by the real tar scanner and
  *           indexed with feed__index_build_shards. The shard bytes are one
  *           in-memory shard served for every shard path, so this times the
  *           scan and the index, not a disk (no system calls per header).
  *
- *   indexbench --entries N [--mode list|shards|both] [--tmp DIR] [--json FILE]
+ *   indexbench --entries N [--mode list|multi|shards|both|all] [--tmp DIR] [--json FILE]
  *
  * Reports seconds (build only, wall clock; cpu_seconds too, steadier on a
  * shared machine), bytes_per_sample (the whole index / N),
@@ -75,7 +77,7 @@ static void fill(result *r, const feed__index *ix)
 
 /* ---- list ----------------------------------------------------------------------- */
 
-static int run_list(uint64_t n, const char *tmp, result *r)
+static int run_list(uint64_t n, const char *tmp, int multi, result *r)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/indexbench-%ld.txt", tmp, (long)getpid());
@@ -89,7 +91,10 @@ static int run_list(uint64_t n, const char *tmp, result *r)
     setvbuf(f, buf, _IOFBF, sizeof buf);
     for (uint64_t i = 0; i < n; i++) {
         unsigned c = (unsigned)(i % NCLASSES);
-        fprintf(f, "class_%03u/img_%09llu.jpg %u\n", c, (unsigned long long)i, c);
+        fprintf(f, "class_%03u/img_%09llu.jpg %u", c, (unsigned long long)i, c);
+        for (unsigned k = 1; multi && k <= i % 4; k++) /* 1..4 labels, none twice */
+            fprintf(f, " %u", (c + 250 * k) % NCLASSES);
+        fputc('\n', f);
     }
     if (fclose(f) != 0) {
         fprintf(stderr, "indexbench: writing %s: %s\n", path, strerror(errno));
@@ -101,7 +106,8 @@ static int run_list(uint64_t n, const char *tmp, result *r)
     char err[1024];
     t0 = now();
     double c0 = cpu();
-    feed_status st = feed__index_build(&ix, "", path, err, sizeof err);
+    feed__index_spec spec = {.source = "", .file_list = path, .multi_label = (uint32_t)multi};
+    feed_status st = feed__index_build_spec(&ix, &spec, err, sizeof err);
     r->seconds = now() - t0;
     r->cpu_seconds = cpu() - c0;
     unlink(path);
@@ -114,7 +120,7 @@ static int run_list(uint64_t n, const char *tmp, result *r)
                 (unsigned long long)ix.hdr->count, (unsigned long long)n);
         return -1;
     }
-    r->mode = "list";
+    r->mode = multi ? "multi" : "list";
     r->n = n;
     fill(r, &ix);
     feed__index_free(&ix);
@@ -237,7 +243,7 @@ static int run_shards(uint64_t n, result *r)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: indexbench --entries N [--mode list|shards|both] [--tmp DIR] [--json FILE]\n");
+    fprintf(f, "usage: indexbench --entries N [--mode list|multi|shards|both|all] [--tmp DIR] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -270,13 +276,15 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    int do_list = !strcmp(mode, "list") || !strcmp(mode, "both");
-    int do_shards = !strcmp(mode, "shards") || !strcmp(mode, "both");
-    if (!do_list && !do_shards) {
+    int all = !strcmp(mode, "all");
+    int do_list = !strcmp(mode, "list") || !strcmp(mode, "both") || all;
+    int do_multi = !strcmp(mode, "multi") || all;
+    int do_shards = !strcmp(mode, "shards") || !strcmp(mode, "both") || all;
+    if (!do_list && !do_shards && !do_multi) {
         usage(stderr);
         return 2;
     }
-    result res[2];
+    result res[3];
     int nres = 0;
     if (do_shards) { /* first: its peak RSS is not the list's */
         if (run_shards(n, &res[nres]))
@@ -284,7 +292,12 @@ int main(int argc, char **argv)
         nres++;
     }
     if (do_list) {
-        if (run_list(n, tmp, &res[nres]))
+        if (run_list(n, tmp, 0, &res[nres]))
+            return 1;
+        nres++;
+    }
+    if (do_multi) {
+        if (run_list(n, tmp, 1, &res[nres]))
             return 1;
         nres++;
     }

@@ -11,12 +11,22 @@ rotating, so drift in the machine's load hits each alike):
   mix       + mixup_alpha=0.2, cutmix_alpha=1.0, label_smoothing=0.1 (per batch, in the
               loader's thread, before next() returns)
 
+and, asked for with --configs, the targets beyond one label (over the same
+images, listed in the dataset's files.txt):
+
+  targets   + targets= a .npy of N x 16 float32 made for the run (each batch
+              carries its rows)
+  multi     the images as a file list with 3 labels a line, multi_label=1
+              (multi-hot float32 rows of the dataset's classes)
+
 and prints, per configuration, images/s and CPU time per image (user + sys of
 feedbench and its workers) as medians over the rounds, and each over plain's:
 the cost as a share of the batch time. JSON with --json.
 
   python3 bench/recipe_cost.py --data data/gen2000 --batches 40 --rounds 5 \\
       --json bench/results/vm-2vcpu/recipe_cost.json
+  python3 bench/recipe_cost.py --data data/gen2000 --configs plain,targets,multi \\
+      --json bench/results/vm-2vcpu/targets_cost.json
 """
 import argparse
 import json
@@ -36,13 +46,33 @@ CONFIGS = [
     ("erase", "erase_p=0.25"),
     ("erase_px", "erase_p=0.25,erase_random=1"),
     ("mix", "mixup_alpha=0.2,cutmix_alpha=1.0,label_smoothing=0.1"),
+    ("targets", "targets={tmp}/targets.npy"),
+    ("multi", "multi_label=1"),
 ]
 
 
-def run(args, opts):
+def make_inputs(data, tmp):
+    """targets.npy (N x 16 float32) and multi.txt (each line of files.txt with
+    two more labels) for the targets and multi configurations."""
+    import numpy as np
+    with open(os.path.join(data, "files.txt")) as f:
+        lines = [ln.split() for ln in f if ln.strip()]
+    classes = max(int(w[1]) for w in lines) + 1
+    rng = np.random.default_rng(0)
+    np.save(os.path.join(tmp, "targets.npy"), rng.standard_normal((len(lines), 16), dtype=np.float32))
+    with open(os.path.join(tmp, "multi.txt"), "w") as f:
+        for path, label in lines:
+            c = int(label)
+            f.write("%s %d %d %d\n" % (os.path.join(os.path.abspath(data), path), c, (c + 1) % classes,
+                                       (c + 2) % classes))
+
+
+def run(args, name, opts):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "fb.json")
-        cmd = [args.feedbench, "--data", args.data, "--batch", str(args.batch), "--workers", str(args.workers),
+        data = os.path.join(args.tmp, "multi.txt") if name == "multi" else args.data
+        opts = opts.replace("{tmp}", args.tmp)
+        cmd = [args.feedbench, "--data", data, "--batch", str(args.batch), "--workers", str(args.workers),
                "--augment", "train", "--dtype", "float32", "--batches", str(args.batches), "--warmup", "4",
                "--quiet", "--no-progress", "--json", out]
         if opts:
@@ -63,15 +93,30 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--batches", type=int, default=40, help="batches per run (4 more of warm-up)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--configs", default="plain,erase,erase_px,mix",
+                    help="which, by name (plain first): " + ",".join(n for n, _ in CONFIGS))
     ap.add_argument("--json")
     args = ap.parse_args()
+    names = args.configs.split(",")
+    known = dict(CONFIGS)
+    if names[0] != "plain" or any(n not in known for n in names):
+        ap.error("--configs: plain first, then any of " + ",".join(known))
+    configs = [(n, known[n]) for n in names]
+    with tempfile.TemporaryDirectory() as tmp:
+        args.tmp = tmp
+        if "targets" in names or "multi" in names:
+            make_inputs(args.data, tmp)
+        return measure(args, configs)
+
+
+def measure(args, CONFIGS):
     got = {name: {"img_s": [], "cpu_ms": []} for name, _ in CONFIGS}
     loads = []
     for r in range(args.rounds):
         order = CONFIGS[r % len(CONFIGS):] + CONFIGS[:r % len(CONFIGS)]
         for name, opts in order:
             loads.append(round(loadavg(), 2))
-            v, c = run(args, opts)
+            v, c = run(args, name, opts)
             got[name]["img_s"].append(round(v, 2))
             got[name]["cpu_ms"].append(round(c, 4))
         print("round %d: " % (r + 1) + "  ".join("%s %.0f img/s" % (n, got[n]["img_s"][-1]) for n, _ in CONFIGS),

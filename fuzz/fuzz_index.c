@@ -19,6 +19,9 @@
  * exists); with multi_label, every sample's labels 1..FEED_MAX_SAMPLE_LABELS,
  * none twice, all below nclasses, the label pool inside the index, and a
  * list accepted without multi_label gives the same bytes with it.
+ * Bit 5: the list is a .csv (bit 6: a .tsv) with a header row, and is built
+ * also with target_columns=x:y (bit 7: x only): accepted, it gives one
+ * float32 row of 2 (1) values a sample, and the same index as without them.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "dataset/index.h"
+#include "dataset/targets.h"
 #include "fuzz.h"
 
 #define FZ_MAX_LINES 48
@@ -272,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         make_tree(dir, rest, n);
         source = dir;
     } else {
-        snprintf(list, sizeof list, "%s/list.txt", dir);
+        snprintf(list, sizeof list, "%s/list.%s", dir, mode & 32 ? (mode & 64 ? "tsv" : "csv") : "txt");
         FILE *f = fopen(list, "wb");
         FZ_CHECK(f && fwrite(rest, 1, n, f) == n && fclose(f) == 0, "writing %s", list);
         if (mode & 2)
@@ -316,6 +320,27 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                        !memcmp(m.hdr, ix.hdr, ix.hdr->total_bytes)),
                      "a single-label index differs with multi_label");
             feed__index_free(&m);
+        }
+    }
+    if (!folder && (mode & 32)) { /* the header's columns as targets */
+        feed__index c;
+        feed__targets tg;
+        char cerr[1024] = "";
+        const char *cols = mode & 128 ? "x" : "x:y";
+        feed__index_spec spec = {.source = source, .file_list = file_list, .target_columns = cols, .targets = &tg};
+        feed_status cs = feed__index_build_spec(&c, &spec, cerr, sizeof cerr);
+        FZ_CHECK(cs == FEED_OK || cs == FEED_E_DATASET, "target_columns: status %s: %s", feed_status_name(cs), cerr);
+        FZ_CHECK(cs == FEED_OK || (cerr[0] && memchr(cerr, 0, sizeof cerr)), "an error without a message");
+        if (cs == FEED_OK) {
+            check_index(c.hdr, folder);
+            FZ_CHECK(tg.dim == (mode & 128 ? 1u : 2u) && tg.n == c.hdr->count && tg.elem == 4 && tg.data,
+                     "targets %u x %llu for %llu samples", tg.dim, (unsigned long long)tg.n,
+                     (unsigned long long)c.hdr->count);
+            FZ_CHECK(st == FEED_OK && c.hdr->total_bytes == ix.hdr->total_bytes &&
+                         !memcmp(c.hdr, ix.hdr, ix.hdr->total_bytes),
+                     "the index differs with target_columns");
+            feed__targets_free(&tg);
+            feed__index_free(&c);
         }
     }
     if (st == FEED_OK)

@@ -7,13 +7,17 @@
  * size matches its descr; an accepted images array fills the input exactly
  * with C in {1, 3, 4}, and its first sample runs through the pixel pipeline
  * (feed__image_process_pixels, val and train, a 24 x 16 output) to OK or
- * TOO_LARGE; accepted labels convert to values in 0..FEED_MAX_LABEL.
+ * TOO_LARGE; accepted labels convert to values in 0..FEED_MAX_LABEL;
+ * accepted targets (as the targets option reads them) fill the input exactly
+ * and convert to what their type says (float32 and int64 bits kept, int32
+ * sign-extended, float64 rounded to float32).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "dataset/index.h"
 #include "dataset/npy.h"
+#include "dataset/targets.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -59,6 +63,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             for (uint64_t i = 0; i < h.shape[0]; i++)
                 FZ_CHECK(lab[i] >= 0 && lab[i] <= max, "label %d, max %d", lab[i], max);
         free(lab);
+    }
+    if (h.rank >= 1 && feed__npy_check_targets(&h, size, h.shape[0], err, sizeof err) == FEED_OK) {
+        uint64_t k = h.rank == 2 ? h.shape[1] : 1, n = h.shape[0] * k;
+        FZ_CHECK(h.data_off + n * h.item == size, "targets fill the input");
+        uint8_t *out = malloc(n * 8 + 1);
+        feed__targets_convert(&h, data + h.data_off, n, out);
+        for (uint64_t i = 0; i < n; i++) {
+            const uint8_t *src = data + h.data_off + i * h.item;
+            uint8_t le[8];
+            for (uint32_t b = 0; b < h.item; b++)
+                le[b] = src[h.order == '>' ? h.item - 1 - b : b];
+            if (h.kind == 'f' && h.item == 4)
+                FZ_CHECK(memcmp(out + i * 4, le, 4) == 0, "float32 kept");
+            else if (h.kind == 'f') {
+                double d;
+                float f;
+                memcpy(&d, le, 8), memcpy(&f, out + i * 4, 4);
+                FZ_CHECK(f == (float)d || (d != d && f != f), "float64 rounded");
+            } else {
+                int64_t v, want;
+                memcpy(&v, out + i * 8, 8);
+                if (h.item == 4) {
+                    int32_t w;
+                    memcpy(&w, le, 4);
+                    want = w;
+                } else
+                    memcpy(&want, le, 8);
+                FZ_CHECK(v == want, "int %lld, want %lld", (long long)v, (long long)want);
+            }
+        }
+        free(out);
     }
     return 0;
 }

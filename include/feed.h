@@ -129,6 +129,8 @@ enum {
     FEED_DTYPE_BFLOAT16 = 3  /* the same, bfloat16, round to nearest even */
 };
 enum { FEED_LAYOUT_HWC = 0, FEED_LAYOUT_CHW = 1 };
+/* feed_batch.target_dtype */
+enum { FEED_TARGET_NONE = 0, FEED_TARGET_FLOAT32 = 1, FEED_TARGET_INT64 = 2 };
 enum {
     FEED_AUGMENT_NONE = 0, /* resize the whole image to height x width */
     FEED_AUGMENT_VAL = 1,  /* resize shorter side to resize_shorter, center crop */
@@ -406,8 +408,9 @@ typedef struct feed_options {
                             edge with 0 once, where fill=[0, 0, 0] (aa_fill=0) does it twice */
     /* RandomErasing, as torchvision.transforms.v2.RandomErasing, on each sample's output after
        conversion and normalisation (where torchvision applies it), in every dtype and layout;
-       augment=train only. Run by the workers; the draws (whether, the box, random values) are the
-       sample's own. The host backend only for now: create refuses it with a CUDA device. */
+       augment=train only. Run by the workers on the host backend, by the conversion kernel with
+       a CUDA device (the same bits); the draws (whether, the box, random values) are the
+       sample's own. */
     float erase_p;          /* [erase_p] probability of erasing a box (default 0 = off) */
     float erase_scale_min, erase_scale_max; /* [erase_scale_min] [erase_scale_max] box area
                             as a share of the image, uniform (default 0.02, 0.33) */
@@ -419,6 +422,7 @@ typedef struct feed_options {
                             (normalised for float dtypes, rounded to nearest even in float16
                             and bfloat16; an integer 0..255 for uint8; default 0:0:0) */
     uint32_t erase_random;  /* [erase_random] 1: each erased element a normal(0, 1) draw
+                            (four uniforms summed: unit variance, within 3.46 of 0)
                             (torchvision's value='random', timm's mode='pixel'); uint8: a
                             uniform byte 0..255 instead (a normal draw means nothing in bytes);
                             0: erase_value (default) */
@@ -429,8 +433,8 @@ typedef struct feed_options {
        place; the draws are a pure function of (seed, epoch, batch index, rank). MixUp:
        lam * own + (1 - lam) * partner, computed in float32 with lam and 1 - lam rounded to
        float32 (as torch does), rounded once to the dtype (uint8: to nearest). CutMix: the
-       partner's box copied exactly, lam = 1 - box area / image area. The host backend only
-       for now: create refuses these and label_smoothing with a CUDA device. */
+       partner's box copied exactly, lam = 1 - box area / image area. With a CUDA device the
+       conversion kernel mixes (the parent draws), with the same bits. */
     float mixup_alpha;      /* [mixup_alpha] MixUp's lam ~ Beta(alpha, alpha) (0 = off) */
     float cutmix_alpha;     /* [cutmix_alpha] CutMix's lam ~ Beta(alpha, alpha), then the box
                             as torchvision v2.CutMix: centre uniform, half sides
@@ -477,8 +481,8 @@ typedef struct feed_options {
                             rows (1 at each label, 0 elsewhere; label_smoothing e makes them
                             e / num_classes and 1 - e + e / num_classes, as timm's; MixUp and
                             CutMix mix the rows as one-hot ones), labels the first label of
-                            each sample, and label_offsets/label_list all of them. Host
-                            backend only for now. 0 (default): several labels on a line or in
+                            each sample, and label_offsets/label_list all of them (either
+                            backend). 0 (default): several labels on a line or in
                             a member are an error naming it, as a bad label is. Index memory
                             a sample: 16 bytes for a single-label file list, tar shard or
                             ImageFolder (either setting; a .npy array 4); a file list or
@@ -488,6 +492,19 @@ typedef struct feed_options {
                             image keeps its label and name with no samples (torchvision's
                             ImageFolder(allow_empty=True)); 0 (default): create fails naming
                             it, as torchvision's ImageFolder raises */
+    char targets[FEED_PATH_MAX]; /* [targets] a .npy of per-sample targets (regression values,
+                            embeddings): shape (N, K) or (N,) (K = 1) in C order, row i the
+                            target of sample i in the dataset's order (feed_loader_sample_info;
+                            a file list's line order), N feed_loader_num_samples (else create fails
+                            naming both). float32 and int64 as they are, float64 rounded to
+                            float32, int32 widened to int64. Read whole by the parent at create
+                            (N x K x 4 or 8 bytes); the batch carries each sample's row by its
+                            checked id (feed_batch.targets; a replaced sample's is its
+                            substitute's). "" (default): none */
+    char target_columns[1024]; /* [target_columns] "a:b:c": with a .csv or .tsv file list (a
+                            header row names its columns: path, label, ...), these columns'
+                            values as each sample's float32 target row (as targets gives
+                            it); "" (default): none */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -573,8 +590,8 @@ typedef struct feed_batch {
                                 to 1), or multi-hot rows with multi_label; NULL unless one of
                                 those is on. The loader's memory,
                                 valid until release like the rest */
-    void *soft_labels_device; /* their device copy; NULL on host (and for now always: the
-                                CUDA backend refuses mixing and smoothing) */
+    void *soft_labels_device; /* their device copy (float32, the same rows) with a CUDA
+                                device, ready with ready_event; NULL on host */
     uint32_t num_classes;    /* columns of soft_labels (0 when it is NULL) */
     uint32_t reserved1;
     /* since 0.2.0, with multi_label=1 (NULL otherwise): sample i's labels are
@@ -585,6 +602,14 @@ typedef struct feed_batch {
        substitute's) */
     const uint32_t *label_offsets; /* host, count + 1 offsets, label_offsets[0] = 0 */
     const int32_t *label_list;     /* host, label_offsets[count] labels */
+    /* since 0.2.0, with the targets option (NULL and 0 otherwise): each sample's row of the
+       targets array, by the sample id the parent checked. The loader's memory, valid until
+       release */
+    const void *targets;     /* host, count x target_dim of target_dtype */
+    void *targets_device;    /* their device copy with a CUDA device, ready with
+                                ready_event; NULL on host */
+    uint32_t target_dim;     /* K */
+    uint32_t target_dtype;   /* FEED_TARGET_FLOAT32 or FEED_TARGET_INT64 */
 } feed_batch;
 
 /*

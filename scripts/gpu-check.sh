@@ -13,7 +13,8 @@
 #  2. the CUDA tests for real, which must not skip here: test_cuda_real (the
 #     backend: every dtype/layout bitwise against the CPU conversion, bounce
 #     path, stop/restart, sync mode) and test_loader_cuda_real (the whole
-#     loader: worker processes -> ring -> GPU, read back on a consumer stream);
+#     loader: worker processes -> ring -> GPU, read back on a consumer stream;
+#     RandomErasing and MixUp/CutMix in the conversion kernel, bitwise the host's);
 #  3. feedbench --device cuda (images/s, GPU busy fraction with a model step
 #     1.2x the pipeline's, the sync loop for comparison) and h2dbench (plain
 #     pinned cudaMemcpyAsync vs the backend, raw tensors, no decode);

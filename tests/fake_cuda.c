@@ -19,6 +19,7 @@
 #include "device/cuda/convert_launch.h"
 #include "fake_cuda.h"
 #include "pixels/convert.h"
+#include "pixels/post.h"
 
 enum { OP_COPY, OP_RECORD, OP_WAIT, OP_HOST, OP_CONVERT };
 enum { MEM_DEVICE, MEM_PINNED, MEM_REGISTERED };
@@ -42,6 +43,9 @@ typedef struct op {
     uint32_t count, h, w, dtype, layout;
     float scale[3], bias[3];
     const uint8_t *flip;
+    int post;
+    feed__post_cfg post_cfg;
+    const feed__post_sample *post_samples;
 } op;
 
 struct CUstream_st {
@@ -432,6 +436,31 @@ static void event_unref(struct CUevent_st *ev)
     }
 }
 
+/* The conversion with the recipe's post steps, element by element through
+ * feed__post_element: the arithmetic the CUDA kernel runs, so that the
+ * GPU-less tests hold it against the host backend's erase and mix. */
+static void convert_post(const op *o)
+{
+    const uint32_t n = o->count, h = o->h, w = o->w, dt = o->dtype;
+    const size_t es = feed__dtype_size(dt), out = (size_t)h * w * 3 * es;
+    for (uint32_t s = 0; s < n; s++) {
+        const uint32_t j = n - 1 - s;
+        const uint8_t *in_s = (const uint8_t *)o->src + s * o->stride, *in_j = (const uint8_t *)o->src + j * o->stride;
+        uint8_t *dst = (uint8_t *)o->dst + s * out;
+        for (uint32_t y = 0; y < h; y++)
+            for (uint32_t x = 0; x < w; x++) {
+                uint32_t xs = o->flip && o->flip[s] ? w - 1 - x : x, xj = o->flip && o->flip[j] ? w - 1 - x : x;
+                for (uint32_t c = 0; c < 3; c++) {
+                    uint32_t v = feed__post_element(dt, &o->post_cfg, &o->post_samples[s], &o->post_samples[j], c, y, x,
+                                                    in_s[((size_t)y * w + xs) * 3 + c], in_j[((size_t)y * w + xj) * 3 + c],
+                                                    o->scale[c], o->bias[c]);
+                    size_t e = o->layout == FEED_LAYOUT_CHW ? ((size_t)c * h + y) * w + x : ((size_t)y * w + x) * 3 + c;
+                    memcpy(dst + e * es, &v, es); /* little-endian: the low bytes */
+                }
+            }
+    }
+}
+
 static void run_op(op *o)
 {
     switch (o->kind) {
@@ -443,6 +472,10 @@ static void run_op(op *o)
         break;
     case OP_CONVERT: {
         size_t out = (size_t)o->h * o->w * 3 * feed__dtype_size(o->dtype);
+        if (o->post) {
+            convert_post(o);
+            break;
+        }
         for (uint32_t i = 0; i < o->count; i++)
             feed__convert_sample((const uint8_t *)o->src + i * o->stride, o->h, o->w, o->dtype,
                                  o->layout, o->scale, o->bias, o->flip ? o->flip[i] : 0,
@@ -782,6 +815,7 @@ out:
 int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, uint32_t n,
                               uint32_t h, uint32_t w, uint32_t dtype, uint32_t layout,
                               const float scale[3], const float bias[3], const uint8_t *flip,
+                              const feed__post_cfg *post, const feed__post_sample *post_samples,
                               void *stream)
 {
     if (n == 0 || h == 0 || w == 0)
@@ -792,7 +826,8 @@ int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, u
     if (!out || layout > FEED_LAYOUT_CHW ||
         !inside(find_region(src, MEM_DEVICE), src, (n - 1) * src_stride + in) ||
         !inside(find_region(dst, MEM_DEVICE), dst, n * out) ||
-        (flip && !inside(find_region(flip, MEM_DEVICE), flip, n))) {
+        (flip && !inside(find_region(flip, MEM_DEVICE), flip, n)) ||
+        (post && !inside(find_region(post_samples, MEM_DEVICE), post_samples, n * sizeof *post_samples))) {
         e = cudaErrorInvalidValue;
     } else {
         op *o = op_new(OP_CONVERT);
@@ -807,6 +842,11 @@ int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, u
         memcpy(o->scale, scale, sizeof o->scale);
         memcpy(o->bias, bias, sizeof o->bias);
         o->flip = flip;
+        if (post) {
+            o->post = 1;
+            o->post_cfg = *post;
+            o->post_samples = post_samples;
+        }
         g.c.kernels++;
         push(resolve((cudaStream_t)stream), o);
     }

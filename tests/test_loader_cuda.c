@@ -40,12 +40,33 @@
 #define SIDE 40
 
 static char *data;
+static char multi[4200]; /* a file list of data's images, several labels on some lines */
+static char targets[4200]; /* NIMG x 2 float32 targets */
 static feed__index ix;
 static cudaStream_t consumer;
 
 static int setup(void **state)
 {
     data = tu_dataset("loadercuda", NIMG, 21, 3, &ix);
+    snprintf(multi, sizeof multi, "%s/multi.txt", data);
+    FILE *f = fopen(multi, "w");
+    if (!f)
+        return -1;
+    for (uint32_t i = 0; i < NIMG; i++) {
+        int32_t l = feed__index_label(ix.hdr, i);
+        if (i % 3)
+            fprintf(f, "%s %d %d\n", feed__index_path(ix.hdr, i), l, (l + 1 + (int32_t)i % 2) % 3);
+        else
+            fprintf(f, "%s %d\n", feed__index_path(ix.hdr, i), l);
+    }
+    fclose(f);
+    snprintf(targets, sizeof targets, "%s/targets.npy", data);
+    float tv[NIMG * 2];
+    for (uint32_t i = 0; i < NIMG * 2; i++)
+        tv[i] = (float)i * 0.25f - 3.0f;
+    char dict[128];
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, 2), }", NIMG);
+    tu_npy_write(targets, dict, tv, sizeof tv);
     if (cudaStreamCreateWithFlags(&consumer, cudaStreamNonBlocking) != cudaSuccess) {
         fprintf(stderr, "cudaStreamCreateWithFlags failed\n");
         return -1;
@@ -382,38 +403,145 @@ static void test_no_device(void **state)
 #endif
 }
 
-static feed_status create_with(const char *opts, char *err, size_t errlen)
+/* One epoch of a loader, every batch kept on the host: pixels (fetched from
+ * the device for cuda), ids, labels, soft labels (and their device copy). */
+typedef struct epoch_copy {
+    uint32_t batches, count[8], classes;
+    size_t sample_bytes;
+    uint8_t *pix;
+    uint64_t ids[NIMG];
+    int32_t labels[NIMG];
+    float soft[NIMG * 8], soft_dev[NIMG * 8];
+    uint32_t nlabels[NIMG]; /* multi_label: each sample's labels, one after another */
+    int32_t lists[NIMG * 3];
+    uint32_t listed;
+    float tg[NIMG * 2], tg_dev[NIMG * 2]; /* the targets rows, host and device copies */
+} epoch_copy;
+
+static void take_epoch(const char *opts, epoch_copy *c)
 {
-    feed_options o;
-    feed_options_init(&o, sizeof o);
-    snprintf(o.source, sizeof o.source, "%s", data);
-    o.workers = 1;
-    if (feed_options_parse(&o, opts, err, errlen) != FEED_OK)
-        fail_msg("%s", err);
-    feed_loader *L = NULL;
-    feed_status st = feed_loader_create(&L, &o, err, errlen);
+    feed_loader *L = make(opts);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status s;
+    uint32_t n = 0;
+    memset(c, 0, sizeof *c);
+    c->pix = calloc(NIMG, SIDE * SIDE * 3 * 4);
+    while ((s = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        assert_true(c->batches < 8);
+        c->count[c->batches++] = b.count;
+        c->sample_bytes = b.sample_bytes;
+        if (b.device >= 0)
+            fetch(L, &b, c->pix + n * b.sample_bytes, NULL);
+        else
+            memcpy(c->pix + n * b.sample_bytes, b.data, (size_t)b.count * b.sample_bytes);
+        memcpy(c->ids + n, b.sample_ids, b.count * sizeof *b.sample_ids);
+        memcpy(c->labels + n, b.labels, b.count * sizeof *b.labels);
+        c->classes = b.num_classes;
+        assert_true(!b.label_offsets == !b.label_list);
+        for (uint32_t i = 0; b.label_offsets && i < b.count; i++) {
+            uint32_t k = b.label_offsets[i + 1] - b.label_offsets[i];
+            assert_true(k >= 1 && k <= 2 && c->listed + k <= NIMG * 3);
+            c->nlabels[n + i] = k;
+            memcpy(c->lists + c->listed, b.label_list + b.label_offsets[i], k * sizeof(int32_t));
+            c->listed += k;
+        }
+        if (b.soft_labels) {
+            assert_true(b.num_classes <= 8);
+            memcpy(c->soft + n * b.num_classes, b.soft_labels, b.count * b.num_classes * sizeof(float));
+            if (b.device >= 0) { /* the device copy, read on the consumer's stream after wait */
+                assert_non_null(b.soft_labels_device);
+                assert_int_equal(feed_batch_wait(L, &b, consumer), FEED_OK);
+                CK(cudaMemcpyAsync(c->soft_dev + n * b.num_classes, b.soft_labels_device,
+                                   b.count * b.num_classes * sizeof(float), cudaMemcpyDeviceToHost, consumer));
+                CK(cudaStreamSynchronize(consumer));
+            }
+        }
+        assert_non_null(b.targets);
+        assert_int_equal(b.target_dim, 2);
+        assert_int_equal(b.target_dtype, FEED_TARGET_FLOAT32);
+        memcpy(c->tg + n * 2, b.targets, b.count * 2 * sizeof(float));
+        if (b.device >= 0) {
+            assert_non_null(b.targets_device);
+            assert_int_equal(feed_batch_wait(L, &b, consumer), FEED_OK);
+            CK(cudaMemcpyAsync(c->tg_dev + n * 2, b.targets_device, b.count * 2 * sizeof(float),
+                               cudaMemcpyDeviceToHost, consumer));
+            CK(cudaStreamSynchronize(consumer));
+        }
+        n += b.count;
+        assert_int_equal(feed_batch_release(L, &b, b.device >= 0 ? consumer : NULL), FEED_OK);
+    }
+    assert_int_equal(s, FEED_END_OF_EPOCH);
+    assert_int_equal(n, NIMG);
     feed_loader_destroy(L);
-    return st;
 }
 
-/* RandomErasing and MixUp/CutMix/label smoothing/multi_label run on the host backend
- * only for now: the CUDA backend (asked for, or what auto resolves to) is
- * refused at create with a message saying so; the host backend takes them. */
-static void test_refuses_erase_and_mix(void **state)
+/* The recipe on the GPU: RandomErasing (a value, per-element draws) and
+ * MixUp/CutMix (batch, pair and elem modes, an odd batch) run in the CUDA
+ * conversion kernel, soft labels are copied to the device; every batch is
+ * bitwise the host backend's (workers erase, the parent mixes the host
+ * slot), in every dtype and layout. The fake runtime computes the kernel's
+ * elements with the kernel's own functions (pixels/post.h); on a GPU the
+ * kernel itself runs. Each recipe also changes the pixels (against the same
+ * loader without it), so the comparison is not of two untouched batches. */
+static void test_recipe_same_as_host(void **state)
 {
-    char err[1024];
-    const char *on_cuda[] = {"device=cuda:0,augment=train,erase_p=0.5", "device=auto,mixup_alpha=0.2",
-                             "device=cuda,cutmix_alpha=1", "device=cuda:0,label_smoothing=0.1",
-                             "device=auto,augment=train,erase_p=1,mixup_alpha=1", "device=cuda:0,multi_label=1"};
-    for (size_t i = 0; i < sizeof on_cuda / sizeof *on_cuda; i++) {
-        assert_int_equal(create_with(on_cuda[i], err, sizeof err), FEED_E_INVALID);
-        assert_non_null(strstr(err, "on the host backend only for now"));
-        assert_non_null(strstr(err, strstr(on_cuda[i], "erase_p") ? "erase_p (RandomErasing)" : "mixup_alpha"));
-        assert_non_null(strstr(err, "device=host"));
+    const char *recipes[] = {
+        "augment=train,erase_p=1,erase_value=0.5:-1:2,mixup_alpha=0.4,cutmix_alpha=1,mix_mode=elem,"
+        "label_smoothing=0.1,dtype=float32,layout=chw",
+        "augment=train,erase_p=0.7,erase_random=1,cutmix_alpha=1,mix_mode=pair,dtype=bfloat16,layout=hwc",
+        "augment=train,erase_p=1,erase_random=1,mixup_alpha=0.3,dtype=float16,layout=chw,batch_size=7",
+        "augment=train,erase_p=0.5,erase_value=7:100:255,mixup_alpha=0.5,cutmix_alpha=0.8,mix_mode=elem,"
+        "dtype=uint8,layout=hwc",
+        "augment=train,erase_p=1,erase_random=1,dtype=uint8,layout=chw",
+        "augment=train,label_smoothing=0.2,dtype=float32,layout=chw",
+        "augment=train,multi_label=1,erase_p=0.5,cutmix_alpha=1,mixup_alpha=1,mix_mode=pair,dtype=float32,"
+        "layout=hwc",
+    };
+    epoch_copy *h = malloc(sizeof *h), *d = malloc(sizeof *d), *plain = malloc(sizeof *plain);
+    for (size_t r = 0; r < sizeof recipes / sizeof *recipes; r++) {
+        char o[9000], src[8600];
+        print_message("%s\n", recipes[r]);
+        snprintf(src, sizeof src, ",targets=%s%s%s", targets, strstr(recipes[r], "multi_label") ? ",source=" : "",
+                 strstr(recipes[r], "multi_label") ? multi : "");
+        snprintf(o, sizeof o, "%s,device=host%s", recipes[r], src);
+        take_epoch(o, h);
+        snprintf(o, sizeof o, "%s,device=cuda:0%s", recipes[r], src);
+        take_epoch(o, d);
+        assert_int_equal(h->batches, d->batches);
+        assert_memory_equal(h->count, d->count, sizeof h->count);
+        assert_int_equal(h->sample_bytes, d->sample_bytes);
+        assert_memory_equal(h->ids, d->ids, sizeof h->ids);
+        assert_memory_equal(h->labels, d->labels, sizeof h->labels);
+        assert_memory_equal(h->pix, d->pix, NIMG * h->sample_bytes);
+        assert_int_equal(h->classes, d->classes);
+        assert_int_equal(h->classes, strstr(recipes[r], "alpha") || strstr(recipes[r], "smoothing") ||
+                                             strstr(recipes[r], "multi_label") ? 3 : 0);
+        assert_memory_equal(h->soft, d->soft, sizeof h->soft);
+        assert_int_equal(h->listed, d->listed);
+        assert_int_equal(h->listed, strstr(recipes[r], "multi_label") ? NIMG + NIMG * 2 / 3 : 0);
+        assert_memory_equal(h->nlabels, d->nlabels, sizeof h->nlabels);
+        assert_memory_equal(h->lists, d->lists, sizeof h->lists);
+        assert_memory_equal(h->tg, d->tg, sizeof h->tg);
+        assert_memory_equal(h->tg, d->tg_dev, sizeof h->tg);
+        for (uint32_t i = 0; i < NIMG; i++) /* row i of the file for sample i */
+            assert_true(h->tg[i * 2 + 1] == (float)(h->ids[i] * 2 + 1) * 0.25f - 3.0f);
+        if (h->classes)
+            assert_memory_equal(h->soft, d->soft_dev, sizeof h->soft);
+        /* the recipe did something: the same loader without it differs */
+        char base[512];
+        snprintf(base, sizeof base, "%s", recipes[r]);
+        char *cut = strstr(base, ",dtype=");
+        snprintf(o, sizeof o, "augment=train%s,device=host%s%s", cut, src, /* dtype, layout, batch_size kept */
+                 strstr(src, "source=") ? ",multi_label=1" : "");
+        take_epoch(o, plain);
+        assert_memory_equal(plain->ids, h->ids, sizeof h->ids);
+        if (!strstr(recipes[r], "erase") && !strstr(recipes[r], "alpha"))
+            assert_memory_equal(plain->pix, h->pix, NIMG * h->sample_bytes);
+        else
+            assert_memory_not_equal(plain->pix, h->pix, NIMG * h->sample_bytes);
+        free(h->pix), free(d->pix), free(plain->pix);
     }
-    assert_int_equal(create_with("device=host,augment=train,erase_p=1,mixup_alpha=1", err, sizeof err), FEED_OK);
-    /* erase_p without augment=train erases nothing: nothing to refuse */
-    assert_int_equal(create_with("device=cuda:0,augment=val,erase_p=0.5", err, sizeof err), FEED_OK);
+    free(h), free(d), free(plain);
 }
 
 static feed_status make_local(const char *local, char *backend, char *err, size_t errlen)
@@ -482,7 +610,7 @@ int main(void)
         cmocka_unit_test(test_stale_release),
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),
-        cmocka_unit_test(test_refuses_erase_and_mix),
+        cmocka_unit_test(test_recipe_same_as_host),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

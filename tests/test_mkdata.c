@@ -586,6 +586,47 @@ static void test_image_formats(void **state)
     expect_usage(run("--out", pa, "--count", "5", "--seed", "1", "--image", "gif", NULL));
 }
 
+/* --targets: DIR/targets.npy holds, row r for line r of files.txt, the mean
+ * R, G, B / 255 of that image; with PNG (lossless) the test's own mean of
+ * the decoded file is the same float. */
+static void test_targets_file(void **state)
+{
+    char d[4096], p[4096];
+    pathf(d, "%s/targets", tmpdir);
+    assert_int_equal(run("--out", d, "--count", "7", "--seed", "5", "--classes", "3", "--image", "png",
+                         "--targets", "--quiet", NULL),
+                     0);
+    entry *e;
+    assert_int_equal(read_list(d, &e), 7);
+    pathf(p, "%s/targets.npy", d);
+    size_t n;
+    uint8_t *npy = slurp(p, &n);
+    assert_non_null(npy);
+    assert_memory_equal(npy, "\x93NUMPY\x01\x00", 8);
+    size_t hlen = npy[8] | (size_t)npy[9] << 8;
+    assert_int_equal((10 + hlen) % 64, 0);
+    assert_non_null(strstr((const char *)npy + 10, "'descr': '<f4', 'fortran_order': False, 'shape': (7, 3)"));
+    assert_int_equal(n, 10 + hlen + 7 * 3 * 4);
+    for (int i = 0; i < 7; i++) {
+        pathf(p, "%s/%s", d, e[i].rel);
+        size_t len;
+        uint8_t *png = slurp(p, &len);
+        int w, h;
+        uint8_t *rgb = decode_rgb(png, len, &w, &h);
+        double s[3] = {0, 0, 0};
+        for (size_t q = 0; q < (size_t)w * h; q++)
+            for (int c = 0; c < 3; c++)
+                s[c] += rgb[q * 3 + c];
+        for (int c = 0; c < 3; c++) {
+            float want = (float)(s[c] / (255.0 * (double)w * h)), got;
+            memcpy(&got, npy + 10 + hlen + (i * 3 + c) * 4, 4);
+            assert_true(got == want);
+        }
+        free(rgb), free(png);
+    }
+    free(npy), free(e);
+}
+
 static void test_bad_args(void **state)
 {
     char dir[4096];
@@ -657,7 +698,7 @@ int main(void)
         cmocka_unit_test(test_layout_and_images), cmocka_unit_test(test_deterministic),
         cmocka_unit_test(test_grey_and_progressive), cmocka_unit_test(test_class_hue),
         cmocka_unit_test(test_bad_args), cmocka_unit_test(test_io_errors),
-        cmocka_unit_test(test_image_formats),
+        cmocka_unit_test(test_image_formats), cmocka_unit_test(test_targets_file),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -210,4 +210,22 @@ static inline feed_status tu_loader(feed_loader **L, const char *source, const c
     return feed_loader_create(L, &o, err, errlen);
 }
 
+/* Writes a version 1.0 .npy at path: the header dict (numpy's own text,
+ * e.g. "{'descr': '<f4', 'fortran_order': False, 'shape': (3, 2), }"),
+ * space-padded so that the data starts at a multiple of 64, then len bytes. */
+static inline void tu_npy_write(const char *path, const char *dict, const void *data, size_t len)
+{
+    size_t dl = strlen(dict), hlen = (10 + dl + 1 + 63) / 64 * 64 - 10;
+    uint8_t *b = calloc(1, 10 + hlen + len);
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (uint8_t)hlen, b[9] = (uint8_t)(hlen >> 8);
+    memset(b + 10, ' ', hlen - 1);
+    memcpy(b + 10, dict, dl);
+    b[10 + hlen - 1] = '\n';
+    if (len)
+        memcpy(b + 10 + hlen, data, len);
+    tu_write(path, b, 10 + hlen + len);
+    free(b);
+}
+
 #endif

@@ -39,6 +39,7 @@ DTYPES = {
     _capi.DTYPE_BFLOAT16: ("bfloat16", np.dtype(np.uint16), "<u2", (_dlpack.KDL_BFLOAT, 16)),
 }
 INT32 = ("int32", np.dtype(np.int32), "<i4", (_dlpack.KDL_INT, 32))
+INT64 = ("int64", np.dtype(np.int64), "<i8", (_dlpack.KDL_INT, 64))
 
 
 def _stream_handle(stream):

@@ -131,7 +131,13 @@ class FeedOptions(ctypes.Structure):
         ("repeats", u32),
         ("multi_label", u32),
         ("allow_empty_classes", u32),
+        ("targets", ctypes.c_char * FEED_PATH_MAX),
+        ("target_columns", ctypes.c_char * 1024),
     ]
+
+
+# feed_batch.target_dtype
+TARGET_NONE, TARGET_FLOAT32, TARGET_INT64 = 0, 1, 2
 
 
 class FeedBatch(ctypes.Structure):
@@ -164,6 +170,10 @@ class FeedBatch(ctypes.Structure):
         ("reserved1", u32),
         ("label_offsets", ctypes.POINTER(u32)),
         ("label_list", ctypes.POINTER(i32)),
+        ("targets", ctypes.c_void_p),
+        ("targets_device", ctypes.c_void_p),
+        ("target_dim", u32),
+        ("target_dtype", u32),
     ]
 
 

@@ -13,7 +13,7 @@ import time
 import numpy as np
 
 from . import _capi, _dlpack
-from ._array import DTYPES, INT32, Array
+from ._array import DTYPES, INT32, INT64, Array
 
 _FLOAT32 = DTYPES[_capi.DTYPE_FLOAT32]
 from ._errors import FeedBusyError, FeedTimeoutError, Status, make_error
@@ -48,16 +48,20 @@ class Batch(tuple):
     label_lists     multi_label=1: (offsets, labels), numpy uint32 count + 1 and
                     int32: sample i's labels are labels[offsets[i]:offsets[i + 1]]
                     (soft_labels holds them as multi-hot rows); else None
+    targets         targets=: each sample's row of the targets array, count x K
+                    float32 or int64 (a view like the images: host numpy, or
+                    libfeed.Array on a device); else None
     """
 
     def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad, soft_labels=None,
-                class_labels=None, label_lists=None):
+                class_labels=None, label_lists=None, targets=None):
         self = super().__new__(cls, (images, labels))
         self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
             epoch, index, sample_ids, flags, bad)
         self.soft_labels = soft_labels
         self.class_labels = labels if class_labels is None else class_labels
         self.label_lists = label_lists
+        self.targets = targets
         return self
 
     def replace(self, **changes):
@@ -65,7 +69,7 @@ class Batch(tuple):
         now = {"images": self[0], "labels": self[1], "epoch": self.epoch, "index": self.index,
                "sample_ids": self.sample_ids, "flags": self.flags, "bad": self.bad,
                "soft_labels": self.soft_labels, "class_labels": self.class_labels,
-               "label_lists": self.label_lists}
+               "label_lists": self.label_lists, "targets": self.targets}
         unknown = set(changes) - set(now)
         if unknown:
             raise TypeError(f"Batch.replace: no field {sorted(unknown)}")
@@ -271,18 +275,26 @@ class Iteration:
         soft_ptr = ctypes.cast(b.soft_labels, ctypes.c_void_p).value
         classes = int(b.num_classes)
         soft = None
+        tg_ptr = ctypes.cast(b.targets, ctypes.c_void_p).value
+        tg_shape = (n, int(b.target_dim))
+        tg_kind = _FLOAT32 if b.target_dtype == _capi.TARGET_FLOAT32 else INT64
+        tg = None
         if b.device < 0:
             arr = Array(b.data, shape, kind, -1, held)
             if soft_ptr and classes:
                 soft = Array(soft_ptr, (n, classes), _FLOAT32, -1, held)
+            if tg_ptr and b.target_dim:
+                tg = Array(tg_ptr, tg_shape, tg_kind, -1, held)
             if self._copy:
                 images = arr.numpy(copy=True)  # _deliver gives the slot back
                 soft = None if soft is None else soft.numpy(copy=True)
+                tg = None if tg is None else tg.numpy(copy=True)
             elif self._output == "array":
                 images = arr
             else:
                 images = arr.numpy()
                 soft = None if soft is None else soft.numpy()
+                tg = None if tg is None else tg.numpy()
             labels = labels_host
         else:
             # Make the consumer's stream wait (on the device) for the copy.
@@ -298,13 +310,17 @@ class Iteration:
                              self._stream)
             elif soft_ptr and classes:  # host soft labels of a device batch: a copy, as labels
                 soft = Array(soft_ptr, (n, classes), _FLOAT32, -1, held).numpy(copy=True)
+            if b.targets_device and b.target_dim:
+                tg = Array(b.targets_device, tg_shape, tg_kind, b.device, held, self._stream)
+            elif tg_ptr and b.target_dim:
+                tg = Array(tg_ptr, tg_shape, tg_kind, -1, held).numpy(copy=True)
         lists = None
         if ctypes.cast(b.label_offsets, ctypes.c_void_p).value:  # multi_label=1: copies, small
             offsets = np.ctypeslib.as_array(b.label_offsets, (n + 1,)).copy()
             lists = (offsets, np.ctypeslib.as_array(b.label_list, (max(int(offsets[-1]), 1),))
                      [:int(offsets[-1])].copy())
         return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad),
-                     soft_labels=soft, label_lists=lists)
+                     soft_labels=soft, label_lists=lists, targets=tg)
 
     # -- giving batches back ------------------------------------------------------------
     def _unpin(self, held):

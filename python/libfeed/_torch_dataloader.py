@@ -401,7 +401,8 @@ class DataLoader(_loader.Front):
                               soft_labels=None if b.soft_labels is None else b.soft_labels[:-1],
                               class_labels=b.class_labels[:-1],
                               label_lists=None if b.label_lists is None else
-                              (b.label_lists[0][:-1], b.label_lists[1][:b.label_lists[0][-2]]))
+                              (b.label_lists[0][:-1], b.label_lists[1][:b.label_lists[0][-2]]),
+                              targets=None if b.targets is None else b.targets[:-1])
             yield b
 
     @staticmethod
@@ -410,8 +411,9 @@ class DataLoader(_loader.Front):
             # The pinned copy frees the ring slot as soon as the view goes.
             soft = None if b.soft_labels is None else b.soft_labels.pin_memory()
             hard = b.class_labels.pin_memory()
+            vectors = None if b.targets is None else b.targets.pin_memory()
             yield b.replace(images=b[0].pin_memory(), labels=hard if soft is None else soft,
-                            soft_labels=soft, class_labels=hard)
+                            soft_labels=soft, class_labels=hard, targets=vectors)
 
     def _start_epoch(self):
         """Where this `for` starts: a resumed position, a set_epoch(), the

@@ -66,8 +66,9 @@ class Loader(_loader.Loader):
         # soft labels (N x num_classes), as timm's Mixup gives them;
         # cross_entropy takes either.
         soft = None if b.soft_labels is None else to_torch(b.soft_labels)
+        vectors = None if b.targets is None else to_torch(b.targets)
         return b.replace(images=images, labels=labels if targets is b[1] else soft,
-                         soft_labels=soft, class_labels=labels)
+                         soft_labels=soft, class_labels=labels, targets=vectors)
 
 
 Loader.__module__ = "libfeed.torch"  # where users import it from

@@ -16,7 +16,12 @@ mean/std (ImageNet's by default), channels last (or first, following
 keras.config.image_data_format()), labels int32 class indices (for
 sparse_categorical_crossentropy); with label_smoothing=, mixup_alpha= or
 cutmix_alpha=, float32 soft labels of shape (N, num_classes) instead (for
-categorical_crossentropy). Each batch is a fresh array (copy=True):
+categorical_crossentropy); with multi_label=True the multi-hot float32 rows
+(for binary_crossentropy); with targets= or target_columns= (per-sample
+vectors) the (N, K) targets (for mean_squared_error and the like). y= picks
+one: "auto" (that order), "labels" (soft or class labels even with targets),
+"targets", or "both" (a dict {"labels": ..., "targets": ...} for a model
+with two outputs of those names). Each batch is a fresh array (copy=True):
 Keras and its backends may keep a reference to it past the next batch.
 
 Keras asks for batches by index, and with fit(shuffle=True) (the default) in
@@ -43,8 +48,11 @@ class Dataset(_keras.utils.PyDataset, _loader.Front):
     """
 
     def __init__(self, source, batch_size=32, *, workers=None, use_multiprocessing=None,
-                 max_queue_size=None, dtype="float32", layout=None, **options):
+                 max_queue_size=None, dtype="float32", layout=None, y="auto", **options):
         super().__init__(workers=1, use_multiprocessing=False)
+        if y not in ("auto", "labels", "targets", "both"):
+            raise ValueError(f"libfeed.keras.Dataset: y={y!r}: expected 'auto', 'labels', 'targets' or 'both'")
+        self._y = y
         if layout is None:
             layout = "chw" if _keras.config.image_data_format() == "channels_first" else "hwc"
         if max_queue_size is not None:
@@ -83,8 +91,17 @@ class Dataset(_keras.utils.PyDataset, _loader.Front):
             raise IndexError("libfeed.keras.Dataset: the loader is exhausted (epochs=)")
         self.last_batch = batch
         # float32 soft labels (N x num_classes, for categorical_crossentropy)
-        # with label_smoothing= / mixup_alpha= / cutmix_alpha=; else class indices
-        return batch[0], self.loader._batch_targets(batch)
+        # with label_smoothing= / mixup_alpha= / cutmix_alpha= / multi_label=;
+        # else class indices; the per-sample vectors when asked (y=)
+        labels = self.loader._batch_targets(batch)
+        vectors = batch.targets
+        if self._y in ("targets", "both") and vectors is None:
+            raise ValueError(f"libfeed.keras.Dataset: y={self._y!r} needs targets= or target_columns=")
+        if self._y == "both":
+            return batch[0], {"labels": labels, "targets": vectors}
+        if self._y == "targets" or (self._y == "auto" and vectors is not None):
+            return batch[0], vectors
+        return batch[0], labels
 
     def on_epoch_end(self):
         # Keras's epochs follow the stream: a pass of len() batches is one

@@ -12,7 +12,10 @@ and Front, what the framework front ends over a Loader share.
 """
 import collections
 import ctypes
+import os
 import threading
+
+import numpy as np
 
 from . import _capi
 from ._dataset import DatasetInfo
@@ -124,6 +127,21 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
         self._timeout = timeout
         self._stream = _stream_value(stream)
 
+        # targets= an array: written to a temporary .npy that create reads
+        # whole and that is removed right after it.
+        targets_file = None
+        if kwargs.get("targets") is not None and not isinstance(kwargs["targets"], (str, bytes, os.PathLike)):
+            targets_file = _targets_file(kwargs["targets"])
+            kwargs = dict(kwargs, targets=targets_file)
+        try:
+            self._create(source, batch_size, shuffle, seed, workers, augment, size, dtype, layout, device,
+                         rank, world_size, drop_last, prefetch, epochs, options, kwargs)
+        finally:
+            if targets_file:
+                os.unlink(targets_file)
+
+    def _create(self, source, batch_size, shuffle, seed, workers, augment, size, dtype, layout, device,
+                rank, world_size, drop_last, prefetch, epochs, options, kwargs):
         items = keyword_items(
             source=source, batch_size=batch_size, shuffle=shuffle, seed=seed, workers=workers,
             augment=augment, size=size, dtype=dtype, layout=layout, device=device, rank=rank,
@@ -262,3 +280,21 @@ class Front:
     def __exit__(self, *exc):
         self.close()
         return False
+
+
+def _targets_file(value):
+    """An array-like of per-sample targets (N, K) or (N,) as a temporary .npy
+    (float32/float64/int32/int64 as they are; bool and other integers as
+    int64, other floats as float32): its path."""
+    import tempfile
+    a = np.asarray(value)
+    if a.dtype.kind == "f" and a.dtype.itemsize not in (4, 8):
+        a = a.astype(np.float32)
+    elif a.dtype.kind in "biu" and a.dtype not in (np.dtype(np.int32), np.dtype(np.int64)):
+        a = a.astype(np.int64)
+    elif a.dtype.kind not in "fiub":
+        raise TypeError(f"libfeed: targets of dtype {a.dtype}: expected numbers (float or int)")
+    fd, path = tempfile.mkstemp(prefix="libfeed-targets-", suffix=".npy")
+    with os.fdopen(fd, "wb") as f:
+        np.save(f, np.ascontiguousarray(a))
+    return path

@@ -107,3 +107,47 @@ def test_keras_arguments_map_to_libfeed(dataset):
         assert ds.workers == 1 and not ds.use_multiprocessing  # Keras asks from one thread
         st = ds.stats()
         assert st["workers"] == 3 and st["ring_slots"] == 5
+
+
+def test_targets_and_multi_hot_for_keras_losses(dataset, index, tmp_path):
+    """y= picks what fit() trains on: per-sample vectors (mean_squared_error),
+    multi-hot rows with multi_label (binary_crossentropy), or both outputs
+    of a two-headed model; each checked against the arrays the test wrote."""
+    want = np.stack([np.arange(NIMG, dtype=np.float32) / NIMG, np.ones(NIMG, np.float32)], axis=1)
+    args = dict(size=SIZE, resize_shorter=40, seed=SEED, workers=2, batch_size=BATCH, epochs=2)
+    with lk.Dataset(dataset, targets=want, **args) as ds:
+        x, y = ds[0]
+        ids = ds.last_batch.sample_ids
+        np.testing.assert_array_equal(y, want[ids])  # y="auto": the targets when given
+        keras.utils.set_random_seed(0)
+        m = keras.Sequential([keras.Input((SIZE, SIZE, 3)), keras.layers.GlobalAveragePooling2D(),
+                              keras.layers.Dense(2)])
+        m.compile(optimizer="sgd", loss="mean_squared_error")
+        hist = m.fit(ds, epochs=1, verbose=0)
+        assert np.isfinite(hist.history["loss"][0])
+    with lk.Dataset(dataset, targets=want, y="both", **args) as ds:
+        x, y = ds[0]
+        ids = ds.last_batch.sample_ids
+        assert set(y) == {"labels", "targets"}
+        np.testing.assert_array_equal(y["targets"], want[ids])
+        assert y["labels"].tolist() == [index[int(i)][1] for i in ids]
+    with lk.Dataset(dataset, y="targets", **args) as ds:
+        with pytest.raises(ValueError, match="needs targets="):
+            ds[0]
+    # multi_label over a one-label folder: the rows are one-hot float32, for binary_crossentropy
+    lines = tmp_path / "multi.txt"
+    lines.write_text("".join(f"{os.path.join(dataset, index[i][0])} {index[i][1]} {(index[i][1] + 1) % NCLASS}\n"
+                             for i in range(NIMG)))
+    with lk.Dataset(str(lines), multi_label=True, **args) as ds:
+        x, y = ds[0]
+        ids = ds.last_batch.sample_ids
+        assert y.dtype == np.float32 and y.shape == (len(ids), NCLASS)
+        for r, i in zip(y, ids):
+            row = np.zeros(NCLASS, np.float32)
+            row[[index[int(i)][1], (index[int(i)][1] + 1) % NCLASS]] = 1
+            np.testing.assert_array_equal(r, row)
+        keras.utils.set_random_seed(0)
+        m = keras.Sequential([keras.Input((SIZE, SIZE, 3)), keras.layers.GlobalAveragePooling2D(),
+                              keras.layers.Dense(NCLASS)])
+        m.compile(optimizer="sgd", loss=keras.losses.BinaryCrossentropy(from_logits=True))
+        assert np.isfinite(m.fit(ds, epochs=1, verbose=0).history["loss"][0])

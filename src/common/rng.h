@@ -33,7 +33,14 @@ typedef struct feed__rng {
     uint64_t ctr;
 } feed__rng;
 
-static inline uint64_t feed__mix64(uint64_t z)
+/* The finaliser runs in CUDA kernels too (pixels/post.h). */
+#if defined(__CUDACC__)
+#define FEED_RNG_HD __host__ __device__
+#else
+#define FEED_RNG_HD
+#endif
+
+static inline FEED_RNG_HD uint64_t feed__mix64(uint64_t z)
 {
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;

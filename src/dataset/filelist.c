@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/format.h"
 #include "common/internal.h"
@@ -64,6 +65,23 @@ static const char *escape(char *dst, size_t dstlen, const char *src, size_t n)
 static const char *quote(char *dst, size_t dstlen, const char *src, size_t n)
 {
     return escape(dst, dstlen, src, n);
+}
+
+feed_status feed__filelist_add(feed__builder *b, const char *list, uint64_t lineno, const char *path, size_t len,
+                               const int32_t *labs, uint32_t nl, int64_t *maxlabel, char *err, size_t errlen)
+{
+    int rc = feed__builder_add_entry(b, path, len, labs[0]);
+    if (!rc && nl > 1)
+        rc = feed__builder_add_labels(b, labs, nl);
+    if (rc == -2)
+        return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
+                         (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
+    if (rc)
+        return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+    for (uint32_t k = 0; k < nl; k++)
+        if (labs[k] > *maxlabel)
+            *maxlabel = labs[k];
+    return FEED_OK;
 }
 
 static feed_status build_list(feed__builder *b, const char *list, char *err, size_t errlen)
@@ -154,17 +172,7 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
         while (pe > s && isspace((unsigned char)pe[-1]))
             pe--;
         *pe = 0;
-        int rc = feed__builder_add_entry(b, s, (size_t)(pe - s), labs[0]);
-        if (!rc && nl > 1)
-            rc = feed__builder_add_labels(b, labs, nl);
-        if (rc == -2)
-            st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s:%llu: more than %llu labels in all", list,
-                           (unsigned long long)lineno, (unsigned long long)FEED_MAX_EXTRA_LABELS);
-        else if (rc)
-            st = feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
-        for (uint32_t k = 0; k < nl; k++)
-            if (labs[k] > maxlabel)
-                maxlabel = labs[k];
+        st = feed__filelist_add(b, list, lineno, s, (size_t)(pe - s), labs, nl, &maxlabel, err, errlen);
     }
     if (st == FEED_OK && ferror(f))
         st = feed__err(FEED_E_DATASET, err, errlen, "dataset: error reading %s: %s", list,
@@ -177,17 +185,47 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
     return st;
 }
 
+/* A .csv or .tsv list: its separator; 0 for a plain list. */
+static char csv_sep(const char *list)
+{
+    size_t n = strlen(list);
+    if (n >= 4 && !strcasecmp(list + n - 4, ".csv"))
+        return ',';
+    if (n >= 4 && !strcasecmp(list + n - 4, ".tsv"))
+        return '\t';
+    return 0;
+}
+
 feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
-                                 char *err, size_t errlen)
+                                 const char *target_columns, feed__targets *targets, char *err, size_t errlen)
 {
     feed__builder b = {.multi_ok = multi_label};
-    feed_status st = build_list(&b, list, err, errlen);
+    char sep = csv_sep(list);
+    feed__targets none;
+    if (!targets)
+        targets = &none;
+    *targets = (feed__targets){0};
+    if (target_columns && *target_columns && !sep)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
+                         target_columns, list);
+    feed_status st;
+    if (sep) {
+        FILE *f = fopen(list, "re");
+        if (!f)
+            return feed__dataset_sys_error(err, errlen, errno, "open file list", list);
+        st = feed__csvlist_build(&b, f, list, sep, target_columns, targets, quote, err, errlen);
+        fclose(f);
+    } else
+        st = build_list(&b, list, err, errlen);
     if (st == FEED_OK && b.n == 0)
         st = feed__err(FEED_E_DATASET, err, errlen,
                        "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp)", list);
-    if (st != FEED_OK) {
+    if (st == FEED_OK)
+        st = feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
+    else
         feed__builder_free(&b);
-        return st;
-    }
-    return feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
+    if (st != FEED_OK || targets == &none)
+        feed__targets_free(targets);
+    return st;
 }

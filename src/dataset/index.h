@@ -142,6 +142,8 @@ typedef struct feed__index_spec {
     char *note;                  /* out: what happened to the saved scan, "" if nothing to say */
     size_t notelen;
     int *cache_hit;              /* out (if not NULL): 1 when the saved scan was used */
+    const char *target_columns;  /* a .csv/.tsv list's target columns, "a:b:c" ("" or NULL: none) */
+    struct feed__targets *targets; /* out (if not NULL): their values, zeroed when none */
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
 /* The folder scan's rules (which names are images, the index version) as a

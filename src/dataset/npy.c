@@ -310,6 +310,31 @@ feed_status feed__npy_check_labels(const feed__npy_header *h, uint64_t file_byte
     return check_size(h, n, file_bytes, err, errlen);
 }
 
+feed_status feed__npy_check_targets(const feed__npy_header *h, uint64_t file_bytes, uint64_t n, char *err,
+                                    size_t errlen)
+{
+    char sh[200];
+    shape_text(h, sh, sizeof sh);
+    if (!((h->kind == 'f' || h->kind == 'i') && (h->item == 4 || h->item == 8)))
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "dtype '%s': targets must be float32, float64, int32 or int64", h->descr);
+    if (h->rank != 1 && h->rank != 2)
+        return feed__err(FEED_E_DATASET, err, errlen, "shape %s: targets must have shape (N,) or (N, K)", sh);
+    if (h->rank == 2 && h->fortran && h->shape[1] > 1)
+        return feed__err(FEED_E_DATASET, err, errlen,
+                         "shape %s in Fortran order: write it in C order (numpy.ascontiguousarray)", sh);
+    uint64_t k = h->rank == 2 ? h->shape[1] : 1;
+    if (h->shape[0] != n)
+        return feed__err(FEED_E_DATASET, err, errlen, "%llu rows of targets for %llu samples",
+                         (unsigned long long)h->shape[0], (unsigned long long)n);
+    if (k == 0 || k > FEED_NPY_MAX_TARGET_DIM)
+        return feed__err(FEED_E_DATASET, err, errlen, "shape %s: K must be in 1..%u", sh,
+                         (unsigned)FEED_NPY_MAX_TARGET_DIM);
+    if (n && k > UINT64_MAX / n)
+        return feed__err(FEED_E_DATASET, err, errlen, "shape %s is too large", sh);
+    return check_size(h, n * k, file_bytes, err, errlen);
+}
+
 feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uint64_t first, uint64_t n,
                              int32_t *out, int32_t *max, char *err, size_t errlen)
 {
@@ -332,8 +357,7 @@ feed_status feed__npy_labels(const feed__npy_header *h, const uint8_t *data, uin
     return FEED_OK;
 }
 
-/* Opens path, checks it is a regular file and reads and parses its header. */
-static feed_status open_npy(const char *path, const char *what, int *fd_out, uint64_t *size,
+feed_status feed__npy_open(const char *path, const char *what, int *fd_out, uint64_t *size,
                             feed__npy_header *h, char *err, size_t errlen)
 {
     char why[512];
@@ -392,7 +416,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
     ix->fd = -1;
     if (!realpath(path, full))
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: %s", path, strerror(errno));
-    if ((st = open_npy(full, "array", &fd, &size, &h, err, errlen)) != FEED_OK)
+    if ((st = feed__npy_open(full, "array", &fd, &size, &h, err, errlen)) != FEED_OK)
         return st;
     close(fd); /* the workers open it themselves */
     if ((st = feed__npy_check_images(&h, size, &im, why, sizeof why)) != FEED_OK)
@@ -402,7 +426,7 @@ feed_status feed__npy_index_build(feed__index *ix, const char *path, const char 
                          "dataset: %s is a .npy array: give its labels too (labels=PATH, a .npy of %llu "
                          "int32 or int64 values)",
                          full, (unsigned long long)im.count);
-    if ((st = open_npy(labels, "labels", &lfd, &lsize, &lh, err, errlen)) != FEED_OK)
+    if ((st = feed__npy_open(labels, "labels", &lfd, &lsize, &lh, err, errlen)) != FEED_OK)
         return st;
     if ((st = feed__npy_check_labels(&lh, lsize, im.count, why, sizeof why)) != FEED_OK) {
         st = feed__err(st, err, errlen, "dataset: labels %s (for %s): %s", labels, full, why);

@@ -64,6 +64,20 @@ feed_status feed__npy_check_images(const feed__npy_header *h, uint64_t file_byte
 feed_status feed__npy_check_labels(const feed__npy_header *h, uint64_t file_bytes, uint64_t n, char *err,
                                    size_t errlen);
 
+/* Checks that h describes per-sample targets: float32, float64, int32 or
+ * int64 (either byte order), shape (n,) or (n, K) in C order, 1 <= K <=
+ * FEED_NPY_MAX_TARGET_DIM, filling exactly file_bytes. 0 or FEED_E_DATASET
+ * with the reason in err. */
+#define FEED_NPY_MAX_TARGET_DIM 65536u
+feed_status feed__npy_check_targets(const feed__npy_header *h, uint64_t file_bytes, uint64_t n, char *err,
+                                    size_t errlen);
+
+/* Opens path (what names it in errors: "array", "labels", "targets"),
+ * checks it is a regular file and reads and parses its header; *fd_out
+ * and *size on success. */
+feed_status feed__npy_open(const char *path, const char *what, int *fd_out, uint64_t *size,
+                           feed__npy_header *h, char *err, size_t errlen);
+
 /* Converts the n labels at data, labels first .. first + n - 1 of a file
  * feed__npy_check_labels accepted, into out, checking each is in
  * 0..FEED_MAX_LABEL; *max (set it to 0 before the first call) becomes the

@@ -43,6 +43,12 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     int is_shards = 0;
     if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK)
         return st;
+    if ((is_shards || (source && feed__npy_is_source(source))) && spec->target_columns && *spec->target_columns) {
+        feed__shards_free(shards, nshards);
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
+                         spec->target_columns, source);
+    }
     if (is_shards && labels) {
         feed__shards_free(shards, nshards);
         return feed__err(FEED_E_DATASET, err, errlen,
@@ -92,6 +98,11 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
 
     if (list)
-        return feed__filelist_index(ix, list, root, spec->multi_label, err, errlen);
+        return feed__filelist_index(ix, list, root, spec->multi_label, spec->target_columns, spec->targets, err,
+                                    errlen);
+    if (spec->target_columns && *spec->target_columns)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is a folder",
+                         spec->target_columns, source);
     return feed__folder_index(ix, root, spec, err, errlen);
 }

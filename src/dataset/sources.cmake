@@ -5,9 +5,11 @@ set(FEED_DATASET_SOURCES
   src/dataset/builder.c
   src/dataset/folder.c
   src/dataset/filelist.c
+  src/dataset/csvlist.c
   src/dataset/index.c
   src/dataset/npy.c
   src/dataset/scancache.c
   src/dataset/tar.c
   src/dataset/shards.c
+  src/dataset/targets.c
 )

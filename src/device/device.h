@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "feed.h"
+#include "pixels/post.h"
 
 /* A READY host slot, as the ring hands it out. Pointers are into the arena
  * and stay valid until release_slot(seq). */
@@ -35,6 +36,14 @@ typedef struct feed__slot_view {
     int32_t *labels;
     uint64_t *sample_ids;
     uint8_t *flags;
+    /* With a recipe the device finishes (feed__device_config.post,
+     * num_classes, max_labels), filled by wait_ready; NULL otherwise. Valid
+     * until release_slot(seq), as the rest. */
+    const feed__post_sample *post; /* count: erase boxes and mix draws for the kernel */
+    const float *soft;             /* count x num_classes soft labels */
+    const uint32_t *label_offsets; /* multi_label: count + 1 offsets into label_list */
+    const int32_t *label_list;
+    const void *targets;           /* count rows of target_row bytes */
 } feed__slot_view;
 
 typedef struct feed__device_config {
@@ -48,6 +57,15 @@ typedef struct feed__device_config {
     uint32_t depth;   /* device buffers in flight (device_prefetch) */
     int32_t ordinal;  /* CUDA device; -1 for host */
     uint32_t sync;    /* 1: next() returns only when the data is ready */
+    /* The recipe steps after the conversion (pixels/post.h) that a device
+     * backend runs itself: the host backend's workers erase and the loader
+     * mixes the host slot, so for it these are 0. */
+    uint32_t post;            /* 1: each view's post[] is applied by the conversion */
+    feed__post_cfg post_cfg;
+    uint32_t num_classes;     /* > 0: each view carries soft[] (count x num_classes) */
+    uint32_t max_labels;      /* > 0: each view carries multi-label lists, at most this a sample */
+    uint32_t target_row;      /* > 0: each view carries targets, rows of this many bytes */
+    uint32_t target_dim, target_dtype; /* for feed_batch */
     /* the shared arena: register it once for zero-copy DMA */
     void *arena;
     size_t arena_bytes;

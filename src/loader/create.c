@@ -43,7 +43,12 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
-                             .note = note, .notelen = sizeof note};
+                             .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
+                             .targets = &L->tg};
+    if (L->o.targets[0] && L->o.target_columns[0])
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "targets=%s and target_columns=%s both give the targets: set one of them", L->o.targets,
+                         L->o.target_columns);
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
@@ -95,22 +100,6 @@ static feed_status arena_fits(feed_loader *L, char *err, size_t errlen)
 /* RandomErasing runs in the workers on the converted output and MixUp/CutMix
  * in the parent on the host slot: on the CUDA backend the slot holds uint8
  * HWC and the device converts, so neither has its output to work on yet. */
-static feed_status refuse_on_device(const feed_loader *L, char *err, size_t errlen)
-{
-    const feed_options *o = &L->o;
-    int erase = o->augment == FEED_AUGMENT_TRAIN && o->erase_p > 0;
-    int mix = o->mixup_alpha > 0 || o->cutmix_alpha > 0 || o->label_smoothing > 0 || o->multi_label;
-    if (L->dev.ops == &feed__device_host || (!erase && !mix))
-        return FEED_OK;
-    return feed__err(FEED_E_INVALID, err, errlen,
-                     "%s%s%s %s on the host backend only for now, and device=%s is the CUDA backend: use "
-                     "device=host (and move the batch to the GPU yourself), or turn %s off",
-                     erase ? "erase_p (RandomErasing)" : "", erase && mix ? " and " : "",
-                     mix ? "mixup_alpha, cutmix_alpha, label_smoothing, multi_label (MixUp, CutMix, soft labels)"
-                         : "",
-                     mix ? "run" : "runs", o->device[0] ? o->device : "auto", mix ? "them" : "it");
-}
-
 /* The soft labels' width, every label checked against it, and the buffers
  * next() mixes with (loader.h). Off: nothing allocated. */
 static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t errlen)
@@ -166,6 +155,41 @@ static feed_status setup_mix(feed_loader *L, uint32_t slots, char *err, size_t e
     return FEED_OK;
 }
 
+/* The targets option: the array, read whole and checked, and each ring
+ * slot's rows. */
+static feed_status setup_targets(feed_loader *L, uint32_t slots, char *err, size_t errlen)
+{
+    if (!L->o.targets[0] && !L->tg.data) /* none, from a file or from a .csv list's columns */
+        return FEED_OK;
+    feed_status st = L->tg.data ? FEED_OK : feed__targets_load(&L->tg, L->o.targets, L->ix.hdr->count, err, errlen);
+    if (st != FEED_OK)
+        return st;
+    L->tg_slots = slots;
+    L->tg_buf = feed__calloc((size_t)slots * L->o.batch_size, feed__targets_row(&L->tg));
+    if (!L->tg_buf)
+        return feed__err(FEED_E_NOMEM, err, errlen, "out of memory for the targets (%u slots x %u samples x %zu bytes)",
+                         slots, L->o.batch_size, feed__targets_row(&L->tg));
+    return FEED_OK;
+}
+
+/* A device backend's share of the recipe (recipe.c): the parameters of
+ * its kernel's erasing and mixing, drawn in wait_ready. */
+static feed_status setup_device_recipe(feed_loader *L, int on_host, char *err, size_t errlen)
+{
+    int erase = L->post_xf.erase_p > 0, images = feed__mix_images(&L->mix);
+    if (on_host || (!erase && !images && !L->soft && !L->tg_buf))
+        return FEED_OK;
+    L->dev_recipe = 1;
+    if (!erase && !images)
+        return FEED_OK;
+    L->post = feed__calloc(L->o.batch_size, sizeof *L->post);
+    L->post_reps = feed__calloc(L->o.batch_size, sizeof *L->post_reps);
+    if (!L->post || !L->post_reps)
+        return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+    feed__loader_post_setup(L);
+    return FEED_OK;
+}
+
 feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char *err, size_t errlen)
 {
     if (err && errlen)
@@ -193,7 +217,6 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     if (st != FEED_OK ||
         (st = feed__options_validate(&L->o, err, errlen)) != FEED_OK ||
         (st = feed__device_select(&L->dev, L->o.device, err, errlen)) != FEED_OK ||
-        (st = refuse_on_device(L, err, errlen)) != FEED_OK ||
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[1] = feed__now_ns();
@@ -241,8 +264,14 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     feed__xform_from_options(&h->xform, &L->o);
+    if (!on_host && h->xform.erase_p > 0) { /* the device erases after converting (recipe.c) */
+        L->post_xf = h->xform;
+        h->xform.erase_p = 0;
+    }
     if ((st = feed__arena_seal_config(&L->arena, err, errlen)) != FEED_OK ||
-        (st = setup_mix(L, h->nslots, err, errlen)) != FEED_OK)
+        (st = setup_mix(L, h->nslots, err, errlen)) != FEED_OK ||
+        (st = setup_targets(L, h->nslots, err, errlen)) != FEED_OK ||
+        (st = setup_device_recipe(L, on_host, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[4] = feed__now_ns();
 
@@ -266,6 +295,15 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         .wait_ready = feed__loader_wait_ready,
         .release_slot = feed__loader_release_slot,
     };
+    if (L->dev_recipe) {
+        dc.post = L->post != NULL;
+        dc.post_cfg = L->post_cfg;
+        dc.num_classes = L->soft ? L->mix.num_classes : 0;
+        dc.max_labels = L->label_list ? (L->ix.hdr->max_labels ? L->ix.hdr->max_labels : 1) : 0;
+        dc.target_row = L->tg_buf ? (uint32_t)feed__targets_row(&L->tg) : 0;
+        dc.target_dim = L->tg.dim;
+        dc.target_dtype = L->tg.dtype;
+    }
     memcpy(dc.mean, L->o.mean, sizeof dc.mean);
     memcpy(dc.std, L->o.std, sizeof dc.std);
     if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
@@ -331,6 +369,10 @@ void feed_loader_destroy(feed_loader *L)
     feed__free(L->mix_draws);
     feed__free(L->label_offsets);
     feed__free(L->label_list);
+    feed__free(L->post);
+    feed__free(L->post_reps);
+    feed__free(L->tg_buf);
+    feed__targets_free(&L->tg);
     pthread_mutex_destroy(&L->mu);
     feed__free(L);
 }

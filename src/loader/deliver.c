@@ -43,64 +43,23 @@ static struct feed__held_batch *held(feed_loader *L, const feed_batch *b)
     return NULL;
 }
 
-/* The labels of every sample of batch seq, from the index by the checked
- * sample id (a substitute's id for a replaced sample: its own labels, never
- * a mix), into the slot's lists. */
-static void multi_labels(feed_loader *L, uint64_t seq, const feed_batch *b, uint32_t **offs, int32_t **list)
-{
-    const feed__index_hdr *ix = L->ix.hdr;
-    uint64_t slot = seq % L->soft_slots;
-    uint32_t most = ix->max_labels ? ix->max_labels : 1;
-    uint32_t *o = L->label_offsets + slot * ((uint64_t)L->o.batch_size + 1);
-    int32_t *l = L->label_list + slot * (uint64_t)L->o.batch_size * most;
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < b->count; i++) {
-        const int32_t *extra;
-        uint32_t k = feed__index_labels(ix, b->sample_ids[i], &extra);
-        o[i] = n;
-        l[n++] = feed__index_label(ix, b->sample_ids[i]);
-        for (uint32_t j = 1; j < k; j++)
-            l[n++] = extra[j - 1];
-    }
-    o[b->count] = n;
-    *offs = o, *list = l;
-}
-
 /* MixUp/CutMix and the soft labels of batch seq, in place in its host slot
- * (the caller does not have it yet, no worker writes it any more). */
+ * (the caller does not have it yet, no worker writes it any more): the host
+ * backend's share of the recipe (recipe.c says why there). */
 static feed_status mix_batch(feed_loader *L, uint64_t seq, feed_batch *b)
 {
-    const feed__mix_cfg *c = &L->mix;
-    float *soft = L->soft + (seq % L->soft_slots) * (uint64_t)L->o.batch_size * c->num_classes;
-    int images = feed__mix_images(c);
-    uint32_t bad;
-    if (images)
-        feed__mix_draw_batch(c, b->epoch, b->index, b->count, L->mix_draws);
-    uint32_t *offs = NULL;
-    int32_t *list = NULL;
-    if (c->multi)
-        multi_labels(L, seq, b, &offs, &list);
-    /* the labels first: a batch with a label out of range is not mixed either */
-    const feed__mix_draw *d = images ? L->mix_draws : NULL;
-    if (c->multi ? feed__mix_multi_hot(c, d, offs, list, b->count, soft, &bad)
-                 : feed__mix_soft_labels(c, d, b->labels, b->count, soft, &bad)) {
-        int32_t lab = b->labels[bad];
-        for (uint32_t k = c->multi ? offs[bad] : 0; c->multi && k < offs[bad + 1]; k++)
-            if (list[k] < 0 || (uint32_t)list[k] >= c->num_classes)
-                lab = list[k]; /* the one out of range, not the first */
-        snprintf(L->data_msg, sizeof L->data_msg,
-                 "sample %llu (%s) has label %d, outside 0..%u: num_classes=%u is too small for the soft "
-                 "labels (MixUp, CutMix, label_smoothing, multi_label)",
-                 (unsigned long long)b->sample_ids[bad], feed__index_path(L->ix.hdr, b->sample_ids[bad]),
-                 lab, c->num_classes - 1, c->num_classes);
-        return FEED_E_DATASET;
-    }
-    if (images)
-        feed__mix_apply(c, L->mix_draws, b->count, b->data, b->sample_bytes);
-    b->soft_labels = soft;
-    b->num_classes = c->num_classes;
-    b->label_offsets = offs;
-    b->label_list = list;
+    feed__recipe_batch in = {.epoch = b->epoch, .index = b->index, .count = b->count, .labels = b->labels,
+                             .ids = b->sample_ids};
+    feed__recipe_out r;
+    feed_status st = feed__loader_recipe(L, seq, &in, &r, L->data_msg, sizeof L->data_msg);
+    if (st != FEED_OK)
+        return st;
+    if (r.draws)
+        feed__mix_apply(&L->mix, r.draws, b->count, b->data, b->sample_bytes);
+    b->soft_labels = r.soft;
+    b->num_classes = L->mix.num_classes;
+    b->label_offsets = r.label_offsets;
+    b->label_list = r.label_list;
     return FEED_OK;
 }
 
@@ -163,7 +122,7 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         feed__loader_give(b, &out, sizeof out, 0);
         return dst; /* not counted delivered: position() still names it */
     }
-    if (L->soft && (dst = mix_batch(L, seq, &out)) != FEED_OK) {
+    if (L->soft && !L->dev_recipe && (dst = mix_batch(L, seq, &out)) != FEED_OK) {
         /* as the budget's: not delivered, and said again until a seek */
         L->data_error = dst;
         feed__loader_set_error(L, "%s", L->data_msg);
@@ -171,6 +130,11 @@ feed_status feed_loader_next(feed_loader *L, feed_batch *b, int64_t timeout_ms)
         out = (feed_batch){.struct_size = sizeof out};
         feed__loader_give(b, &out, sizeof out, 0);
         return dst;
+    }
+    if (L->tg_buf && !L->dev_recipe) {
+        out.targets = feed__loader_targets(L, seq, out.sample_ids, out.count);
+        out.target_dim = L->tg.dim;
+        out.target_dtype = L->tg.dtype;
     }
     feed__schedule_delivered(&L->sched);
     out.handle = hold(L, seq);

@@ -32,6 +32,7 @@
 
 #include "arena/arena.h"
 #include "dataset/index.h"
+#include "dataset/targets.h"
 #include "device/device.h"
 #include "feed.h"
 #include "loader/badlog.h"
@@ -92,14 +93,31 @@ struct feed_loader {
     feed_status data_error;
     char data_msg[1024];
 
-    /* MixUp, CutMix, label smoothing (loader/mix.h): run by next() on the
-     * host slot before it is handed out. soft: NULL when off, else
-     * ring slots x batch_size x num_classes floats, the rows of the batch in
-     * slot seq % soft_slots; draws: batch_size entries. */
+    /* MixUp, CutMix, label smoothing (loader/mix.h, loader/recipe.c): on the
+     * host backend run by next() on the host slot before it is handed out;
+     * on a device, by wait_ready on the copier's thread, which hands the
+     * kernel its parameters. soft: NULL when off, else ring slots x
+     * batch_size x num_classes floats, the rows of the batch in slot
+     * seq % soft_slots; draws: batch_size entries (one thread uses them:
+     * the caller's on the host, the copier's on a device). */
     feed__mix_cfg mix;
     float *soft;
     feed__mix_draw *mix_draws;
     uint32_t soft_slots;
+    /* A device backend's share of the recipe (NULL/0 on the host backend):
+     * RandomErasing drawn here (post_xf: the options' erase fields; the
+     * workers' copy has erase_p 0) and the post parameters of one batch. */
+    uint32_t dev_recipe; /* a device backend with soft labels or erasing: wait_ready does it */
+    feed__xform post_xf;
+    feed__post_cfg post_cfg;
+    feed__post_sample *post; /* batch_size; NULL without erasing or mixing */
+    uint32_t *post_reps;     /* batch_size: the batch's repeats */
+    /* The targets option (dataset/targets.h): the array, and each ring
+     * slot's rows (ring slots x batch_size rows, the batch in slot seq %
+     * tg_slots), gathered by next() (host) or wait_ready (device). */
+    feed__targets tg;
+    uint8_t *tg_buf;
+    uint32_t tg_slots;
     /* multi_label: each slot's label_offsets (batch_size + 1) and label_list
      * (batch_size x the index's max_labels), built from the index by sample id */
     uint32_t *label_offsets;
@@ -142,6 +160,40 @@ void feed__loader_give(void *to, const void *from, size_t ours, int say_size);
  * NULL (and the error set) if b is not held. */
 struct feed__held_batch *feed__loader_for_backend(feed_loader *L, const feed_batch *b, feed_batch *k,
                                             const char *who);
+
+/* ---- recipe.c: the parent's per-batch step of the recipe ---- */
+
+/* A checked batch, as the recipe step reads it. */
+typedef struct feed__recipe_batch {
+    uint64_t epoch, index;
+    uint32_t count;
+    const int32_t *labels;
+    const uint64_t *ids;
+    const uint32_t *repeats; /* each sample's repeat in its epoch (RandomErasing's key) */
+} feed__recipe_batch;
+
+typedef struct feed__recipe_out {
+    const feed__mix_draw *draws; /* L->mix_draws, or NULL when images are not mixed */
+    const float *soft;           /* count x num_classes, the loader's storage for seq */
+    const uint32_t *label_offsets;
+    const int32_t *label_list; /* multi_label; NULL otherwise */
+} feed__recipe_out;
+
+/* Batch seq's MixUp/CutMix draws (into L->mix_draws), soft labels and
+ * multi-label lists (L->soft != NULL). FEED_E_DATASET and msg when a label
+ * does not fit num_classes. */
+feed_status feed__loader_recipe(feed_loader *L, uint64_t seq, const feed__recipe_batch *in, feed__recipe_out *r,
+                                char *msg, size_t msglen);
+/* A device backend's post parameters of the batch: each sample's
+ * RandomErasing box (drawn as a worker would) and mixing draw (d: NULL for
+ * none). */
+void feed__loader_post(feed_loader *L, const feed__recipe_batch *in, const feed__mix_draw *d,
+                       feed__post_sample *out);
+/* L->post_cfg from L->post_xf and the dtype. */
+void feed__loader_post_setup(feed_loader *L);
+/* The targets rows of batch seq (its checked ids), in the loader's storage
+ * for seq; NULL without the targets option. */
+const void *feed__loader_targets(feed_loader *L, uint64_t seq, const uint64_t *ids, uint32_t count);
 
 /* ---- ready.c: the host ring, as the device backend sees it ---- */
 

@@ -8,6 +8,7 @@
 #include "feed.h"
 #include "loader/mix.h"
 #include "pixels/convert.h"
+#include "pixels/post.h"
 
 int feed__mix_images(const feed__mix_cfg *c)
 {
@@ -105,71 +106,17 @@ void feed__mix_draw_batch(const feed__mix_cfg *c, uint64_t epoch, uint64_t index
         d[count / 2] = (feed__mix_draw){.kind = FEED__MIX_NONE, .lam = 1.0};
 }
 
-/* IEEE half bits -> float, exact: the bits moved into place and the
- * exponent rebased; a subnormal half (exponent 0) by a float subtraction,
- * which is exact there. */
-static float f16_to_f32(uint16_t h)
-{
-    uint32_t o = (uint32_t)(h & 0x7fffu) << 13, e = o & 0x0f800000u;
-    float f;
-    o += (127u - 15u) << 23;
-    if (e == 0x0f800000u) /* inf, NaN */
-        o += (128u - 16u) << 23;
-    else if (e == 0) {    /* zero, subnormal: (1.m - 1) * 2^-14 */
-        o += 1u << 23;
-        memcpy(&f, &o, 4);
-        f -= 0x1p-14f;
-        memcpy(&o, &f, 4);
-    }
-    o |= (uint32_t)(h & 0x8000u) << 16;
-    memcpy(&f, &o, 4);
-    return f;
-}
-
-static float bf16_to_f32(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
 static float load(const uint8_t *p, uint32_t dtype)
 {
-    uint16_t h;
-    float f;
-    switch (dtype) {
-    case FEED_DTYPE_UINT8:
-        return (float)*p;
-    case FEED_DTYPE_FLOAT32:
-        memcpy(&f, p, 4);
-        return f;
-    case FEED_DTYPE_FLOAT16:
-        memcpy(&h, p, 2);
-        return f16_to_f32(h);
-    default:
-        memcpy(&h, p, 2);
-        return bf16_to_f32(h);
-    }
+    uint32_t bits = 0;
+    memcpy(&bits, p, feed__dtype_size(dtype)); /* little-endian: the element's bits */
+    return feed__post_load(dtype, bits);
 }
 
 static void store(uint8_t *p, uint32_t dtype, float v)
 {
-    uint16_t h;
-    switch (dtype) {
-    case FEED_DTYPE_UINT8:
-        *p = (uint8_t)(v <= 0 ? 0 : v >= 255 ? 255 : (uint32_t)(v + 0.5f));
-        return;
-    case FEED_DTYPE_FLOAT32:
-        memcpy(p, &v, 4);
-        return;
-    case FEED_DTYPE_FLOAT16:
-        h = feed__f32_to_f16(v);
-        break;
-    default:
-        h = feed__f32_to_bf16(v);
-    }
-    memcpy(p, &h, 2);
+    uint32_t bits = feed__post_store(dtype, v);
+    memcpy(p, &bits, feed__dtype_size(dtype));
 }
 
 /* Sample-side factors of one draw: own * fa + partner * fb, in float32. */
@@ -189,7 +136,7 @@ static void mix_side(const side *s, uint8_t *out, const uint8_t *own, const uint
                      uint32_t y, uint32_t x)
 {
     if (s->d->kind == FEED__MIX_MIXUP)
-        store(out, dtype, load(own, dtype) * s->fa + load(partner, dtype) * s->fb);
+        store(out, dtype, feed__mix_value(load(own, dtype), load(partner, dtype), s->fa, s->fb));
     else if (s->d->kind == FEED__MIX_CUTMIX && in_box(s->d, y, x))
         memcpy(out, partner, feed__dtype_size(dtype));
 }
@@ -300,29 +247,29 @@ static void mixup_pair(const side *sa, const side *sb, uint8_t *restrict A, uint
         for (; e < n; e++) {
             float va = A[e], vb = B[e];
             /* in [0, 255 * (a0 + a1)], under 256: no clamp needed before the cast */
-            A[e] = (uint8_t)(uint32_t)(va * a0 + vb * a1 + 0.5f);
-            B[e] = (uint8_t)(uint32_t)(vb * b0 + va * b1 + 0.5f);
+            A[e] = (uint8_t)feed__post_store(FEED_DTYPE_UINT8, feed__mix_value(va, vb, a0, a1));
+            B[e] = (uint8_t)feed__post_store(FEED_DTYPE_UINT8, feed__mix_value(vb, va, b0, b1));
         }
     } else if (dtype == FEED_DTYPE_FLOAT32) {
         float *restrict fa = (float *)(void *)A, *restrict fb = (float *)(void *)B; /* page-aligned slots */
         for (; e < n; e++) {
             float va = fa[e], vb = fb[e];
-            fa[e] = va * a0 + vb * a1;
-            fb[e] = vb * b0 + va * b1;
+            fa[e] = feed__mix_value(va, vb, a0, a1);
+            fb[e] = feed__mix_value(vb, va, b0, b1);
         }
     } else {
         uint16_t *restrict ha = (uint16_t *)(void *)A, *restrict hb = (uint16_t *)(void *)B;
         if (dtype == FEED_DTYPE_FLOAT16)
             for (; e < n; e++) {
-                float va = f16_to_f32(ha[e]), vb = f16_to_f32(hb[e]);
-                ha[e] = feed__f32_to_f16(va * a0 + vb * a1);
-                hb[e] = feed__f32_to_f16(vb * b0 + va * b1);
+                float va = feed__f16_to_f32(ha[e]), vb = feed__f16_to_f32(hb[e]);
+                ha[e] = feed__f32_to_f16(feed__mix_value(va, vb, a0, a1));
+                hb[e] = feed__f32_to_f16(feed__mix_value(vb, va, b0, b1));
             }
         else
             for (; e < n; e++) {
-                float va = bf16_to_f32(ha[e]), vb = bf16_to_f32(hb[e]);
-                ha[e] = feed__f32_to_bf16(va * a0 + vb * a1);
-                hb[e] = feed__f32_to_bf16(vb * b0 + va * b1);
+                float va = feed__bf16_to_f32(ha[e]), vb = feed__bf16_to_f32(hb[e]);
+                ha[e] = feed__f32_to_bf16(feed__mix_value(va, vb, a0, a1));
+                hb[e] = feed__f32_to_bf16(feed__mix_value(vb, va, b0, b1));
             }
     }
 }

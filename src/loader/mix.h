@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "common/rng.h"
+#include "pixels/post.h" /* FEED__MIX_* */
 
 typedef struct feed__mix_cfg {
     uint64_t seed;
@@ -31,8 +32,6 @@ typedef struct feed__mix_cfg {
     uint32_t multi; /* multi_label: multi-hot rows (feed__mix_multi_hot) */
     uint32_t h, w, dtype, layout; /* the samples as the host slot holds them (3 channels) */
 } feed__mix_cfg;
-
-enum { FEED__MIX_NONE = 0, FEED__MIX_MIXUP = 1, FEED__MIX_CUTMIX = 2 };
 
 /* What one sample gets: its own image and label weighted by lam, its
  * partner's by 1 - lam; CutMix: the partner's pixels in [x1, x2) x [y1, y2). */

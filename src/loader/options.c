@@ -123,6 +123,8 @@ static const opt_def defs[] = {
     OPT("repeats", T_U32, repeats),
     OPT("allow_empty_classes", T_BOOL, allow_empty_classes),
     OPT("multi_label", T_BOOL, multi_label),
+    OPT("targets", T_STR, targets),
+    OPT("target_columns", T_STR, target_columns),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -523,6 +525,10 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             "worker_path is not NUL-terminated (max %zu bytes)", sizeof o->worker_path - 1);
     REQUIRE(memchr(o->labels, 0, sizeof o->labels), "labels is not NUL-terminated (max %zu bytes)",
             sizeof o->labels - 1);
+    REQUIRE(memchr(o->targets, 0, sizeof o->targets), "targets is not NUL-terminated (max %zu bytes)",
+            sizeof o->targets - 1);
+    REQUIRE(memchr(o->target_columns, 0, sizeof o->target_columns),
+            "target_columns is not NUL-terminated (max %zu bytes)", sizeof o->target_columns - 1);
     REQUIRE(memchr(o->scan_cache_path, 0, sizeof o->scan_cache_path),
             "scan_cache_path is not NUL-terminated (max %zu bytes)", sizeof o->scan_cache_path - 1);
 #undef REQUIRE

@@ -103,6 +103,36 @@ static int ready_checked(feed_loader *L, uint32_t slot, uint64_t seq)
     return 0;
 }
 
+/* A device backend's share of the recipe (recipe.c): the soft labels and
+ * lists of the checked batch, and the parameters its kernel erases and
+ * mixes with, on the thread that waits (the copier). */
+static feed_status device_recipe(feed_loader *L, uint64_t seq, const feed__slot_meta *m, feed__slot_view *v)
+{
+    uint32_t *reps = L->post_reps; /* NULL: no erasing or mixing, not needed */
+    for (uint32_t i = 0; reps && i < m->count; i++)
+        reps[i] = m->s[i].repeat;
+    feed__recipe_batch in = {.epoch = m->epoch, .index = m->index, .count = m->count, .labels = m->labels,
+                             .ids = m->ids, .repeats = reps};
+    feed__recipe_out r = {0};
+    if (L->soft) {
+        char msg[sizeof L->data_msg];
+        feed_status st = feed__loader_recipe(L, seq, &in, &r, msg, sizeof msg);
+        if (st != FEED_OK) {
+            ring_error(L, "%s", msg);
+            return st;
+        }
+        v->soft = r.soft;
+        v->label_offsets = r.label_offsets;
+        v->label_list = r.label_list;
+    }
+    if (L->post) {
+        feed__loader_post(L, &in, r.draws, L->post);
+        v->post = L->post;
+    }
+    v->targets = feed__loader_targets(L, seq, m->ids, m->count);
+    return FEED_OK;
+}
+
 feed_status feed__loader_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms, feed__slot_view *v)
 {
     feed_loader *L = ring;
@@ -150,5 +180,6 @@ feed_status feed__loader_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms
     v->labels = m->labels; /* the checked copies, not the arena's words */
     v->sample_ids = m->ids;
     v->flags = m->flags;
-    return FEED_OK;
+    v->post = NULL, v->soft = NULL, v->label_offsets = NULL, v->label_list = NULL, v->targets = NULL;
+    return L->dev_recipe ? device_recipe(L, seq, m, v) : FEED_OK;
 }

@@ -15,7 +15,11 @@ set(FEED_LOADER_SOURCES
   src/loader/ready.c
   src/loader/deliver.c
   src/loader/mix.c
+  src/loader/recipe.c
   src/loader/position.c
   src/loader/info.c
   src/loader/stats.c
 )
+# MixUp's sums must stay two products and one sum, as the CUDA kernel
+# computes them (pixels/post.h): never contracted into a fused multiply-add.
+set_source_files_properties(src/loader/mix.c PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")

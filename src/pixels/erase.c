@@ -14,6 +14,7 @@
 #include "common/rng.h"
 #include "pixels/convert.h"
 #include "pixels/erase.h"
+#include "pixels/post.h"
 
 int feed__erase_draw(const feed__xform *x, uint64_t seed, uint64_t epoch, uint64_t id, feed__erase_box *b)
 {
@@ -41,47 +42,21 @@ int feed__erase_draw(const feed__xform *x, uint64_t seed, uint64_t epoch, uint64
     return 0;
 }
 
-/* The element's own counter: its value does not depend on the order the
- * elements are written in, so HWC and CHW get the same. */
-static uint64_t elem_bits(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x)
-{
-    uint64_t idx = ((uint64_t)c * b->h + y) * b->w + x;
-    return feed__mix64(b->key + 0x9e3779b97f4a7c15ull * (idx + 1));
-}
-
-/* Box-Muller on two 24-bit uniforms of one hash, in float: the pair of
- * normals of columns x and x + 1 (x even) of a box row. 1 - u1 is in (0, 1],
- * so the log is finite and |value| <= sqrt(2 * 24 ln 2) = 5.77. */
-static void normal_pair(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x, float v[2])
-{
-    uint64_t h = elem_bits(b, c, y, x);
-    float u1 = (float)(h >> 40) * 0x1.0p-24f, u2 = (float)((h >> 16) & 0xffffffu) * 0x1.0p-24f;
-    float r = sqrtf(-2.0f * logf(1.0f - u1)), t = 6.2831853f * u2;
-    v[0] = r * cosf(t), v[1] = r * sinf(t);
-}
-
 float feed__erase_random_value(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x)
 {
-    float v[2];
-    normal_pair(b, c, y, x & ~1u, v);
-    return v[x & 1];
+    return feed__erase_normal(feed__erase_hash(b->key, b->h, b->w, c, y, x));
 }
 
 uint8_t feed__erase_random_byte(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x)
 {
-    return (uint8_t)(elem_bits(b, c, y, x) >> 56);
+    return (uint8_t)feed__erase_random_bits(FEED_DTYPE_UINT8, b->key, b->h, b->w, c, y, x);
 }
 
-/* Element (c, y, x) of the box: its value as bits of dtype. */
-static uint32_t value_bits(const feed__xform *xf, const feed__erase_box *b, uint32_t dtype, uint32_t c,
-                           uint32_t y, uint32_t x)
+uint32_t feed__erase_value_bits(const feed__xform *xf, uint32_t dtype, uint32_t c)
 {
     if (dtype == FEED_DTYPE_UINT8)
-        return xf->erase_random ? feed__erase_random_byte(b, c, y, x) : (uint32_t)xf->erase_value[c];
-    float v = xf->erase_random ? feed__erase_random_value(b, c, y, x) : xf->erase_value[c];
-    return dtype == FEED_DTYPE_FLOAT32   ? feed__f32_bits(v)
-           : dtype == FEED_DTYPE_FLOAT16 ? feed__f32_to_f16(v)
-                                         : feed__f32_to_bf16(v);
+        return (uint32_t)xf->erase_value[c];
+    return feed__post_float_bits(dtype, xf->erase_value[c]);
 }
 
 static void put(uint8_t *p, uint32_t es, uint32_t v)
@@ -108,7 +83,7 @@ void feed__erase_apply(const feed__xform *xf, const feed__erase_box *b, uint32_t
         uint8_t row[3 * FEED_MAX_SIDE * 4];
         uint32_t v[3];
         for (uint32_t c = 0; c < 3; c++)
-            v[c] = value_bits(xf, b, dtype, c, 0, 0);
+            v[c] = feed__erase_value_bits(xf, dtype, c);
         if (layout == FEED_LAYOUT_HWC) {
             for (uint32_t x = 0; x < b->w; x++)
                 for (uint32_t c = 0; c < 3; c++)
@@ -127,23 +102,11 @@ void feed__erase_apply(const feed__xform *xf, const feed__erase_box *b, uint32_t
     }
     for (uint32_t c = 0; c < 3; c++)
         for (uint32_t y = 0; y < b->h; y++) {
-            float pair[2];
-            for (uint32_t x = 0; x < b->w; x++) {
-                uint64_t Y = b->y + y, X = b->x + x;
-                uint64_t e = layout == FEED_LAYOUT_CHW ? ((uint64_t)c * H + Y) * W + X : (Y * W + X) * 3 + c;
-                uint32_t bits;
-                if (dtype == FEED_DTYPE_UINT8)
-                    bits = feed__erase_random_byte(b, c, y, x);
-                else {
-                    if (!(x & 1)) /* one draw for two columns, as feed__erase_random_value */
-                        normal_pair(b, c, y, x, pair);
-                    float v = pair[x & 1];
-                    bits = dtype == FEED_DTYPE_FLOAT32   ? feed__f32_bits(v)
-                           : dtype == FEED_DTYPE_FLOAT16 ? feed__f32_to_f16(v)
-                                                         : feed__f32_to_bf16(v);
-                }
-                put(o + e * es, es, bits);
-            }
+            uint64_t Y = b->y + y;
+            uint8_t *row = o + (layout == FEED_LAYOUT_CHW ? ((uint64_t)c * H + Y) * W + b->x : (Y * W + b->x) * 3 + c) * es;
+            size_t step = (layout == FEED_LAYOUT_CHW ? 1 : 3) * es;
+            for (uint32_t x = 0; x < b->w; x++)
+                put(row + x * step, es, feed__erase_random_bits(dtype, b->key, b->h, b->w, c, y, x));
         }
 }
 

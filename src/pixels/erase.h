@@ -28,11 +28,16 @@ typedef struct feed__erase_box {
 int feed__erase_draw(const feed__xform *x, uint64_t seed, uint64_t epoch, uint64_t id, feed__erase_box *b);
 
 /* The value erase_random gives channel c of row y, column x of the box (box
- * coordinates): a normal(0, 1) draw for float dtypes, keyed by the element's
- * place so that every layout gets the same; uniform 0..255 for uint8 (a
- * normal draw has no meaning in bytes). */
+ * coordinates): for float dtypes a normal(0, 1) value (feed__erase_normal of
+ * pixels/post.h: four uniforms summed, so the host and the GPU give the same
+ * bits), keyed by the element's place so that every layout gets the same;
+ * uniform 0..255 for uint8 (a normal draw has no meaning in bytes). */
 float feed__erase_random_value(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x);
 uint8_t feed__erase_random_byte(const feed__erase_box *b, uint32_t c, uint32_t y, uint32_t x);
+
+/* erase_value[c] as bits of dtype: float16/bfloat16 rounded to nearest
+ * even, uint8 the integer. */
+uint32_t feed__erase_value_bits(const feed__xform *x, uint32_t dtype, uint32_t c);
 
 /* Writes box b into one h x w x 3 sample out of dtype (FEED_DTYPE_*) and
  * layout (FEED_LAYOUT_*): erase_value (converted to dtype: float16 and

@@ -1,9 +1,11 @@
 # src/pixels: the per-sample pipeline and its stages.
 # FEED_PIXELS_PARENT_SOURCES: what the parent links too (the transform's rule set,
-# checked at create; the host conversion, run by the host backend). The rest is feed-worker's.
+# checked at create; the host conversion, run by the host backend; RandomErasing's
+# draws, which the parent makes for a device's kernel). The rest is feed-worker's.
 set(FEED_PIXELS_PARENT_SOURCES
   src/pixels/xform.c
   src/pixels/convert.c
+  src/pixels/erase.c
 )
 set(FEED_PIXELS_SOURCES
   ${FEED_PIXELS_PARENT_SOURCES}
@@ -22,7 +24,6 @@ set(FEED_PIXELS_SOURCES
   src/pixels/augops_lut.c
   src/pixels/augops_bilinear.c
   src/pixels/policy.c
-  src/pixels/erase.c
 )
 # augops.c repeats torchvision's float32 arithmetic operation for operation:
 # a contracted multiply-add would round differently.
@@ -35,3 +36,6 @@ set(FEED_PIXELS_SOURCES
 set_source_files_properties(src/pixels/augops.c src/pixels/augops_geom.c src/pixels/augops_lut.c
                             src/pixels/augops_bilinear.c src/pixels/policy.c
                             PROPERTIES COMPILE_OPTIONS "-ffp-contract=off;-O3;-fno-trapping-math")
+# An erased element's value is integer hashing and one float multiply,
+# the same bits as the CUDA kernel's (pixels/post.h): nothing contracted.
+set_source_files_properties(src/pixels/erase.c PROPERTIES COMPILE_OPTIONS "-ffp-contract=off")

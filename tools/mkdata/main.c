@@ -54,6 +54,10 @@ static int make_image(const mk_options *o, uint64_t i, uint64_t c, image *im, fi
     im->w = sp.w;
     im->h = sp.h;
     mk_render(im, &r, (int)c, (int)o->classes, ws);
+    if (mk_output_target(out, im)) {
+        fprintf(stderr, PROG ": out of memory\n");
+        return -1;
+    }
     int fmt = o->image_fmt == IMG_MIXED ? (int)(i % 3) : o->image_fmt;
     mk_encoded bytes;
     if (mk_encode(enc, im, &sp, fmt, i, &bytes))

@@ -150,6 +150,7 @@ typedef struct mk_options {
     uint64_t multi_label; /* 0: one label an image; L: 1..L of them */
     int image_fmt;   /* IMG_JPEG, IMG_PNG, IMG_WEBP or IMG_MIXED */
     int tar, quiet;
+    int targets;     /* --targets: DIR/targets.npy */
 } mk_options;
 
 /* Reads argv into o: -1 to go on, else the exit status (0 after --help, 2
@@ -165,6 +166,8 @@ typedef struct mk_output {
     size_t listcap, listlen;
     shard_writer sw;
     double total_bytes;  /* of the images written */
+    float *targets;      /* --targets: 3 a sample, in the order written */
+    uint64_t ntargets;
     char path[4200];
 } mk_output;
 
@@ -172,7 +175,9 @@ typedef struct mk_output {
 int mk_output_open(mk_output *w, const mk_options *o);
 /* Image i of class c: its file, or its members of the current shard. 0, or -1 after saying why. */
 int mk_output_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc);
-/* The last shard and files.txt / shards.txt. 0, or -1 after saying why. */
+/* --targets: the next sample's row (its mean R, G, B / 255). 0, or -1 out of memory. */
+int mk_output_target(mk_output *w, const image *im);
+/* The last shard and files.txt / shards.txt (and targets.npy). 0, or -1 after saying why. */
 int mk_output_finish(mk_output *w);
 void mk_output_close(mk_output *w);
 

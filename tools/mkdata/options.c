@@ -13,7 +13,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: " PROG " --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]\n"
-            "                   [--format folder|tar] [--shard-size M] [--multi-label L]\n"
+            "                   [--format folder|tar] [--shard-size M] [--multi-label L] [--targets]\n"
             "\n"
             "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
             "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
@@ -32,7 +32,9 @@ static void usage(FILE *f)
             "  --shard-size M samples per shard with --format tar (default 1000)\n"
             "  --multi-label L  1..%d labels an image (its class first, then others drawn from\n"
             "                 the seed, none twice) in files.txt (\"PATH 3 17 42\") or each .cls\n"
-            "                 (\"3 17 42\"), for multi_label=1 (default: one label, its class)\n",
+            "                 (\"3 17 42\"), for multi_label=1 (default: one label, its class)\n"
+            "  --targets      also DIR/targets.npy: each image's mean R, G, B / 255 (float32,\n"
+            "                 count x 3, in the dataset's sample order), for targets=\n",
             1, MAX_COUNT, MAX_CLASSES, MAX_LABELS);
 }
 
@@ -61,7 +63,7 @@ static int parse_u64(const char *s, uint64_t *out)
 /* The arguments as given. */
 typedef struct args {
     const char *out, *count, *seed, *classes, *image, *format, *shard, *multi;
-    int quiet;
+    int quiet, targets;
 } args;
 
 /* -1 to go on, else the exit status. */
@@ -75,6 +77,10 @@ static int read_args(args *a, int argc, char **argv)
         }
         if (!strcmp(s, "--quiet")) {
             a->quiet = 1;
+            continue;
+        }
+        if (!strcmp(s, "--targets")) {
+            a->targets = 1;
             continue;
         }
         static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image",
@@ -133,6 +139,7 @@ int mk_options_parse(mk_options *o, int argc, char **argv)
     if (a.multi && (parse_u64(a.multi, &o->multi_label) || o->multi_label < 1 || o->multi_label > MAX_LABELS))
         return bad_usage("--multi-label '%s': want a whole number from 1 to 16", a.multi);
     o->quiet = a.quiet;
+    o->targets = a.targets;
     o->out = a.out;
     o->outlen = strlen(a.out);
     while (o->outlen > 1 && a.out[o->outlen - 1] == '/')

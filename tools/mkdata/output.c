@@ -121,10 +121,54 @@ int mk_output_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *enc)
     return rc;
 }
 
+int mk_output_target(mk_output *w, const image *im)
+{
+    if (!w->o->targets)
+        return 0;
+    if (!w->targets && !(w->targets = calloc(w->o->count, 3 * sizeof(float))))
+        return -1;
+    double s[3] = {0, 0, 0};
+    size_t n = (size_t)im->w * im->h;
+    for (size_t p = 0; p < n; p++)
+        for (int c = 0; c < 3; c++)
+            s[c] += im->rgb[p * 3 + c];
+    for (int c = 0; c < 3; c++)
+        w->targets[w->ntargets * 3 + c] = (float)(s[c] / (255.0 * (double)n));
+    w->ntargets++;
+    return 0;
+}
+
+/* DIR/targets.npy: count x 3 float32, a version 1.0 .npy as numpy writes it. */
+static int write_targets(mk_output *w)
+{
+    const mk_options *o = w->o;
+    char head[128];
+    int hl = snprintf(head, sizeof head, "{'descr': '<f4', 'fortran_order': False, 'shape': (%llu, 3), }",
+                      (unsigned long long)w->ntargets);
+    size_t hlen = (10 + (size_t)hl + 1 + 63) / 64 * 64 - 10, data = (size_t)w->ntargets * 3 * sizeof(float);
+    uint8_t *b = malloc(10 + hlen + data);
+    if (!b)
+        return ENOMEM;
+    memcpy(b, "\x93NUMPY\x01\x00", 8);
+    b[8] = (uint8_t)hlen, b[9] = (uint8_t)(hlen >> 8);
+    memset(b + 10, ' ', hlen - 1);
+    memcpy(b + 10, head, (size_t)hl);
+    b[10 + hlen - 1] = '\n';
+    memcpy(b + 10 + hlen, w->targets, data); /* little-endian floats */
+    snprintf(w->path, sizeof w->path, "%.*s/targets.npy", (int)o->outlen, o->out);
+    int e = mk_write_atomic(w->path, (const char *)b, 10 + hlen + data);
+    free(b);
+    return e;
+}
+
 int mk_output_finish(mk_output *w)
 {
     const mk_options *o = w->o;
     int e;
+    if (o->targets && (e = write_targets(w))) {
+        fprintf(stderr, PROG ": %s: %s\n", w->path, strerror(e));
+        return -1;
+    }
     if (o->tar && (e = mk_shard_close(&w->sw))) {
         fprintf(stderr, PROG ": %s: %s\n", w->sw.path, strerror(e));
         return -1;
@@ -143,4 +187,6 @@ void mk_output_close(mk_output *w)
     mk_shard_abandon(&w->sw);
     free(w->list);
     w->list = NULL;
+    free(w->targets);
+    w->targets = NULL;
 }

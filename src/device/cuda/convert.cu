@@ -12,6 +12,7 @@
 #include <cuda_runtime.h>
 
 #include "pixels/convert.h"
+#include "pixels/post.h"
 #include "device/cuda/convert_launch.h"
 
 namespace {
@@ -70,18 +71,74 @@ convert_kernel(const uint8_t *__restrict__ src, uint64_t stride, typename elem<D
     }
 }
 
+const uint32_t BLOCK = 256;
+
+/* Threads over a sample's pixels (x), samples over y (a grid-stride loop
+ * past 65535). */
+dim3 grid_for(uint32_t n, uint32_t h, uint32_t w)
+{
+    uint64_t gx = ((uint64_t)h * w + BLOCK - 1) / BLOCK;
+    if (gx > 0x7fffffffu)
+        gx = 0x7fffffffu;
+    return dim3((unsigned)gx, n < 65535u ? n : 65535u);
+}
+
 template <int DT, int CHW>
 cudaError_t launch(const void *src, uint64_t stride, void *dst, uint32_t n, uint32_t h, uint32_t w,
                    const cv_params &p, const uint8_t *flip, cudaStream_t stream)
 {
-    const uint32_t block = 256;
-    const uint64_t hw = (uint64_t)h * w;
-    uint64_t gx = (hw + block - 1) / block;
-    if (gx > 0x7fffffffu)
-        gx = 0x7fffffffu;
-    dim3 grid((unsigned)gx, n < 65535u ? n : 65535u);
-    convert_kernel<DT, CHW><<<grid, block, 0, stream>>>(
+    convert_kernel<DT, CHW><<<grid_for(n, h, w), BLOCK, 0, stream>>>(
         (const uint8_t *)src, stride, (typename elem<DT>::type *)dst, n, h, w, p, flip);
+    return cudaGetLastError();
+}
+
+/* The conversion with the recipe's post steps (pixels/post.h): each thread
+ * one pixel of sample s, its three channels from feed__post_element with the
+ * partner's pixel (n-1-s) beside its own; the dtype is a run-time argument
+ * (this kernel runs only with RandomErasing or MixUp/CutMix). */
+template <int CHW>
+__global__ void __launch_bounds__(256)
+post_kernel(const uint8_t *__restrict__ src, uint64_t stride, uint8_t *__restrict__ dst, uint32_t n, uint32_t h,
+            uint32_t w, uint32_t dtype, cv_params p, const uint8_t *__restrict__ flip, feed__post_cfg pc,
+            const feed__post_sample *__restrict__ post)
+{
+    const uint32_t hw = h * w;
+    const uint32_t es = dtype == FEED_DTYPE_FLOAT32 ? 4 : dtype == FEED_DTYPE_UINT8 ? 1 : 2;
+    for (uint32_t s = blockIdx.y; s < n; s += gridDim.y) {
+        const uint32_t j = n - 1 - s;
+        const feed__post_sample ps = post[s], pj = post[j];
+        const uint8_t *in_s = src + (size_t)s * stride, *in_j = src + (size_t)j * stride;
+        uint8_t *out = dst + (size_t)s * hw * 3 * es;
+        const bool fs = flip && flip[s], fj = flip && flip[j];
+        for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < hw; i += gridDim.x * blockDim.x) {
+            const uint32_t y = i / w, x = i - y * w;
+            const uint8_t *a = in_s + ((size_t)y * w + (fs ? w - 1 - x : x)) * 3;
+            const uint8_t *b = in_j + ((size_t)y * w + (fj ? w - 1 - x : x)) * 3;
+            for (uint32_t c = 0; c < 3; c++) {
+                const uint32_t v = feed__post_element(dtype, &pc, &ps, &pj, c, y, x, a[c], b[c], p.s[c], p.b[c]);
+                const size_t e = CHW ? (size_t)c * hw + i : 3 * (size_t)i + c;
+                if (es == 4)
+                    ((uint32_t *)out)[e] = v;
+                else if (es == 2)
+                    ((uint16_t *)out)[e] = (uint16_t)v;
+                else
+                    out[e] = (uint8_t)v;
+            }
+        }
+    }
+}
+
+cudaError_t launch_post(const void *src, uint64_t stride, void *dst, uint32_t n, uint32_t h, uint32_t w,
+                        uint32_t dtype, uint32_t layout, const cv_params &p, const uint8_t *flip,
+                        const feed__post_cfg &pc, const feed__post_sample *post, cudaStream_t stream)
+{
+    const dim3 grid = grid_for(n, h, w);
+    if (layout == FEED_LAYOUT_CHW)
+        post_kernel<1><<<grid, BLOCK, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
+                                                   flip, pc, post);
+    else
+        post_kernel<0><<<grid, BLOCK, 0, stream>>>((const uint8_t *)src, stride, (uint8_t *)dst, n, h, w, dtype, p,
+                                                   flip, pc, post);
     return cudaGetLastError();
 }
 
@@ -90,7 +147,8 @@ cudaError_t launch(const void *src, uint64_t stride, void *dst, uint32_t n, uint
 extern "C" int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, uint32_t n,
                                          uint32_t h, uint32_t w, uint32_t dtype, uint32_t layout,
                                          const float scale[3], const float bias[3],
-                                         const uint8_t *flip, void *stream)
+                                         const uint8_t *flip, const feed__post_cfg *post,
+                                         const feed__post_sample *post_samples, void *stream)
 {
     if (n == 0 || h == 0 || w == 0)
         return cudaSuccess;
@@ -103,6 +161,11 @@ extern "C" int feed__cuda_convert_launch(const void *src, uint64_t src_stride, v
     }
     cudaStream_t s = (cudaStream_t)stream;
     const int chw = layout == FEED_LAYOUT_CHW;
+    if (post) {
+        if (!post_samples || dtype > FEED_DTYPE_BFLOAT16)
+            return cudaErrorInvalidValue;
+        return launch_post(src, src_stride, dst, n, h, w, dtype, layout, p, flip, *post, post_samples, s);
+    }
     switch (dtype) {
     case FEED_DTYPE_UINT8:
         return chw ? launch<FEED_DTYPE_UINT8, 1>(src, src_stride, dst, n, h, w, p, flip, s)

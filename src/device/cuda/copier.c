@@ -95,6 +95,31 @@ static cudaError_t h2d(cuda_dev *d, void *dst, const void *src, size_t n)
     return cudaSuccess;
 }
 
+/* The recipe's arrays of view v into buffer b's host arrays (their
+ * previous copy is done: contract 3). 0 if the view lacks one the
+ * configuration promised (a loader defect; the copier stops). */
+static int recipe_arrays(cuda_dev *d, cbuf *b, const feed__slot_view *v)
+{
+    const feed__device_config *c = &d->cfg;
+    if ((b->h_post && !v->post) || (b->h_soft && !v->soft) || (b->h_tgt && !v->targets) ||
+        (b->h_loffs && (!v->label_offsets || !v->label_list)))
+        return 0;
+    if (b->h_tgt)
+        memcpy(b->h_tgt, v->targets, (size_t)v->count * c->target_row);
+    if (b->h_post)
+        memcpy(b->h_post, v->post, v->count * sizeof *b->h_post);
+    if (b->h_soft)
+        memcpy(b->h_soft, v->soft, (size_t)v->count * c->num_classes * sizeof(float));
+    if (b->h_loffs) {
+        uint32_t n = v->label_offsets[v->count];
+        if (v->label_offsets[0] != 0 || n > (uint64_t)v->count * c->max_labels)
+            return 0;
+        memcpy(b->h_loffs, v->label_offsets, (v->count + 1) * sizeof *b->h_loffs);
+        memcpy(b->h_llist, v->label_list, n * sizeof *b->h_llist);
+    }
+    return 1;
+}
+
 /* Enqueues batch seq (slot view v) into buffer bi. */
 static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int *slot_returned,
                          const char **what)
@@ -121,6 +146,9 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
         memcpy(b->h_flags, v->flags, v->count);
     else
         memset(b->h_flags, 0, v->count);
+    *what = "recipe";
+    if (!recipe_arrays(d, b, v))
+        return cudaErrorInvalidValue;
     if (!d->registered) {
         memcpy(b->h_bounce, v->pixels, pix);
         c->release_slot(c->ring, v->seq);
@@ -144,6 +172,15 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
     if (e == cudaSuccess)
         e = cudaMemcpyAsync(b->d_labels, b->h_labels, v->count * sizeof(int32_t),
                             cudaMemcpyHostToDevice, d->s_copy);
+    if (e == cudaSuccess && b->h_post)
+        e = cudaMemcpyAsync(b->d_post, b->h_post, v->count * sizeof *b->h_post, cudaMemcpyHostToDevice,
+                            d->s_copy);
+    if (e == cudaSuccess && b->h_soft)
+        e = cudaMemcpyAsync(b->d_soft, b->h_soft, (size_t)v->count * c->num_classes * sizeof(float),
+                            cudaMemcpyHostToDevice, d->s_copy);
+    if (e == cudaSuccess && b->h_tgt)
+        e = cudaMemcpyAsync(b->d_tgt, b->h_tgt, (size_t)v->count * c->target_row, cudaMemcpyHostToDevice,
+                            d->s_copy);
     if (e == cudaSuccess)
         e = cudaEventRecord(b->ev_copied, d->s_copy);
     FEED_NVTX_POP();
@@ -158,7 +195,8 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
         if (e == cudaSuccess)
             e = (cudaError_t)feed__cuda_convert_launch(b->d_stage, c->host_sample_bytes, b->d_out,
                                                        v->count, c->height, c->width, c->dtype,
-                                                       c->layout, d->scale, d->bias, NULL, d->s_conv);
+                                                       c->layout, d->scale, d->bias, NULL,
+                                                       c->post ? &c->post_cfg : NULL, b->d_post, d->s_conv);
         if (e == cudaSuccess)
             e = cudaEventRecord(b->ev_ready, d->s_conv);
         FEED_NVTX_POP();
@@ -170,7 +208,9 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
         return e;
 
     pthread_mutex_lock(&d->mu);
-    d->h2d_bytes += pix + v->count * sizeof(int32_t);
+    d->h2d_bytes += pix + v->count * sizeof(int32_t) + (b->h_post ? v->count * sizeof *b->h_post : 0) +
+                    (b->h_soft ? (uint64_t)v->count * c->num_classes * sizeof(float) : 0) +
+                    (b->h_tgt ? (uint64_t)v->count * c->target_row : 0);
     pthread_mutex_unlock(&d->mu);
     return cudaSuccess;
 }

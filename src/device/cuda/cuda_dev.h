@@ -11,7 +11,11 @@
  * Per device buffer d (depth of them, batch seq uses d = seq % depth):
  *   stage (uint8, host format) -> out (caller's dtype/layout; == stage when
  *   no conversion is needed), labels, pinned host labels/ids/flags, and the
- *   events start/copied (timing, copy_ns), ready and release.
+ *   events start/copied (timing, copy_ns), ready and release. With a recipe
+ *   (RandomErasing, MixUp/CutMix, soft labels) also the per-sample post
+ *   parameters and the soft labels, pinned and on the device, copied with
+ *   the labels; the conversion kernel then erases and mixes as it converts
+ *   (pixels/post.h), reading each sample's partner from stage.
  *
  * Ordering contract (what makes it safe):
  *  1. Device buffer reuse. The copier fills d for seq only when the caller has
@@ -59,6 +63,12 @@ typedef struct cbuf {
     int32_t *h_labels;  /* pinned: source of the labels copy, and batch.labels */
     uint64_t *h_ids;
     uint8_t *h_flags;
+    /* the recipe's (cfg.post / num_classes / max_labels; NULL when off) */
+    feed__post_sample *h_post, *d_post; /* pinned source and device copy, batch_size */
+    float *h_soft, *d_soft;             /* pinned (batch.soft_labels) and device, batch_size x num_classes */
+    uint32_t *h_loffs;                  /* multi-label lists (host only): batch_size + 1 */
+    int32_t *h_llist;                   /* batch_size x max_labels */
+    uint8_t *h_tgt, *d_tgt;             /* targets: pinned (batch.targets) and device, batch_size rows */
     cudaEvent_t ev_start, ev_copied; /* timing events around the H2D copies */
     cudaEvent_t ev_ready;            /* the batch is complete on the device */
     cudaEvent_t ev_release;          /* recorded on the caller's stream at release */

@@ -64,7 +64,8 @@ static feed_status cuda_open(const feed__device_config *cfg, void **state, char 
 {
     *state = NULL;
     const int ord = cfg->ordinal;
-    const int convert = !(cfg->dtype == cfg->host_dtype && cfg->layout == cfg->host_layout);
+    /* the recipe's erasing and mixing run in the conversion kernel */
+    const int convert = !(cfg->dtype == cfg->host_dtype && cfg->layout == cfg->host_layout) || cfg->post;
     const size_t hsz = feed__dtype_size(cfg->host_dtype), osz = feed__dtype_size(cfg->dtype);
     if (!cfg->batch_size || !cfg->height || !cfg->width || !cfg->channels || !hsz || !osz ||
         cfg->layout > FEED_LAYOUT_CHW || !cfg->wait_ready || !cfg->release_slot ||
@@ -231,6 +232,15 @@ static feed_status cuda_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     out->labels_device = b->d_labels;
     out->sample_ids = b->h_ids;
     out->flags = b->h_flags;
+    out->soft_labels = b->h_soft;
+    out->soft_labels_device = b->d_soft;
+    out->num_classes = b->h_soft ? d->cfg.num_classes : 0;
+    out->label_offsets = b->h_loffs;
+    out->label_list = b->h_llist;
+    out->targets = b->h_tgt;
+    out->targets_device = b->d_tgt;
+    out->target_dim = b->h_tgt ? d->cfg.target_dim : 0;
+    out->target_dtype = b->h_tgt ? d->cfg.target_dtype : 0;
     out->bad = b->bad;
     out->ready_event = b->ev_ready;
     out->handle = seq;

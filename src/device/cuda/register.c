@@ -37,6 +37,17 @@ static void free_buffers(cuda_dev *d)
             cudaFreeHost(b->h_labels);
         feed__free(b->h_ids);
         feed__free(b->h_flags);
+        if (b->h_post)
+            cudaFreeHost(b->h_post);
+        if (b->h_soft)
+            cudaFreeHost(b->h_soft);
+        cudaFree(b->d_post);
+        cudaFree(b->d_soft);
+        if (b->h_tgt)
+            cudaFreeHost(b->h_tgt);
+        cudaFree(b->d_tgt);
+        feed__free(b->h_loffs);
+        feed__free(b->h_llist);
         cudaEvent_t *evs[] = {&b->ev_start, &b->ev_copied, &b->ev_ready, &b->ev_release};
         for (size_t k = 0; k < FEED_ARRAY_SIZE(evs); k++)
             if (*evs[k])
@@ -130,10 +141,27 @@ static feed_status setup_job(cuda_dev *d, char *err, size_t errlen)
             goto cuda_fail;
         if (!d->registered && (e = cudaMallocHost((void **)&b->h_bounce, stage)) != cudaSuccess)
             goto cuda_fail;
+        const size_t soft = B * cfg->num_classes * sizeof(float);
+        if (cfg->post && ((e = cudaMallocHost((void **)&b->h_post, B * sizeof *b->h_post)) != cudaSuccess ||
+                          (e = cudaMalloc((void **)&b->d_post, B * sizeof *b->d_post)) != cudaSuccess))
+            goto cuda_fail;
+        if (soft && ((e = cudaMallocHost((void **)&b->h_soft, soft)) != cudaSuccess ||
+                     (e = cudaMalloc((void **)&b->d_soft, soft)) != cudaSuccess))
+            goto cuda_fail;
+        const size_t tgt = B * cfg->target_row;
+        if (tgt && ((e = cudaMallocHost((void **)&b->h_tgt, tgt)) != cudaSuccess ||
+                    (e = cudaMalloc((void **)&b->d_tgt, tgt)) != cudaSuccess))
+            goto cuda_fail;
         b->h_ids = feed__calloc(B, sizeof *b->h_ids);
         b->h_flags = feed__calloc(B, 1);
         if (!b->h_ids || !b->h_flags)
             goto nomem;
+        if (cfg->max_labels) {
+            b->h_loffs = feed__calloc(B + 1, sizeof *b->h_loffs);
+            b->h_llist = feed__calloc(B * cfg->max_labels, sizeof *b->h_llist);
+            if (!b->h_loffs || !b->h_llist)
+                goto nomem;
+        }
         what = "cudaEventCreateWithFlags";
         if ((e = cudaEventCreateWithFlags(&b->ev_start, cudaEventDefault)) != cudaSuccess ||
             (e = cudaEventCreateWithFlags(&b->ev_copied, cudaEventBlockingSync)) != cudaSuccess ||

@@ -8,7 +8,10 @@
  * (members come in order); labels are 0..2147483647; every problem names the
  * shard and an offset inside it. Scanned twice: one label a sample, then
  * multi_label (1..256 labels, none twice), which keeps every sample the
- * first scan gave (one label is a valid list of labels).
+ * first scan gave (one label is a valid list of labels); then once more with
+ * a KEY.npy target member required: each handed over inside the shard and
+ * within the limit, the samples a subset of the first scan's, none without
+ * its target accepted.
  */
 #include <stdint.h>
 #include <string.h>
@@ -22,6 +25,7 @@ typedef struct tz {
     uint64_t last_end;
     uint32_t multi;
     uint64_t samples;
+    uint64_t targets; /* target members handed over */
 } tz;
 
 static int64_t tz_read(void *ctx, void *buf, size_t n, uint64_t off)
@@ -67,21 +71,36 @@ static void tz_problem(void *ctx, const char *shard, const char *member, uint64_
         FZ_CHECK((unsigned char)*c >= 0x20 && *c != 0x7f, "control byte in member name: %s", what);
 }
 
+/* A KEY.npy target member: its bytes are inside the shard, at most the limit. */
+static int tz_target(void *ctx, const char *member, uint64_t hdr_off, const uint8_t *bytes, size_t n)
+{
+    tz *f = ctx;
+    FZ_CHECK(n <= FEED_TAR_TARGET_MAX && n <= f->n && hdr_off < f->n, "target of %zu bytes at %llu", n,
+             (unsigned long long)hdr_off);
+    FZ_CHECK(!n || bytes, "no bytes");
+    f->targets++;
+    return n % 3 == 0; /* some rejected, as a sink may */
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t single = 0;
-    for (uint32_t multi = 0; multi < 2; multi++) {
-        tz f = {data, size, 0, multi, 0};
+    for (uint32_t multi = 0; multi < 3; multi++) {
+        tz f = {data, size, 0, multi == 1, 0, 0};
         feed__tar_io io = {tz_read, &f, size};
-        feed__tar_sink sink = {tz_sample, tz_problem, &f, multi};
+        /* the third pass: each sample also needs a KEY.npy member */
+        feed__tar_sink sink = {tz_sample, tz_problem, &f, multi == 1, multi == 2 ? "npy" : NULL, tz_target};
         char err[256];
         feed_status st = feed__tar_scan(&io, "fuzz.tar", &sink, err, sizeof err);
         FZ_CHECK(st == FEED_OK, "scan failed: %s", err);
         if (!multi)
             single = f.samples;
-        else
+        else if (multi == 1)
             FZ_CHECK(f.samples >= single, "multi_label gave %llu samples, one label %llu",
                      (unsigned long long)f.samples, (unsigned long long)single);
+        else
+            FZ_CHECK(f.samples <= single && f.samples <= f.targets, "with targets %llu samples, %llu targets, %llu without",
+                     (unsigned long long)f.samples, (unsigned long long)f.targets, (unsigned long long)single);
     }
     return 0;
 }

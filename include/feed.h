@@ -505,6 +505,11 @@ typedef struct feed_options {
                             header row names its columns: path, label, ...), these columns'
                             values as each sample's float32 target row (as targets gives
                             it); "" (default): none */
+    char target_member[64]; /* [target_member] with tar shards: each sample's KEY.<this> member
+                            (e.g. "npy": KEY.npy), a .npy of K float32/float64/int32/int64
+                            values, as its target row (as targets gives it: float32 or int64);
+                            a sample without one, or with another K or kind than the first's,
+                            is reported and skipped. "" (default): none */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

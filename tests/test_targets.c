@@ -13,6 +13,7 @@
 
 #include <math.h>
 
+#include "dataset/tar.h"
 #include "testutil.h"
 
 #define NIMG 24
@@ -343,6 +344,114 @@ static void test_csv_refused(void **state)
     free(csv), free(txt);
 }
 
+/* One member into a tar being written: header, data, padding. */
+static void tar_member(FILE *f, const char *name, const void *data, size_t n)
+{
+    uint8_t h[512], pad[512] = {0};
+    assert_int_equal(feed__tar_header(h, name, n, 0), 0);
+    fwrite(h, 1, 512, f);
+    fwrite(data, 1, n, f);
+    fwrite(pad, 1, (512 - n % 512) % 512, f);
+}
+
+/* A .npy of k values in memory (version 1.0), as numpy writes one. */
+static size_t npy_bytes(uint8_t *out, const char *descr, uint32_t k, const void *data, size_t n)
+{
+    char dict[128];
+    int dl = snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (%u,), }", descr, k);
+    size_t hlen = (10 + (size_t)dl + 1 + 63) / 64 * 64 - 10;
+    memcpy(out, "\x93NUMPY\x01\x00", 8);
+    out[8] = (uint8_t)hlen, out[9] = (uint8_t)(hlen >> 8);
+    memset(out + 10, ' ', hlen - 1);
+    memcpy(out + 10, dict, (size_t)dl);
+    out[10 + hlen - 1] = '\n';
+    memcpy(out + 10 + hlen, data, n);
+    return 10 + hlen + n;
+}
+
+/* target_member=npy: each sample's KEY.npy of a tar shard is its row; a
+ * sample without one, or with another K or kind, is reported and skipped. */
+static void test_shard_members(void **state)
+{
+    char *shard = path_of("t-000000.tar");
+    FILE *f = fopen(shard, "wb");
+    for (uint32_t i = 0; i < NIMG; i++) {
+        char name[64], src[8700], cls[16];
+        size_t n;
+        snprintf(src, sizeof src, "%s/%s", data, feed__index_path(ix.hdr, i));
+        uint8_t *img = tu_read_file(src, &n), npy[256];
+        snprintf(name, sizeof name, "s%03u.jpg", i);
+        tar_member(f, name, img, n);
+        free(img);
+        snprintf(name, sizeof name, "s%03u.cls", i);
+        snprintf(cls, sizeof cls, "%d", feed__index_label(ix.hdr, i));
+        tar_member(f, name, cls, strlen(cls));
+        float v[3] = {f32_at(i, 0), f32_at(i, 2), 9.0f};
+        int64_t w[2] = {1, 2};
+        snprintf(name, sizeof name, "s%03u.npy", i);
+        if (i == 5)
+            continue; /* no target: skipped */
+        if (i == 7)
+            n = npy_bytes(npy, "<f4", 3, v, sizeof v); /* K = 3, the others 2: skipped */
+        else if (i == 9)
+            n = npy_bytes(npy, "<i8", 2, w, sizeof w); /* int where the first was float: skipped */
+        else
+            n = npy_bytes(npy, "<f4", 2, v, 2 * sizeof *v);
+        tar_member(f, name, npy, n);
+    }
+    uint8_t end[1024] = {0};
+    fwrite(end, 1, sizeof end, f);
+    fclose(f);
+
+    char opts[5000], err[1024];
+    snprintf(opts, sizeof opts, "target_member=npy,epochs=1,report_bad=0");
+    feed_loader *L;
+    char *said = path_of("stderr.txt");
+    int saved = tu_stderr_to(said);
+    feed_status st = tu_loader(&L, shard, BASE, opts, err, sizeof err);
+    tu_stderr_back(saved);
+    if (st != FEED_OK)
+        fail_msg("create: %s", err);
+    size_t len;
+    char *text = (char *)tu_read_file(said, &len);
+    text = realloc(text, len + 1);
+    text[len] = 0;
+    assert_non_null(strstr(text, "sample 's005' has no target member (s005.npy); skipped"));
+    assert_non_null(strstr(text, "member 's007.npy'"));
+    assert_non_null(strstr(text, "a target '<i8' of 2 values"));
+    free(text), free(said);
+    assert_int_equal(feed_loader_num_samples(L), NIMG - 3);
+    feed_batch b = {.struct_size = sizeof b};
+    uint32_t seen = 0;
+    while (feed_loader_next(L, &b, 60000) == FEED_OK) {
+        assert_int_equal(b.target_dim, 2);
+        assert_int_equal(b.target_dtype, FEED_TARGET_FLOAT32);
+        for (uint32_t i = 0; i < b.count; i++) {
+            char path[8700];
+            int32_t label;
+            assert_int_equal(feed_loader_sample_info(L, b.sample_ids[i], path, sizeof path, &label), FEED_OK);
+            const char *key = strrchr(path, ':'); /* SHARD.tar:KEY */
+            assert_non_null(key);
+            unsigned k = (unsigned)atoi(key + 2);
+            assert_true(k != 5 && k != 7 && k != 9);
+            const float *row = (const float *)b.targets + i * 2;
+            assert_true(row[0] == f32_at(k, 0) && row[1] == f32_at(k, 2));
+            assert_int_equal(label, feed__index_label(ix.hdr, k));
+        }
+        seen += b.count;
+        feed_batch_release(L, &b, NULL);
+    }
+    assert_int_equal(seen, NIMG - 3);
+    feed_loader_destroy(L);
+    /* on a folder: refused, naming why */
+    assert_int_equal(tu_loader(&L, data, BASE, "target_member=npy", err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "only tar shards have members"));
+    snprintf(opts, sizeof opts, "target_member=npy,targets=%s/x.npy", data);
+    assert_int_equal(tu_loader(&L, shard, BASE, opts, err, sizeof err), FEED_E_INVALID);
+    assert_non_null(strstr(err, "set one of them"));
+    free(shard);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -352,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_csv_columns),
         cmocka_unit_test(test_csv_refused),
+        cmocka_unit_test(test_shard_members),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

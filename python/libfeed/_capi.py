@@ -133,6 +133,7 @@ class FeedOptions(ctypes.Structure):
         ("allow_empty_classes", u32),
         ("targets", ctypes.c_char * FEED_PATH_MAX),
         ("target_columns", ctypes.c_char * 1024),
+        ("target_member", ctypes.c_char * 64),
     ]
 
 

@@ -143,6 +143,7 @@ typedef struct feed__index_spec {
     size_t notelen;
     int *cache_hit;              /* out (if not NULL): 1 when the saved scan was used */
     const char *target_columns;  /* a .csv/.tsv list's target columns, "a:b:c" ("" or NULL: none) */
+    const char *target_member;   /* tar shards: each sample's KEY.<this> .npy member as its target */
     struct feed__targets *targets; /* out (if not NULL): their values, zeroed when none */
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
@@ -166,6 +167,14 @@ typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
 feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
                                      feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
                                      uint32_t multi_label, char *err, size_t errlen);
+/* The same, and with target_ext ("npy") each sample's KEY.<target_ext>
+ * member read as its target row into *targets (shards.c says what is
+ * accepted; a sample without one is reported and skipped). */
+struct feed__targets;
+feed_status feed__index_build_shards_targets(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                             feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
+                                             uint32_t multi_label, const char *target_ext,
+                                             struct feed__targets *targets, char *err, size_t errlen);
 
 static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
 {

@@ -21,7 +21,9 @@
 
 #include "common/internal.h"
 #include "dataset/builder.h"
+#include "dataset/npy.h"
 #include "dataset/tar.h"
+#include "dataset/targets.h"
 
 typedef struct plist {
     char **v;
@@ -376,6 +378,8 @@ typedef struct shard_ctx {
     feed__builder *b;
     uint64_t shard;
     const char *path;
+    feed__targets *tg; /* KEY.<target_ext> members: row b->n is the pending sample's */
+    uint64_t tg_cap;   /* rows tg->data holds */
 } shard_ctx;
 
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
@@ -415,6 +419,45 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
     return rc;
 }
 
+/* A sample's target member: a .npy of K float32/float64/int32/int64 values
+ * (shape (K,), (1, K) or () for K = 1), into row b->n of the targets, which
+ * becomes the sample's when shard_sample adds it. The first sample fixes K
+ * and float or int; a later one that differs is reported and skipped. */
+static int shard_target(void *ctx, const char *member, uint64_t hdr_off, const uint8_t *bytes, size_t n)
+{
+    shard_ctx *c = ctx;
+    feed__targets *t = c->tg;
+    feed__npy_header h;
+    char why[512];
+    if (feed__npy_parse(bytes, n, &h, why, sizeof why) != FEED_OK) {
+        shard_problem(ctx, c->path, member, hdr_off, why);
+        return 1;
+    }
+    uint64_t k = h.rank == 0 ? 1 : h.rank == 1 ? h.shape[0] : h.rank == 2 && h.shape[0] == 1 ? h.shape[1] : 0;
+    int ok = (h.kind == 'f' || h.kind == 'i') && (h.item == 4 || h.item == 8) && k >= 1 &&
+             k <= FEED_NPY_MAX_TARGET_DIM && h.data_off + k * h.item == n;
+    uint32_t dtype = h.kind == 'f' ? FEED_TARGET_FLOAT32 : FEED_TARGET_INT64;
+    if (ok && !t->dim)
+        t->dim = (uint32_t)k, t->dtype = dtype, t->elem = dtype == FEED_TARGET_FLOAT32 ? 4 : 8;
+    if (!ok || k != t->dim || dtype != t->dtype) {
+        snprintf(why, sizeof why,
+                 "a target '%s' of %llu values (%zu bytes): targets are float32/float64/int32/int64 of shape "
+                 "(K,), and every sample's K and kind (float or int) the first one's (%u, %s); skipped",
+                 h.descr, (unsigned long long)k, n, t->dim, t->dtype == FEED_TARGET_INT64 ? "int" : "float");
+        shard_problem(ctx, c->path, member, hdr_off, why);
+        return 1;
+    }
+    if (c->b->n + 1 > c->tg_cap) {
+        uint64_t cap = c->tg_cap ? c->tg_cap * 2 : 1024;
+        uint8_t *p = feed__realloc(t->data, (size_t)cap * t->dim * t->elem);
+        if (!p)
+            return -1;
+        t->data = p, c->tg_cap = cap;
+    }
+    feed__targets_convert(&h, bytes + h.data_off, k, t->data + c->b->n * feed__targets_row(t));
+    return 0;
+}
+
 /* Printed up to this many; then a count (a shard set broken throughout
  * must not bury the terminal). */
 #define SHARD_PROBLEMS_SHOWN 100
@@ -435,6 +478,19 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
                                      feed__shard_open_fn open_fn, feed__shard_close_fn close_fn,
                                      void *ctx, uint32_t multi_label, char *err, size_t errlen)
 {
+    return feed__index_build_shards_targets(ix, root, paths, n, open_fn, close_fn, ctx, multi_label, NULL, NULL, err,
+                                            errlen);
+}
+
+feed_status feed__index_build_shards_targets(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                             feed__shard_open_fn open_fn, feed__shard_close_fn close_fn, void *ctx,
+                                             uint32_t multi_label, const char *target_ext,
+                                             struct feed__targets *targets, char *err, size_t errlen)
+{
+    feed__targets none = {0};
+    feed__targets *tg = targets ? targets : &none;
+    *tg = (feed__targets){0};
+    uint64_t tg_cap = 0;
     memset(ix, 0, sizeof *ix);
     ix->fd = -1;
     feed__builder b = {.multi_ok = multi_label};
@@ -456,9 +512,10 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
         feed__tar_io io = {0};
         if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
             break;
-        shard_ctx c = {&b, i, paths[i]};
-        feed__tar_sink sink = {shard_sample, shard_problem, &c, multi_label};
+        shard_ctx c = {&b, i, paths[i], tg, tg_cap};
+        feed__tar_sink sink = {shard_sample, shard_problem, &c, multi_label, target_ext, shard_target};
         st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
+        tg_cap = c.tg_cap;
         close_fn(ctx, &io);
     }
     if (b.problems > SHARD_PROBLEMS_SHOWN)
@@ -468,10 +525,20 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
         st = feed__err(FEED_E_DATASET, err, errlen,
                        "dataset: the %zu shard%s (%s%s) hold no samples (KEY.jpg/.jpeg/.png/.webp + KEY.cls)",
                        n, n == 1 ? "" : "s", n ? paths[0] : "", n > 1 ? ", ..." : "");
+    if (st == FEED_OK && target_ext && *target_ext && !tg->dim)
+        st = feed__err(FEED_E_DATASET, err, errlen, "dataset: no sample of the shards (%s%s) has a usable KEY.%s member",
+                       n ? paths[0] : "", n > 1 ? ", ..." : "", target_ext);
     if (st != FEED_OK) {
         feed__builder_free(&b);
+        feed__targets_free(tg);
         return st;
     }
+    tg->n = b.n;
+    if (!targets || !tg->dim)
+        feed__targets_free(tg);
     memcpy(ix->first_problem, b.first_problem, sizeof ix->first_problem);
-    return feed__builder_finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
+    st = feed__builder_finish(ix, &b, root, 0, FEED_INDEX_SHARDS, err, errlen);
+    if (st != FEED_OK)
+        feed__targets_free(tg);
+    return st;
 }

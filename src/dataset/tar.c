@@ -251,14 +251,16 @@ static int keyset_add(keyset *k, uint64_t h)
 typedef struct group {
     size_t keylen;
     int open, dup;
-    int have_img, have_label, label_bad;
+    int have_img, have_label, label_bad, have_target;
     uint64_t img_off, img_len, img_hdr;
     uint32_t nlabels;
-    uint64_t label_hdr;
+    uint64_t label_hdr, target_hdr;
+    size_t target_len;
     /* the strings and labels last: a new group resets only what is above */
     int32_t labels[TAR_CLS_MAX_LABELS];
     char img_name[TAR_NAME_MAX];
     char label_name[TAR_NAME_MAX];
+    char target_name[TAR_NAME_MAX];
     char key[TAR_NAME_MAX];
 } group;
 
@@ -268,6 +270,7 @@ typedef struct scan {
     const feed__tar_sink *sink;
     keyset seen;
     group g;
+    uint8_t *target; /* the group's target member (sink->target_ext), FEED_TAR_TARGET_MAX */
 } scan;
 
 static void problem(scan *s, const char *member, uint64_t off, const char *fmt, ...)
@@ -290,12 +293,23 @@ static int flush(scan *s)
 {
     group *g = &s->g;
     int rc = 0;
+    int want_target = s->sink->target_ext && *s->sink->target_ext;
     if (g->open && !g->dup && !g->label_bad) {
-        if (g->have_img && g->have_label)
-            rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->labels,
-                                 g->nlabels)
-                     ? -1
-                     : 0;
+        if (g->have_img && g->have_label && want_target && !g->have_target)
+            problem(s, g->img_name, g->img_hdr, "sample '%s' has no target member (%s.%s); skipped", g->key, g->key,
+                    s->sink->target_ext);
+        else if (g->have_img && g->have_label) {
+            int t = want_target ? s->sink->target(s->sink->ctx, g->target_name, g->target_hdr, s->target,
+                                                  g->target_len)
+                                : 0;
+            if (t < 0)
+                rc = -1;
+            else if (t == 0)
+                rc = s->sink->sample(s->sink->ctx, g->img_name, g->img_hdr, g->img_off, g->img_len, g->labels,
+                                     g->nlabels)
+                         ? -1
+                         : 0;
+        }
         else if (g->have_img)
             problem(s, g->img_name, g->img_hdr, "sample '%s' has no label member (%s.cls)", g->key,
                     g->key);
@@ -424,6 +438,34 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
         if (label_member(s, g, name, hoff, size, data, n))
             return 0;
         g->have_label = 1;
+    } else if (s->target && !strcasecmp(ext, s->sink->target_ext)) {
+        if (g->have_target) {
+            problem(s, name, hoff, "sample '%s' has a second target member; skipped", g->key);
+            g->dup = 1;
+            return 0;
+        }
+        if (size > FEED_TAR_TARGET_MAX) {
+            problem(s, name, hoff, "a target member of %llu bytes, more than %u; sample '%s' skipped",
+                    (unsigned long long)size, FEED_TAR_TARGET_MAX, g->key);
+            g->dup = 1;
+            return 0;
+        }
+        size_t k = size < n ? (size_t)size : n, got = k;
+        memcpy(s->target, data, k);
+        if (k < size) {
+            int64_t r = s->io->read(s->io->ctx, s->target + k, (size_t)size - k, doff + k);
+            got = r < 0 ? k : k + (size_t)r;
+        }
+        if (got < size) {
+            problem(s, name, hoff, "the target member is cut short by the end of the shard; sample '%s' skipped",
+                    g->key);
+            g->dup = 1;
+            return 0;
+        }
+        memcpy(g->target_name, name, strlen(name) + 1);
+        g->target_hdr = hoff;
+        g->target_len = (size_t)size;
+        g->have_target = 1;
     }
     return 0;
 }
@@ -460,6 +502,8 @@ feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed_
                                    : "shard is empty");
         return FEED_OK;
     }
+    if (sink->target_ext && *sink->target_ext && sink->target && !(s.target = feed__malloc(FEED_TAR_TARGET_MAX)))
+        goto nomem;
     while (off + BLK <= io->size) {
         if ((e = read_at(io, blk, sizeof blk, off, &got)))
             goto io_error;
@@ -540,42 +584,6 @@ nomem:
 done:
     feed__free(meta);
     feed__free(s.seen.h);
+    feed__free(s.target);
     return st;
-}
-
-/* ---- writing headers (feed-mkdata, tests) ------------------------------------------------ */
-
-int feed__tar_header(uint8_t h[512], const char *name, uint64_t size, uint64_t mtime)
-{
-    memset(h, 0, BLK);
-    size_t n = strlen(name);
-    if (n <= 100) {
-        memcpy(h, name, n);
-    } else {
-        /* split at a '/' so that prefix <= 155 and name <= 100 */
-        const char *cut = NULL;
-        for (const char *p = name; (p = strchr(p, '/')); p++)
-            if ((size_t)(p - name) <= 155 && n - (size_t)(p - name) - 1 <= 100 && p > name)
-                cut = p;
-        if (!cut)
-            return -1;
-        memcpy(h + 345, name, (size_t)(cut - name));
-        memcpy(h, cut + 1, n - (size_t)(cut - name) - 1);
-    }
-    if (size >= 077777777777ull)
-        return -1;
-    snprintf((char *)h + 100, 8, "%07o", 0644);
-    snprintf((char *)h + 108, 8, "%07o", 0);
-    snprintf((char *)h + 116, 8, "%07o", 0);
-    snprintf((char *)h + 124, 12, "%011llo", (unsigned long long)size);
-    snprintf((char *)h + 136, 12, "%011llo", (unsigned long long)(mtime & 077777777777ull));
-    h[156] = '0';
-    memcpy(h + 257, "ustar\0" "00", 8);
-    memset(h + 148, ' ', 8);
-    unsigned sum = 0;
-    for (int i = 0; i < BLK; i++)
-        sum += h[i];
-    snprintf((char *)h + 148, 8, "%06o", sum);
-    h[155] = ' ';
-    return 0;
 }

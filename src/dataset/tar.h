@@ -48,7 +48,16 @@ typedef struct feed__tar_sink {
      * several are a problem naming the member. 1: one or more, separated by
      * whitespace or commas, none twice, the text at most 512 bytes. */
     uint32_t multi_label;
+    /* With target_ext ("npy": KEY.npy), a sample needs that member too (its
+     * absence is a problem, the sample skipped), and target gets its bytes
+     * (at most FEED_TAR_TARGET_MAX; more is a problem) just before sample:
+     * 0 to go on, 1 when the sink rejects them (it reported why; the sample
+     * is skipped), -1 to stop. */
+    const char *target_ext;
+    int (*target)(void *ctx, const char *member, uint64_t hdr_off, const uint8_t *bytes, size_t n);
 } feed__tar_sink;
+
+#define FEED_TAR_TARGET_MAX (64u << 10)
 
 /* Scans one shard (shown as path in reports). Returns FEED_OK (problems are
  * reported, not returned), FEED_E_IO when the shard cannot be read at all,

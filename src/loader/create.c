@@ -44,11 +44,11 @@ static feed_status build_index(feed_loader *L, char *err, size_t errlen)
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
                              .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
-                             .targets = &L->tg};
-    if (L->o.targets[0] && L->o.target_columns[0])
+                             .target_member = L->o.target_member, .targets = &L->tg};
+    if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1)
         return feed__err(FEED_E_INVALID, err, errlen,
-                         "targets=%s and target_columns=%s both give the targets: set one of them", L->o.targets,
-                         L->o.target_columns);
+                         "targets=%s, target_columns=%s and target_member=%s: set one of them (each gives the "
+                         "targets)", L->o.targets, L->o.target_columns, L->o.target_member);
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);

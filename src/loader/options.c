@@ -125,6 +125,7 @@ static const opt_def defs[] = {
     OPT("multi_label", T_BOOL, multi_label),
     OPT("targets", T_STR, targets),
     OPT("target_columns", T_STR, target_columns),
+    OPT("target_member", T_STR, target_member),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -529,6 +530,8 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             sizeof o->targets - 1);
     REQUIRE(memchr(o->target_columns, 0, sizeof o->target_columns),
             "target_columns is not NUL-terminated (max %zu bytes)", sizeof o->target_columns - 1);
+    REQUIRE(memchr(o->target_member, 0, sizeof o->target_member), "target_member is not NUL-terminated (max %zu bytes)",
+            sizeof o->target_member - 1);
     REQUIRE(memchr(o->scan_cache_path, 0, sizeof o->scan_cache_path),
             "scan_cache_path is not NUL-terminated (max %zu bytes)", sizeof o->scan_cache_path - 1);
 #undef REQUIRE

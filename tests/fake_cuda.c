@@ -156,6 +156,8 @@ static long queued_use(const void *p, size_t n)
     return k;
 }
 
+static struct CUstream_st *resolve(cudaStream_t st);
+
 /* ---- knobs ---------------------------------------------------------------------- */
 
 void fake_cuda_reset(void)
@@ -241,7 +243,7 @@ void fake_cuda_fault_kernel_after(long n)
 void fake_cuda_hold_stream(cudaStream_t st)
 {
     pthread_mutex_lock(&g.mu);
-    st->held = 1;
+    resolve(st)->held = 1;
     pthread_mutex_unlock(&g.mu);
 }
 
@@ -856,13 +858,27 @@ static void push(struct CUstream_st *s, op *o)
     pthread_cond_broadcast(&g.cv);
 }
 
-/* Call with g.mu held: a host thread blocks on s, which runs if it was held. */
-static void sync_begin(struct CUstream_st *s)
+static struct CUstream_st *recording_stream(const struct CUevent_st *ev, uint64_t target);
+
+/* Call with g.mu held: s runs if it was held, and so do the streams whose
+ * records its queued waits are for, and theirs. */
+static void unhold(struct CUstream_st *s, int depth)
 {
-    if (s && s->held) {
+    if (!s || depth > 16)
+        return;
+    if (s->held) {
         s->held = 0;
         pthread_cond_broadcast(&g.cv);
     }
+    for (op *o = s->head; o; o = o->next)
+        if (o->kind == OP_WAIT)
+            unhold(recording_stream(o->ev, o->target), depth + 1);
+}
+
+/* Call with g.mu held: a host thread blocks on s. */
+static void sync_begin(struct CUstream_st *s)
+{
+    unhold(s, 0);
     g.blocked_syncs++;
 }
 
@@ -1113,7 +1129,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcp
     if (e != cudaSuccess)
         goto out;
     if (kind == cudaMemcpyHostToDevice && !take(&g.memcpy_left)) {
-        e = cudaErrorIllegalAddress;
+        e = cudaErrorInvalidValue;
         goto out;
     }
     if (kind == cudaMemcpyHostToDevice) {

@@ -63,7 +63,8 @@ void fake_cuda_fail_register(int on);
  * cudaEventCreate*) succeed, then they fail; n < 0: never fail. */
 void fake_cuda_fail_alloc_after(long n);
 /* The next n host-to-device cudaMemcpyAsync calls succeed, then they fail
- * (cudaErrorIllegalAddress); n < 0: never. */
+ * at once (cudaErrorInvalidValue: an enqueue that fails, not a fault of the
+ * device, which fake_cuda_fault_kernel_after gives); n < 0: never. */
 void fake_cuda_fail_memcpy_after(long n);
 /* H2D copies queued (or running) whose source overlaps [p, p + n). */
 long fake_cuda_pending_reads(const void *p, size_t n);

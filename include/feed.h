@@ -623,8 +623,8 @@ FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, in
  * default stream) is the stream that last used the batch's device memory:
  * an event is recorded on it, and on every stream feed_batch_wait() was
  * given for this batch, and the buffer is reused only after they all fire.
- * A stream of another device than the batch's is synchronised on the host
- * instead. NULL, cudaStreamLegacy and cudaStreamPerThread are the batch's
+ * A stream of another device than the batch's gets an event of its own
+ * device (no host wait). NULL, cudaStreamLegacy and cudaStreamPerThread are the batch's
  * device's default streams; the calling thread's current device and context
  * are left as they were (none is made).
  * On the host, stream is ignored.

@@ -435,6 +435,14 @@ static fake_CUresult fake_cuCtxPopCurrent(void **ctx)
     return FAKE_CUDA_SUCCESS;
 }
 
+static fake_CUresult fake_cuStreamGetCtx(cudaStream_t st, void **ctx)
+{
+    if (!st || st == cudaStreamLegacy || st == cudaStreamPerThread)
+        return fake_cuCtxGetCurrent(ctx);
+    *ctx = (void *)(intptr_t)(st->device + 1);
+    return FAKE_CUDA_SUCCESS;
+}
+
 static cudaError_t entry_point(const char *symbol, void **fn, enum cudaDriverEntryPointQueryResult *status)
 {
     *fn = NULL;
@@ -444,6 +452,8 @@ static cudaError_t entry_point(const char *symbol, void **fn, enum cudaDriverEnt
         *fn = (void *)fake_cuCtxPushCurrent;
     else if (!strcmp(symbol, "cuCtxPopCurrent"))
         *fn = (void *)fake_cuCtxPopCurrent;
+    else if (!strcmp(symbol, "cuStreamGetCtx"))
+        *fn = (void *)fake_cuStreamGetCtx;
     if (status)
         *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
     return cudaSuccess;

@@ -1283,7 +1283,8 @@ static void test_release_waits_for_every_stream(void **state)
 
 /* The consumer on another device than the batch (peer access): no event of
  * ours can be recorded on its stream; release still orders the reuse after
- * its work, and succeeds. */
+ * its work, succeeds, and waits for nothing on the host (an event of the
+ * stream's own context, which our copy stream may wait for). */
 static void test_release_on_other_device(void **state)
 {
     fake_cuda_set_device_count(2);
@@ -1296,6 +1297,9 @@ static void test_release_on_other_device(void **state)
     assert_int_equal(cudaSetDevice(1), cudaSuccess);
     assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
     assert_int_equal(cudaMallocHost((void **)&hb, bytes), cudaSuccess);
+    memset(hb, 0xee, bytes);
+    uint8_t *untouched = malloc(bytes);
+    memset(untouched, 0xee, bytes);
     ring_start(r, 0);
     assert_int_equal(ops->start(dev, 0), FEED_OK);
     feed_batch b0 = {.struct_size = sizeof b0}, b1 = b0;
@@ -1305,6 +1309,8 @@ static void test_release_on_other_device(void **state)
     assert_int_equal(cudaMemcpyAsync(hb, b0.data, b0.count * b0.sample_bytes, cudaMemcpyDeviceToHost, s),
                      cudaSuccess);
     assert_int_equal(ops->release(dev, &b0, s), FEED_OK);
+    assert_memory_equal(hb, untouched, bytes); /* s was not waited for on the host */
+    free(untouched);
     assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b1), FEED_OK);
     assert_int_equal(cudaEventSynchronize((cudaEvent_t)b1.ready_event), cudaSuccess);
     assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);

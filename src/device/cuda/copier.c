@@ -181,7 +181,7 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
     /* contract 1: the caller is done with the buffer, and so is our kernel */
     *what = "stream wait";
     for (uint32_t k = 0; k < b->nreleased; k++)
-        if ((e = cudaStreamWaitEvent(d->s_copy, b->ev_release[k], 0)) != cudaSuccess)
+        if ((e = cudaStreamWaitEvent(d->s_copy, b->released[k], 0)) != cudaSuccess)
             return e;
     if (b->used && (e = cudaStreamWaitEvent(d->s_copy, b->ev_ready, 0)) != cudaSuccess)
         return e;

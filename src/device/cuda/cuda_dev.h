@@ -23,8 +23,10 @@
  *     waits on-device for d's release events (one recorded at release on each
  *     stream the batch was waited for on, and on the release stream) and for
  *     ev_ready[d] (the previous conversion, which reads stage[d]). No host
- *     stall on the caller's work. A stream no event of ours can be recorded
- *     on (another device's) is synchronised on the host at release instead.
+ *     stall on the caller's work. A stream of another device gets an event
+ *     made in its own context (an event is recorded only on its device's
+ *     streams; a stream may wait for any device's); where even that fails,
+ *     the stream is synchronised on the host at release.
  *     Close waits for the last release events before it frees a buffer
  *     (cudaFree "may", not must, synchronise).
  *  2. Host slot return. release_slot(seq) is called only after ev_copied of
@@ -84,7 +86,13 @@ typedef struct cbuf {
     /* One release event per stream that used the batch (each stream wait()
      * was given, and release()'s): recorded on each at release. */
     cudaEvent_t ev_release[FEED_CUDA_USERS];
-    uint32_t nreleased;              /* ev_release[0, nreleased) were recorded at the last release */
+    /* The same for a stream of another device (its context's, made there
+     * on first use, since an event is recorded only on its own device's
+     * streams); peer_ctx: where ev_peer[k] was made. */
+    cudaEvent_t ev_peer[FEED_CUDA_USERS];
+    void *peer_ctx[FEED_CUDA_USERS];
+    cudaEvent_t released[FEED_CUDA_USERS]; /* the events recorded at the last release... */
+    uint32_t nreleased;                    /* ...this many */
     void *users[FEED_CUDA_USERS];    /* the streams wait() was given (caller's thread, while held) */
     pthread_t user_thread[FEED_CUDA_USERS]; /* who gave each (a per-thread default stream is theirs) */
     uint32_t nusers;
@@ -124,6 +132,7 @@ typedef struct cuda_dev {
     void *ctx;
     int (*ctx_push)(void *ctx);
     int (*ctx_pop)(void **ctx);
+    int (*stream_ctx)(void *stream, void **ctx); /* cuStreamGetCtx */
     inflight fl[2];
     uint32_t nfl;
     uint64_t cseq; /* the batch the copier works on */
@@ -154,6 +163,11 @@ feed_status feed__cuda_setup(cuda_dev *d, char *err, size_t errlen);
 /* Frees every CUDA resource of d (after synchronizing its streams) and
  * unregisters the arena, on a device thread when one can be had. */
 void feed__cuda_teardown(cuda_dev *d);
+
+/* ---- device_cuda.c ------------------------------------------------------------ */
+
+/* Destroys ev with ctx (the context it was made in) current, if any. */
+void feed__cuda_event_destroy_in(const cuda_dev *d, void *ctx, cudaEvent_t ev);
 
 /* ---- copier.c ------------------------------------------------------------------ */
 

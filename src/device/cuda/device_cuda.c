@@ -302,9 +302,45 @@ static cbuf *held(cuda_dev *d, const feed_batch *batch)
     return ok ? b : NULL;
 }
 
-/* Records release event k on stream, or, where no event of ours can be
- * recorded there (a stream of another device), waits for the stream on the
- * host. 1 if the event was recorded. */
+void feed__cuda_event_destroy_in(const cuda_dev *d, void *ctx, cudaEvent_t ev)
+{
+    void *c;
+    int pushed = ctx && d->ctx_push && d->ctx_push(ctx) == 0;
+    cudaEventDestroy(ev);
+    if (pushed)
+        d->ctx_pop(&c);
+}
+
+/* An event of stream's context, for a stream of another device: ev_peer[k],
+ * made there (once per buffer and context), recorded on it. */
+static cudaEvent_t record_peer(cuda_dev *d, cbuf *b, uint32_t k, void *stream)
+{
+    void *sctx = NULL, *c;
+    if (!d->stream_ctx || is_default_stream(stream) || d->stream_ctx(stream, &sctx) != 0 || !sctx ||
+        sctx == d->ctx || d->ctx_push(sctx) != 0)
+        return NULL;
+    cudaError_t e = cudaSuccess;
+    if (b->peer_ctx[k] != sctx) {
+        if (b->ev_peer[k])
+            feed__cuda_event_destroy_in(d, b->peer_ctx[k], b->ev_peer[k]);
+        b->ev_peer[k] = NULL;
+        b->peer_ctx[k] = NULL;
+        if ((e = cudaEventCreateWithFlags(&b->ev_peer[k], cudaEventDisableTiming)) == cudaSuccess)
+            b->peer_ctx[k] = sctx;
+        else
+            b->ev_peer[k] = NULL;
+    }
+    if (e == cudaSuccess)
+        e = cudaEventRecord(b->ev_peer[k], (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    d->ctx_pop(&c);
+    return e == cudaSuccess ? b->ev_peer[k] : NULL;
+}
+
+/* Records a release event on stream as b->released[k]: ours, or for a
+ * stream of another device one of its own context; where neither can be,
+ * waits for the stream on the host. 1 if an event was recorded. */
 static int record_release(cuda_dev *d, cbuf *b, uint32_t k, void *stream, pthread_t who)
 {
     if (stream == (void *)cudaStreamPerThread && !pthread_equal(who, pthread_self())) {
@@ -315,9 +351,13 @@ static int record_release(cuda_dev *d, cbuf *b, uint32_t k, void *stream, pthrea
         return 0;
     }
     cudaError_t e = cudaEventRecord(b->ev_release[k], (cudaStream_t)stream);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess) {
+        b->released[k] = b->ev_release[k];
         return 1;
+    }
     cudaGetLastError();
+    if ((b->released[k] = record_peer(d, b, k, stream)) != NULL)
+        return 1;
     if (cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess)
         cudaGetLastError();
     return 0;

@@ -50,9 +50,12 @@ static void free_buffers(cuda_dev *d)
         for (size_t k = 0; k < FEED_ARRAY_SIZE(evs); k++)
             if (*evs[k])
                 cudaEventDestroy(*evs[k]);
-        for (size_t k = 0; k < FEED_CUDA_USERS; k++)
+        for (size_t k = 0; k < FEED_CUDA_USERS; k++) {
             if (b->ev_release[k])
                 cudaEventDestroy(b->ev_release[k]);
+            if (b->ev_peer[k]) /* in the context it was made in */
+                feed__cuda_event_destroy_in(d, b->peer_ctx[k], b->ev_peer[k]);
+        }
     }
     feed__free(d->buf);
     d->buf = NULL;
@@ -144,6 +147,8 @@ static void find_context(cuda_dev *d)
     memcpy(&d->ctx_push, &p, sizeof p);
     p = driver_fn("cuCtxPopCurrent");
     memcpy(&d->ctx_pop, &p, sizeof p);
+    p = driver_fn("cuStreamGetCtx");
+    memcpy(&d->stream_ctx, &p, sizeof p);
     d->ctx = NULL;
     if (!get || !d->ctx_push || !d->ctx_pop || get(&d->ctx) != 0)
         d->ctx = NULL;
@@ -239,7 +244,7 @@ static void teardown(cuda_dev *d)
         cudaStreamSynchronize(d->s_conv);
     for (uint32_t i = 0; d->buf && i < d->depth; i++)
         for (uint32_t k = 0; k < d->buf[i].nreleased; k++)
-            cudaEventSynchronize(d->buf[i].ev_release[k]);
+            cudaEventSynchronize(d->buf[i].released[k]);
     free_buffers(d);
     if (d->s_copy)
         cudaStreamDestroy(d->s_copy);

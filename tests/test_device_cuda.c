@@ -1331,6 +1331,69 @@ static void test_release_on_other_device(void **state)
     check_no_leaks();
 }
 
+typedef struct pts_reader {
+    void *dev;
+    feed_batch *b;
+    uint8_t *hb;
+    feed_status st;
+    cudaError_t e;
+} pts_reader;
+
+static void *pts_read(void *arg)
+{
+    pts_reader *x = arg;
+    cudaSetDevice(0);
+    x->st = ops->wait(x->dev, x->b, (void *)cudaStreamPerThread);
+    fake_cuda_hold_stream(cudaStreamPerThread);
+    x->e = cudaMemcpyAsync(x->hb, x->b->data, x->b->count * x->b->sample_bytes, cudaMemcpyDeviceToHost,
+                           cudaStreamPerThread);
+    return NULL;
+}
+
+/* A batch read on one thread's per-thread default stream and released on
+ * another thread (as a DLPack deleter's release deferred to the loader's
+ * thread): that stream cannot be named from the releasing thread, and the
+ * buffer is still not refilled before its copy ran. */
+static void test_release_after_another_threads_stream(void **state)
+{
+    tring *r = ring_new(2, 3, 4, 5, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_UINT8, FEED_LAYOUT_HWC, 1);
+    void *dev = open_ok(&cfg);
+    uint8_t *hb;
+    assert_int_equal(cudaMallocHost((void **)&hb, r->B * r->sample_bytes), cudaSuccess);
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_batch b0 = {.struct_size = sizeof b0}, b1 = b0;
+    assert_int_equal(ops->next(dev, 0, NEXT_TIMEOUT_MS, &b0), FEED_OK);
+    pts_reader x = {.dev = dev, .b = &b0, .hb = hb};
+    run_on_thread(pts_read, &x);
+    assert_int_equal(x.st, FEED_OK);
+    assert_int_equal(x.e, cudaSuccess);
+    /* released on a non-blocking stream (the legacy stream would wait for
+     * the per-thread one by itself) */
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(ops->release(dev, &b0, s), FEED_OK);
+    assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b1), FEED_OK);
+    assert_int_equal(cudaEventSynchronize((cudaEvent_t)b1.ready_event), cudaSuccess);
+    /* the reading thread is gone, its stream held: its copy has run by now
+     * only if release waited for it (else hb is still garbage) */
+    for (uint32_t k = 0; k < count_of(r, 0); k++)
+        for (uint64_t j = 0; j < r->sample_bytes; j++)
+            if (hb[k * r->sample_bytes + j] != pattern(0, k, j))
+                fail_msg("batch 0 sample %u byte %llu: overwritten before another thread's stream read it", k,
+                         (unsigned long long)j);
+    assert_int_equal(ops->release(dev, &b1, s), FEED_OK);
+    ops->stop(dev);
+    ops->close(dev);
+    ring_stop(r);
+    ring_check(r);
+    cudaStreamDestroy(s);
+    cudaFreeHost(hb);
+    ring_free(r);
+    check_no_leaks();
+}
+
 /* close right after a release whose stream still reads the batch: the
  * device buffers are freed only after that work (cudaFree "may" synchronise,
  * which the fake does not). */
@@ -1576,6 +1639,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_contexts_only_on_our_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_waits_for_every_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_release_on_other_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_after_another_threads_stream, setup, teardown),
         cmocka_unit_test_setup_teardown(test_close_waits_for_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bounce_says_why, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kernel_fault_is_conversion, setup, teardown),

@@ -84,6 +84,7 @@ static struct {
     int ndev;
     unsigned max_delay_us;
     int fail_register;
+    size_t register_limit, registered_bytes; /* limit 0: none */
     long alloc_left, memcpy_left;
     region *regions;
     size_t nregions, capregions;
@@ -166,6 +167,7 @@ void fake_cuda_reset(void)
     g.ndev = 1;
     g.max_delay_us = 200;
     g.fail_register = 0;
+    g.register_limit = 0;
     g.alloc_left = g.memcpy_left = -1;
     g.kernel_fault_left = -1;
     memset(g.sticky, 0, sizeof g.sticky); /* as cudaDeviceReset on every device */
@@ -209,6 +211,13 @@ void fake_cuda_fail_register(int on)
 {
     pthread_mutex_lock(&g.mu);
     g.fail_register = on;
+    pthread_mutex_unlock(&g.mu);
+}
+
+void fake_cuda_set_register_limit(size_t bytes)
+{
+    pthread_mutex_lock(&g.mu);
+    g.register_limit = bytes;
     pthread_mutex_unlock(&g.mu);
 }
 
@@ -611,8 +620,8 @@ cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
     g.c.register_calls++;
     g.c.implicit_syncs++; /* pins pages, and may synchronise the device */
     if (e != cudaSuccess) {
-    } else if (g.fail_register) {
-        e = cudaErrorMemoryAllocation;
+    } else if (g.fail_register || (g.register_limit && g.registered_bytes + n > g.register_limit)) {
+        e = cudaErrorMemoryAllocation; /* as at the memlock limit */
     } else {
         for (size_t i = 0; i < g.nregions; i++)
             if (g.regions[i].kind == MEM_REGISTERED &&
@@ -621,6 +630,7 @@ cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
         if (e == cudaSuccess) {
             add_region(p, n, MEM_REGISTERED);
             g.c.live_registered++;
+            g.registered_bytes += n;
         }
     }
     pthread_mutex_unlock(&g.mu);
@@ -635,6 +645,8 @@ cudaError_t cudaHostUnregister(void *p)
     region *r = find_region(p, MEM_REGISTERED);
     if (r && r->p == p && queued_use(p, r->n))
         g.c.freed_in_use++;
+    if (r && r->p == p)
+        g.registered_bytes -= r->n;
     cudaError_t e = remove_region(p, MEM_REGISTERED);
     if (e == cudaSuccess)
         g.c.live_registered--;

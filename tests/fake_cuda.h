@@ -59,6 +59,9 @@ void fake_cuda_set_device_count(int n);
 void fake_cuda_set_max_delay_us(unsigned us);
 /* cudaHostRegister fails with cudaErrorMemoryAllocation (as with a memlock limit). */
 void fake_cuda_fail_register(int on);
+/* cudaHostRegister fails (cudaErrorMemoryAllocation) once the bytes
+ * registered would pass this limit, as under RLIMIT_MEMLOCK; 0: no limit. */
+void fake_cuda_set_register_limit(size_t bytes);
 /* The next n allocations (cudaMalloc, cudaMallocHost, cudaStreamCreate*,
  * cudaEventCreate*) succeed, then they fail; n < 0: never fail. */
 void fake_cuda_fail_alloc_after(long n);

@@ -760,6 +760,32 @@ static void test_bounce_when_register_fails(void **state)
     assert_true(c.register_calls >= 1);
 }
 
+/* The memlock limit reached half-way through the arena's registration:
+ * what was registered is unregistered, the bounce path is taken and says
+ * where it stopped. */
+static void test_register_limit_midway(void **state)
+{
+    setenv("FEED_CUDA_REGISTER_CHUNK", "4096", 1);
+    fake_cuda_set_register_limit(2 * 4096);
+    tring *r = ring_new(4, 5, 20, 30, 13); /* 3 pages a slot */
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 2);
+    void *dev = open_ok(&cfg);
+    feed_stats st = {.struct_size = sizeof st};
+    ops->stats(dev, &st);
+    assert_string_equal(st.pinned, "bounce");
+    fake_cuda_counters c;
+    fake_cuda_get_counters(&c);
+    assert_int_equal(c.register_calls, 3);
+    assert_int_equal(c.live_registered, 0);
+    char note[512];
+    ops->note(dev, note, sizeof note);
+    if (!strstr(note, "cudaHostRegister of 4096 bytes at arena offset 8192: "))
+        fail_msg("note: '%s'", note);
+    ops->close(dev);
+    ring_free(r);
+    check_no_leaks();
+}
+
 /* The arena registered in 4 KiB pieces: no copy may straddle two of them
  * (checked by run_config via straddling_h2d). */
 static void test_register_chunks(void **state)
@@ -1624,6 +1650,7 @@ int main(void)
 #ifdef FEED_FAKE_CUDA
         cmocka_unit_test_setup_teardown(test_bounce_when_register_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_register_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_register_limit_midway, setup, teardown),
 #endif
         cmocka_unit_test_setup_teardown(test_hold_busy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_in_flight, setup, teardown),

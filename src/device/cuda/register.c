@@ -10,12 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/internal.h"
 #include "device/cuda/cuda_dev.h"
 
 /* cudaHostRegister the arena in pieces of at most this much (a copy never
- * straddles two pieces). FEED_CUDA_REGISTER_CHUNK (bytes) overrides it. */
+ * straddles two pieces). FEED_CUDA_REGISTER_CHUNK (bytes, rounded down to
+ * whole pages) overrides it. */
 #define FEED_CUDA_REGISTER_CHUNK ((size_t)1 << 30)
 
 static feed_status cu_err(cudaError_t e, char *err, size_t errlen, const char *what, int ordinal)
@@ -87,10 +89,14 @@ static int register_arena(cuda_dev *d)
     }
     size_t chunk = FEED_CUDA_REGISTER_CHUNK;
     const char *env = getenv("FEED_CUDA_REGISTER_CHUNK");
+    /* whole pages of this host (64 KiB on some arm64 kernels): two chunks
+     * never share one */
+    long pg = sysconf(_SC_PAGESIZE);
+    const unsigned long long page = pg > 0 ? (unsigned long long)pg : 4096;
     if (env && *env) {
         unsigned long long v = strtoull(env, NULL, 0);
-        if (v >= 4096)
-            chunk = (size_t)(v & ~4095ull);
+        if (v >= page)
+            chunk = (size_t)(v - v % page);
     }
     size_t n = (d->cfg.arena_bytes + chunk - 1) / chunk;
     d->reg = feed__calloc(n, sizeof *d->reg);

@@ -249,8 +249,15 @@ static void teardown(cuda_dev *d)
     if (d->s_conv)
         cudaStreamSynchronize(d->s_conv);
     for (uint32_t i = 0; d->buf && i < d->depth; i++)
-        for (uint32_t k = 0; k < d->buf[i].nreleased; k++)
-            cudaEventSynchronize(d->buf[i].released[k]);
+        for (uint32_t k = 0; k < d->buf[i].nreleased; k++) {
+            cbuf *b = &d->buf[i];
+            void *c;
+            /* a peer event: with its own context current */
+            int pushed = b->released[k] == b->ev_peer[k] && d->ctx_push(b->peer_ctx[k]) == 0;
+            cudaEventSynchronize(b->released[k]);
+            if (pushed)
+                d->ctx_pop(&c);
+        }
     free_buffers(d);
     if (d->s_copy)
         cudaStreamDestroy(d->s_copy);

@@ -1295,6 +1295,23 @@ static void test_release_waits_for_every_stream(void **state)
         assert_int_equal(hl[k], label_of(0, k));
     }
     assert_int_equal(ops->release(dev, &b1, s2), FEED_OK);
+    /* one release event a stream, 8 streams a batch: a ninth is refused, a
+     * stream already waited on is not a new one */
+    feed_batch b2 = {.struct_size = sizeof b2};
+    cudaStream_t many[9];
+    assert_int_equal(ops->next(dev, 2, NEXT_TIMEOUT_MS, &b2), FEED_OK);
+    for (int i = 0; i < 9; i++) {
+        assert_int_equal(cudaStreamCreateWithFlags(&many[i], cudaStreamNonBlocking), cudaSuccess);
+        assert_int_equal(ops->wait(dev, &b2, many[i]), i < 8 ? FEED_OK : FEED_E_BUSY);
+    }
+    assert_int_equal(ops->wait(dev, &b2, many[3]), FEED_OK);
+    fake_cuda_counters c0, c1;
+    fake_cuda_get_counters(&c0);
+    assert_int_equal(ops->release(dev, &b2, many[0]), FEED_OK);
+    fake_cuda_get_counters(&c1);
+    assert_int_equal(c1.records - c0.records, 8); /* one on each, many[0] once */
+    for (int i = 0; i < 9; i++)
+        cudaStreamDestroy(many[i]);
     ops->stop(dev);
     ops->close(dev);
     ring_stop(r);

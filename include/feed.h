@@ -649,7 +649,12 @@ FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, in
 /*
  * Gives a batch back. On CUDA, stream (a cudaStream_t, NULL for the legacy
  * default stream) is the stream that last used the batch's device memory:
- * an event is recorded on it and the buffer is reused only after it fires.
+ * an event is recorded on it, and on every stream feed_batch_wait() was
+ * given for this batch, and the buffer is reused only after they all fire.
+ * A stream of another device than the batch's gets an event of its own
+ * device (no host wait). NULL, cudaStreamLegacy and cudaStreamPerThread are the batch's
+ * device's default streams; the calling thread's current device and context
+ * are left as they were (none is made).
  * On the host, stream is ignored.
  * FEED_E_INVALID, changing nothing (the held count included), for anything
  * but a batch held now: a second release, a copy of a released batch, a
@@ -657,9 +662,10 @@ FEED_API feed_status feed_loader_next(feed_loader *loader, feed_batch *batch, in
  */
 FEED_API feed_status feed_batch_release(feed_loader *loader, feed_batch *batch, void *stream);
 
-/* Makes stream (cudaStream_t) wait on-device for the batch's ready event.
+/* Makes stream (cudaStream_t) wait on-device for the batch's ready event,
+ * and remembers it: feed_batch_release() orders the buffer's reuse after it.
  * No-op on the host backend. FEED_E_INVALID for a batch not held now (as
- * feed_batch_release). */
+ * feed_batch_release); FEED_E_BUSY for a ninth stream for one batch. */
 FEED_API feed_status feed_batch_wait(feed_loader *loader, const feed_batch *batch, void *stream);
 
 /* Samples of this rank per epoch, and batches per epoch (with repeats > 1,

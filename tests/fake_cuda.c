@@ -50,7 +50,9 @@ typedef struct op {
 
 struct CUstream_st {
     int device;
-    int is_default;
+    int is_default;   /* a default stream: the legacy one (1) or a per-thread one (2) */
+    int blocking;     /* synchronises with the legacy stream (not cudaStreamNonBlocking) */
+    int held;         /* runs nothing until a host thread blocks in a synchronising call */
     op *head, *tail;
     int quit;
     unsigned seed;
@@ -82,13 +84,20 @@ static struct {
     int ndev;
     unsigned max_delay_us;
     int fail_register;
+    size_t register_limit, registered_bytes; /* limit 0: none */
     long alloc_left, memcpy_left;
     region *regions;
     size_t nregions, capregions;
     struct CUstream_st *streams;  /* all, including the default ones */
-    struct CUstream_st *defaults[8];
+    struct CUstream_st *defaults[8]; /* the legacy default stream of each device */
     fake_cuda_counters c;
     unsigned seed;
+    long kernel_fault_left;   /* kernels that run before one faults (< 0: none) */
+    cudaError_t sticky[8];    /* a device's context is broken: every call returns this */
+    struct grave { void *p; size_t n; } *graves; /* freed while queued work used them */
+    size_t ngraves;
+    int blocked_syncs;        /* host threads blocked in a synchronising call */
+    unsigned ctx_live;        /* devices whose primary context is initialised */
 } g = {
     .mu = PTHREAD_MUTEX_INITIALIZER,
     .cv = PTHREAD_COND_INITIALIZER,
@@ -97,9 +106,18 @@ static struct {
     .alloc_left = -1,
     .memcpy_left = -1,
     .seed = 12345,
+    .kernel_fault_left = -1,
 };
 
+/* The runtime's per-thread state: the device cudaSetDevice chose (0 until
+ * then), and the driver's context stack (device + 1 a level; empty: no
+ * context is current, and the next call that needs one initialises the
+ * primary context of t_dev and makes it current, as cudart does). */
+#define CTX_DEPTH 8
 static __thread int t_dev;
+static __thread int t_ctx[CTX_DEPTH];
+static __thread int t_nctx;
+static __thread struct CUstream_st *t_pts[8]; /* this thread's per-thread default streams */
 static __thread cudaError_t t_last;
 static __thread unsigned t_set_mask;
 
@@ -117,6 +135,30 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static int overlaps(const void *a_, size_t an, const void *b_, size_t bn)
+{
+    const uint8_t *a = a_, *b = b_;
+    return a < b + bn && b < a + an;
+}
+
+/* Call with g.mu held. Queued (or running) copies and kernels that read or
+ * write [p, p + n). */
+static long queued_use(const void *p, size_t n)
+{
+    long k = 0;
+    for (struct CUstream_st *s = g.streams; s; s = s->next_all)
+        for (op *o = s->head; o; o = o->next) {
+            if (o->kind == OP_COPY)
+                k += overlaps(o->src, o->n, p, n) || overlaps(o->dst, o->n, p, n);
+            else if (o->kind == OP_CONVERT)
+                k += overlaps(o->src, (size_t)o->count * o->stride, p, n) ||
+                     overlaps(o->dst, (size_t)o->count * o->h * o->w * 3 * feed__dtype_size(o->dtype), p, n);
+        }
+    return k;
+}
+
+static struct CUstream_st *resolve(cudaStream_t st);
+
 /* ---- knobs ---------------------------------------------------------------------- */
 
 void fake_cuda_reset(void)
@@ -125,7 +167,19 @@ void fake_cuda_reset(void)
     g.ndev = 1;
     g.max_delay_us = 200;
     g.fail_register = 0;
+    g.register_limit = 0;
     g.alloc_left = g.memcpy_left = -1;
+    g.kernel_fault_left = -1;
+    memset(g.sticky, 0, sizeof g.sticky); /* as cudaDeviceReset on every device */
+    g.ctx_live = 0;
+    for (size_t i = 0; i < g.ngraves;) {
+        if (queued_use(g.graves[i].p, g.graves[i].n)) {
+            i++;
+        } else {
+            free(g.graves[i].p);
+            g.graves[i] = g.graves[--g.ngraves];
+        }
+    }
     fake_cuda_counters live = g.c;
     memset(&g.c, 0, sizeof g.c);
     g.c.live_device = live.live_device;
@@ -135,6 +189,7 @@ void fake_cuda_reset(void)
     g.c.live_registered = live.live_registered;
     pthread_mutex_unlock(&g.mu);
     t_dev = 0;
+    t_nctx = 0;
     t_last = cudaSuccess;
 }
 
@@ -159,6 +214,13 @@ void fake_cuda_fail_register(int on)
     pthread_mutex_unlock(&g.mu);
 }
 
+void fake_cuda_set_register_limit(size_t bytes)
+{
+    pthread_mutex_lock(&g.mu);
+    g.register_limit = bytes;
+    pthread_mutex_unlock(&g.mu);
+}
+
 void fake_cuda_fail_alloc_after(long n)
 {
     pthread_mutex_lock(&g.mu);
@@ -180,16 +242,40 @@ unsigned fake_cuda_thread_take_set_mask(void)
     return m;
 }
 
+void fake_cuda_fault_kernel_after(long n)
+{
+    pthread_mutex_lock(&g.mu);
+    g.kernel_fault_left = n;
+    pthread_mutex_unlock(&g.mu);
+}
+
+void fake_cuda_hold_stream(cudaStream_t st)
+{
+    pthread_mutex_lock(&g.mu);
+    resolve(st)->held = 1;
+    pthread_mutex_unlock(&g.mu);
+}
+
+unsigned fake_cuda_context_mask(void)
+{
+    pthread_mutex_lock(&g.mu);
+    unsigned m = 0;
+    for (int d = 0; d < 8; d++)
+        m |= g.c.contexts_created[d] ? 1u << d : 0;
+    pthread_mutex_unlock(&g.mu);
+    return m;
+}
+
+int fake_cuda_thread_has_context(void)
+{
+    return t_nctx > 0;
+}
+
 void fake_cuda_get_counters(fake_cuda_counters *c)
 {
     pthread_mutex_lock(&g.mu);
     *c = g.c;
     pthread_mutex_unlock(&g.mu);
-}
-
-static int overlaps(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    return a < b + bn && b < a + an;
 }
 
 long fake_cuda_pending_reads(const void *p, size_t n)
@@ -239,16 +325,25 @@ const char *cudaGetErrorString(cudaError_t e)
     return cudaGetErrorName(e);
 }
 
+/* A sticky error (a broken context) is returned and stays. */
 cudaError_t cudaGetLastError(void)
 {
-    cudaError_t e = t_last;
+    int d = t_nctx ? t_ctx[t_nctx - 1] - 1 : t_dev;
+    pthread_mutex_lock(&g.mu);
+    cudaError_t st = g.sticky[d];
+    pthread_mutex_unlock(&g.mu);
+    cudaError_t e = st != cudaSuccess ? st : t_last;
     t_last = cudaSuccess;
     return e;
 }
 
 cudaError_t cudaPeekAtLastError(void)
 {
-    return t_last;
+    int d = t_nctx ? t_ctx[t_nctx - 1] - 1 : t_dev;
+    pthread_mutex_lock(&g.mu);
+    cudaError_t st = g.sticky[d];
+    pthread_mutex_unlock(&g.mu);
+    return st != cudaSuccess ? st : t_last;
 }
 
 cudaError_t cudaGetDeviceCount(int *count)
@@ -260,6 +355,33 @@ cudaError_t cudaGetDeviceCount(int *count)
     return ret(n > 0 ? cudaSuccess : cudaErrorNoDevice);
 }
 
+/* Call with g.mu held: a device's context is made (counted once). */
+static void ctx_init(int d)
+{
+    if (!(g.ctx_live & 1u << d)) {
+        g.ctx_live |= 1u << d;
+        g.c.contexts_created[d]++;
+    }
+}
+
+/* Call with g.mu held. The device of the calling thread's current context,
+ * initialising the primary context of its chosen device first if no context
+ * is current: what a runtime call that needs a context does. */
+static int ctx_dev(void)
+{
+    if (!t_nctx)
+        t_ctx[t_nctx++] = t_dev + 1;
+    int d = t_ctx[t_nctx - 1] - 1;
+    ctx_init(d);
+    return d;
+}
+
+/* Call with g.mu held. The sticky error of device d's context, if broken. */
+static cudaError_t sticky(int d)
+{
+    return d >= 0 && d < 8 ? g.sticky[d] : cudaSuccess;
+}
+
 cudaError_t cudaSetDevice(int device)
 {
     int n;
@@ -268,13 +390,95 @@ cudaError_t cudaSetDevice(int device)
         return ret(cudaErrorInvalidDevice);
     t_dev = device;
     t_set_mask |= 1u << device;
+    /* since CUDA 12: makes the primary context current (cuCtxSetCurrent),
+     * initialising it */
+    pthread_mutex_lock(&g.mu);
+    if (!t_nctx)
+        t_nctx = 1;
+    t_ctx[t_nctx - 1] = device + 1;
+    ctx_init(device);
+    pthread_mutex_unlock(&g.mu);
     return cudaSuccess;
 }
 
+/* No context is made: the current context's device, else the chosen one. */
 cudaError_t cudaGetDevice(int *device)
 {
-    *device = t_dev;
+    *device = t_nctx ? t_ctx[t_nctx - 1] - 1 : t_dev;
     return cudaSuccess;
+}
+
+/* ---- the driver API's context stack, through cudaGetDriverEntryPoint ----------- */
+
+typedef int fake_CUresult;
+enum { FAKE_CUDA_SUCCESS = 0, FAKE_CUDA_ERROR_INVALID_CONTEXT = 201 };
+
+/* A context handle is its device + 1. */
+static fake_CUresult fake_cuCtxGetCurrent(void **ctx)
+{
+    *ctx = t_nctx ? (void *)(intptr_t)t_ctx[t_nctx - 1] : NULL;
+    return FAKE_CUDA_SUCCESS;
+}
+
+static fake_CUresult fake_cuCtxPushCurrent(void *ctx)
+{
+    intptr_t v = (intptr_t)ctx;
+    if (v < 1 || v > 8 || t_nctx == CTX_DEPTH)
+        return FAKE_CUDA_ERROR_INVALID_CONTEXT;
+    pthread_mutex_lock(&g.mu);
+    int live = (int)(g.ctx_live >> (v - 1)) & 1;
+    pthread_mutex_unlock(&g.mu);
+    if (!live)
+        return FAKE_CUDA_ERROR_INVALID_CONTEXT;
+    t_ctx[t_nctx++] = (int)v;
+    return FAKE_CUDA_SUCCESS;
+}
+
+static fake_CUresult fake_cuCtxPopCurrent(void **ctx)
+{
+    if (!t_nctx)
+        return FAKE_CUDA_ERROR_INVALID_CONTEXT;
+    t_nctx--;
+    if (ctx)
+        *ctx = (void *)(intptr_t)t_ctx[t_nctx];
+    return FAKE_CUDA_SUCCESS;
+}
+
+static fake_CUresult fake_cuStreamGetCtx(cudaStream_t st, void **ctx)
+{
+    if (!st || st == cudaStreamLegacy || st == cudaStreamPerThread)
+        return fake_cuCtxGetCurrent(ctx);
+    *ctx = (void *)(intptr_t)(st->device + 1);
+    return FAKE_CUDA_SUCCESS;
+}
+
+static cudaError_t entry_point(const char *symbol, void **fn, enum cudaDriverEntryPointQueryResult *status)
+{
+    *fn = NULL;
+    if (!strcmp(symbol, "cuCtxGetCurrent"))
+        *fn = (void *)fake_cuCtxGetCurrent;
+    else if (!strcmp(symbol, "cuCtxPushCurrent"))
+        *fn = (void *)fake_cuCtxPushCurrent;
+    else if (!strcmp(symbol, "cuCtxPopCurrent"))
+        *fn = (void *)fake_cuCtxPopCurrent;
+    else if (!strcmp(symbol, "cuStreamGetCtx"))
+        *fn = (void *)fake_cuStreamGetCtx;
+    if (status)
+        *status = *fn ? cudaDriverEntryPointSuccess : cudaDriverEntryPointSymbolNotFound;
+    return cudaSuccess;
+}
+
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **fn, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *status)
+{
+    return entry_point(symbol, fn, status);
+}
+
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **fn, unsigned int version,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *status)
+{
+    return entry_point(symbol, fn, status);
 }
 
 cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
@@ -329,7 +533,12 @@ static cudaError_t remove_region(void *p, int kind)
 static cudaError_t alloc(void **p, size_t n, int kind)
 {
     pthread_mutex_lock(&g.mu);
-    int ok = take(&g.alloc_left);
+    int dev = ctx_dev();
+    cudaError_t e = sticky(dev);
+    if (kind == MEM_PINNED)
+        g.c.implicit_syncs++; /* cudaMallocHost may synchronise the device */
+    int ok = e == cudaSuccess && take(&g.alloc_left);
+    *p = NULL;
     if (ok) {
         *p = aligned_alloc(256, (n + 255) & ~(size_t)255);
         if (*p) {
@@ -342,29 +551,45 @@ static cudaError_t alloc(void **p, size_t n, int kind)
         }
     }
     pthread_mutex_unlock(&g.mu);
-    if (!ok || !*p) {
-        *p = NULL;
-        return ret(cudaErrorMemoryAllocation);
-    }
+    if (!*p)
+        return ret(e != cudaSuccess ? e : cudaErrorMemoryAllocation);
     return cudaSuccess;
 }
 
+/* cudaFree and cudaFreeHost "may perform implicit synchronization": the
+ * fake counts it and does not wait, so memory freed while queued work
+ * still uses it is counted (freed_in_use) and kept until that work is done. */
 static cudaError_t dealloc(void *p, int kind)
 {
     if (!p)
         return cudaSuccess;
     pthread_mutex_lock(&g.mu);
-    cudaError_t e = remove_region(p, kind);
-    if (e == cudaSuccess) {
+    cudaError_t e = sticky(ctx_dev());
+    g.c.implicit_syncs++;
+    size_t n = 0;
+    region *r = find_region(p, kind);
+    if (r && r->p == p)
+        n = r->n;
+    cudaError_t e2 = remove_region(p, kind);
+    int keep = 0;
+    if (e2 == cudaSuccess) {
         if (kind == MEM_DEVICE)
             g.c.live_device--;
         else
             g.c.live_pinned--;
+        if (queued_use(p, n)) {
+            g.c.freed_in_use++;
+            g.graves = realloc(g.graves, (g.ngraves + 1) * sizeof *g.graves);
+            if (!g.graves)
+                abort();
+            g.graves[g.ngraves++] = (struct grave){p, n};
+            keep = 1;
+        }
     }
     pthread_mutex_unlock(&g.mu);
-    if (e == cudaSuccess)
+    if (e2 == cudaSuccess && !keep)
         free(p);
-    return ret(e);
+    return ret(e2 != cudaSuccess ? e2 : e);
 }
 
 cudaError_t cudaMalloc(void **p, size_t n)
@@ -391,9 +616,12 @@ cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
 {
     cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&g.mu);
+    e = sticky(ctx_dev());
     g.c.register_calls++;
-    if (g.fail_register) {
-        e = cudaErrorMemoryAllocation;
+    g.c.implicit_syncs++; /* pins pages, and may synchronise the device */
+    if (e != cudaSuccess) {
+    } else if (g.fail_register || (g.register_limit && g.registered_bytes + n > g.register_limit)) {
+        e = cudaErrorMemoryAllocation; /* as at the memlock limit */
     } else {
         for (size_t i = 0; i < g.nregions; i++)
             if (g.regions[i].kind == MEM_REGISTERED &&
@@ -402,6 +630,7 @@ cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
         if (e == cudaSuccess) {
             add_region(p, n, MEM_REGISTERED);
             g.c.live_registered++;
+            g.registered_bytes += n;
         }
     }
     pthread_mutex_unlock(&g.mu);
@@ -411,6 +640,13 @@ cudaError_t cudaHostRegister(void *p, size_t n, unsigned int flags)
 cudaError_t cudaHostUnregister(void *p)
 {
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
+    g.c.implicit_syncs++;
+    region *r = find_region(p, MEM_REGISTERED);
+    if (r && r->p == p && queued_use(p, r->n))
+        g.c.freed_in_use++;
+    if (r && r->p == p)
+        g.registered_bytes -= r->n;
     cudaError_t e = remove_region(p, MEM_REGISTERED);
     if (e == cudaSuccess)
         g.c.live_registered--;
@@ -490,7 +726,7 @@ static void *stream_main(void *arg)
     struct CUstream_st *s = arg;
     pthread_mutex_lock(&g.mu);
     for (;;) {
-        while (!s->head && !s->quit)
+        while ((!s->head || s->held) && !s->quit)
             pthread_cond_wait(&g.cv, &g.mu);
         if (!s->head)
             break;
@@ -500,10 +736,18 @@ static void *stream_main(void *arg)
                 pthread_cond_wait(&g.cv, &g.mu);
         } else {
             unsigned delay = g.max_delay_us ? (unsigned)rand_r(&s->seed) % (g.max_delay_us + 1) : 0;
+            /* A kernel fault breaks the context: nothing of it runs any more
+             * (records still complete, so waits end), and every call on it
+             * returns the error from now on. */
+            if (o->kind == OP_CONVERT && !g.sticky[s->device] && g.kernel_fault_left >= 0 &&
+                g.kernel_fault_left-- == 0)
+                g.sticky[s->device] = cudaErrorIllegalAddress;
+            int dead = g.sticky[s->device] != cudaSuccess;
             pthread_mutex_unlock(&g.mu);
             if (delay)
                 usleep(delay); /* simulated hardware latency */
-            run_op(o);
+            if (!dead)
+                run_op(o);
             pthread_mutex_lock(&g.mu);
             if (o->kind == OP_RECORD) {
                 struct CUevent_st *ev = o->ev;
@@ -531,13 +775,14 @@ static void *stream_main(void *arg)
 }
 
 /* Call with g.mu held. */
-static struct CUstream_st *stream_new(int device, int is_default)
+static struct CUstream_st *stream_new(int device, int is_default, int blocking)
 {
     struct CUstream_st *s = calloc(1, sizeof *s);
     if (!s)
         abort();
     s->device = device;
     s->is_default = is_default;
+    s->blocking = blocking;
     s->seed = g.seed++;
     s->next_all = g.streams;
     g.streams = s;
@@ -546,30 +791,23 @@ static struct CUstream_st *stream_new(int device, int is_default)
     return s;
 }
 
-/* NULL, cudaStreamLegacy and cudaStreamPerThread: the current device's default
- * stream (without the legacy stream's implicit synchronization). */
+/* Call with g.mu held. NULL and cudaStreamLegacy: the legacy default stream
+ * of the current context's device (one per device, shared by all threads);
+ * cudaStreamPerThread: the calling thread's own default stream of that
+ * device. Either initialises the current context if there is none. */
 static struct CUstream_st *resolve(cudaStream_t st)
 {
     if (st && st != cudaStreamLegacy && st != cudaStreamPerThread)
         return st;
-    if (!g.defaults[t_dev])
-        g.defaults[t_dev] = stream_new(t_dev, 1);
-    return g.defaults[t_dev];
-}
-
-/* Call with g.mu held. Copies and kernels must be issued with the stream's
- * device current; event records and waits need not be. */
-static void push(struct CUstream_st *s, op *o)
-{
-    if (s->device != t_dev && (o->kind == OP_COPY || o->kind == OP_CONVERT))
-        g.c.wrong_device_ops++;
-    o->next = NULL;
-    if (s->tail)
-        s->tail->next = o;
-    else
-        s->head = o;
-    s->tail = o;
-    pthread_cond_broadcast(&g.cv);
+    int d = ctx_dev();
+    if (st == cudaStreamPerThread) {
+        if (!t_pts[d])
+            t_pts[d] = stream_new(d, 2, 1);
+        return t_pts[d];
+    }
+    if (!g.defaults[d])
+        g.defaults[d] = stream_new(d, 1, 1);
+    return g.defaults[d];
 }
 
 static op *op_new(int kind)
@@ -581,16 +819,103 @@ static op *op_new(int kind)
     return o;
 }
 
+/* Call with g.mu held. */
+static void enqueue(struct CUstream_st *s, op *o)
+{
+    o->next = NULL;
+    if (s->tail)
+        s->tail->next = o;
+    else
+        s->head = o;
+    s->tail = o;
+}
+
+/* Call with g.mu held: later work on `to` waits for what `from` holds now
+ * (an internal event, recorded on one and waited for on the other). */
+static void chain(struct CUstream_st *from, struct CUstream_st *to)
+{
+    struct CUevent_st *ie = calloc(1, sizeof *ie);
+    if (!ie)
+        abort();
+    ie->device = from->device;
+    ie->destroyed = 1; /* freed with its last op */
+    ie->cap = 1;
+    ie->pending = malloc(sizeof *ie->pending);
+    if (!ie->pending)
+        abort();
+    ie->pending[ie->npending++] = ie->recorded = 1;
+    op *r = op_new(OP_RECORD), *w = op_new(OP_WAIT);
+    r->ev = w->ev = ie;
+    r->target = w->target = 1;
+    ie->refs = 2;
+    enqueue(from, r);
+    enqueue(to, w);
+}
+
+/* Call with g.mu held. Copies and kernels must be issued with the stream's
+ * device current; event records and waits need not be. The legacy default
+ * stream's implicit synchronisation: its work waits for all earlier work of
+ * the device's blocking streams (those created without
+ * cudaStreamNonBlocking, and the per-thread default streams), and theirs for
+ * its earlier work. */
+static void push(struct CUstream_st *s, op *o)
+{
+    int cur = t_nctx ? t_ctx[t_nctx - 1] - 1 : -1;
+    if (s->device != cur && (o->kind == OP_COPY || o->kind == OP_CONVERT))
+        g.c.wrong_device_ops++;
+    if (s->is_default == 1) {
+        for (struct CUstream_st *b = g.streams; b; b = b->next_all)
+            if (b != s && b->device == s->device && b->blocking && b->tail) {
+                chain(b, s);
+                g.c.legacy_syncs++;
+            }
+    } else if (s->blocking) {
+        struct CUstream_st *L = g.defaults[s->device];
+        if (L && L->tail) {
+            chain(L, s);
+            g.c.legacy_syncs++;
+        }
+    }
+    enqueue(s, o);
+    pthread_cond_broadcast(&g.cv);
+}
+
+static struct CUstream_st *recording_stream(const struct CUevent_st *ev, uint64_t target);
+
+/* Call with g.mu held: s runs if it was held, and so do the streams whose
+ * records its queued waits are for, and theirs. */
+static void unhold(struct CUstream_st *s, int depth)
+{
+    if (!s || depth > 16)
+        return;
+    if (s->held) {
+        s->held = 0;
+        pthread_cond_broadcast(&g.cv);
+    }
+    for (op *o = s->head; o; o = o->next)
+        if (o->kind == OP_WAIT)
+            unhold(recording_stream(o->ev, o->target), depth + 1);
+}
+
+/* Call with g.mu held: a host thread blocks on s. */
+static void sync_begin(struct CUstream_st *s)
+{
+    unhold(s, 0);
+    g.blocked_syncs++;
+}
+
 cudaError_t cudaStreamCreateWithFlags(cudaStream_t *st, unsigned int flags)
 {
     pthread_mutex_lock(&g.mu);
-    int ok = take(&g.alloc_left);
+    int d = ctx_dev();
+    cudaError_t e = sticky(d);
+    int ok = e == cudaSuccess && take(&g.alloc_left);
     if (ok) {
-        *st = stream_new(t_dev, 0);
+        *st = stream_new(d, 0, !(flags & cudaStreamNonBlocking));
         g.c.live_streams++;
     }
     pthread_mutex_unlock(&g.mu);
-    return ret(ok ? cudaSuccess : cudaErrorMemoryAllocation);
+    return ret(ok ? cudaSuccess : e != cudaSuccess ? e : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaStreamCreate(cudaStream_t *st)
@@ -603,7 +928,9 @@ cudaError_t cudaStreamDestroy(cudaStream_t st)
     if (!st || st == cudaStreamLegacy || st == cudaStreamPerThread || st->is_default)
         return ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     st->quit = 1;
+    st->held = 0;
     pthread_cond_broadcast(&g.cv);
     pthread_mutex_unlock(&g.mu);
     pthread_join(st->th, NULL); /* it drains its queue first */
@@ -623,25 +950,36 @@ cudaError_t cudaStreamSynchronize(cudaStream_t st)
 {
     pthread_mutex_lock(&g.mu);
     struct CUstream_st *s = resolve(st);
+    ctx_dev();
+    sync_begin(s);
     while (s->head)
         pthread_cond_wait(&g.cv, &g.mu);
+    g.blocked_syncs--;
+    cudaError_t e = sticky(s->device);
     pthread_mutex_unlock(&g.mu);
-    return cudaSuccess;
+    return ret(e);
 }
 
 cudaError_t cudaDeviceSynchronize(void)
 {
     pthread_mutex_lock(&g.mu);
+    int d = ctx_dev();
+    for (struct CUstream_st *s = g.streams; s; s = s->next_all)
+        if (s->device == d)
+            sync_begin(s), g.blocked_syncs--;
+    g.blocked_syncs++;
     for (;;) {
         int busy = 0;
         for (struct CUstream_st *s = g.streams; s; s = s->next_all)
-            busy |= s->device == t_dev && s->head != NULL;
+            busy |= s->device == d && s->head != NULL;
         if (!busy)
             break;
         pthread_cond_wait(&g.cv, &g.mu);
     }
+    g.blocked_syncs--;
+    cudaError_t e = sticky(d);
     pthread_mutex_unlock(&g.mu);
-    return cudaSuccess;
+    return ret(e);
 }
 
 cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
@@ -650,6 +988,7 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
     o->fn = fn;
     o->arg = arg;
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     push(resolve(st), o);
     pthread_mutex_unlock(&g.mu);
     return cudaSuccess;
@@ -660,18 +999,20 @@ cudaError_t cudaLaunchHostFunc(cudaStream_t st, cudaHostFn_t fn, void *arg)
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *ev, unsigned int flags)
 {
     pthread_mutex_lock(&g.mu);
-    int ok = take(&g.alloc_left);
+    int d = ctx_dev();
+    cudaError_t e = sticky(d);
+    int ok = e == cudaSuccess && take(&g.alloc_left);
     if (ok) {
         *ev = calloc(1, sizeof **ev);
         if (!*ev)
             abort();
         (*ev)->flags = flags;
-        (*ev)->device = t_dev;
+        (*ev)->device = d;
         (*ev)->refs = 1; /* the handle */
         g.c.live_events++;
     }
     pthread_mutex_unlock(&g.mu);
-    return ret(ok ? cudaSuccess : cudaErrorMemoryAllocation);
+    return ret(ok ? cudaSuccess : e != cudaSuccess ? e : cudaErrorMemoryAllocation);
 }
 
 cudaError_t cudaEventCreate(cudaEvent_t *ev)
@@ -684,6 +1025,7 @@ cudaError_t cudaEventDestroy(cudaEvent_t ev)
     if (!ev)
         return ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     ev->destroyed = 1;
     g.c.live_events--;
     event_unref(ev);
@@ -696,10 +1038,14 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
     if (!ev)
         return ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     struct CUstream_st *s = resolve(st);
-    if (s->device != ev->device) {
+    cudaError_t e = sticky(s->device);
+    if (e == cudaSuccess && s->device != ev->device)
+        e = cudaErrorInvalidResourceHandle; /* event and stream: the same context */
+    if (e != cudaSuccess) {
         pthread_mutex_unlock(&g.mu);
-        return ret(cudaErrorInvalidResourceHandle);
+        return ret(e);
     }
     if (ev->npending == ev->cap) {
         ev->cap = ev->cap ? 2 * ev->cap : 4;
@@ -713,6 +1059,7 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
     ev->pending[ev->npending++] = o->target;
     ev->refs++;
     push(s, o);
+    g.c.records++;
     pthread_mutex_unlock(&g.mu);
     return cudaSuccess;
 }
@@ -722,41 +1069,66 @@ cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t ev, unsigned int fl
     if (!ev)
         return ret(cudaErrorInvalidResourceHandle);
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     struct CUstream_st *s = resolve(st);
-    if (ev->recorded && !event_done(ev, ev->recorded)) {
+    cudaError_t e = sticky(s->device);
+    if (e == cudaSuccess)
+        e = sticky(ev->device);
+    if (e == cudaSuccess && ev->recorded && !event_done(ev, ev->recorded)) {
         op *o = op_new(OP_WAIT);
         o->ev = ev;
         o->target = ev->recorded;
         ev->refs++;
-        push(s, o);
+        push(s, o); /* the event may be of another device than the stream */
     }
     pthread_mutex_unlock(&g.mu);
-    return cudaSuccess;
+    return ret(e);
 }
 
 cudaError_t cudaEventQuery(cudaEvent_t ev)
 {
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     int done = event_done(ev, ev->recorded);
+    cudaError_t e = sticky(ev->device);
     pthread_mutex_unlock(&g.mu);
+    if (e != cudaSuccess)
+        return ret(e);
     return done ? cudaSuccess : cudaErrorNotReady; /* NotReady is not an error: not recorded */
+}
+
+/* Call with g.mu held. The stream whose queue holds ev's record target. */
+static struct CUstream_st *recording_stream(const struct CUevent_st *ev, uint64_t target)
+{
+    for (struct CUstream_st *s = g.streams; s; s = s->next_all)
+        for (op *o = s->head; o; o = o->next)
+            if (o->kind == OP_RECORD && o->ev == ev && o->target == target)
+                return s;
+    return NULL;
 }
 
 cudaError_t cudaEventSynchronize(cudaEvent_t ev)
 {
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
     uint64_t target = ev->recorded;
+    sync_begin(event_done(ev, target) ? NULL : recording_stream(ev, target));
     while (!event_done(ev, target))
         pthread_cond_wait(&g.cv, &g.mu);
+    g.blocked_syncs--;
+    cudaError_t e = sticky(ev->device);
     pthread_mutex_unlock(&g.mu);
-    return cudaSuccess;
+    return ret(e);
 }
 
 cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 {
     pthread_mutex_lock(&g.mu);
-    cudaError_t e = cudaSuccess;
-    if ((start->flags | end->flags) & cudaEventDisableTiming)
+    ctx_dev();
+    cudaError_t e = sticky(end->device);
+    if (e != cudaSuccess)
+        ;
+    else if ((start->flags | end->flags) & cudaEventDisableTiming)
         e = cudaErrorInvalidResourceHandle;
     else if (!start->recorded || !end->recorded || !event_done(start, start->recorded) ||
              !event_done(end, end->recorded))
@@ -772,10 +1144,14 @@ cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end)
 cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind,
                             cudaStream_t st)
 {
-    cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&g.mu);
+    ctx_dev();
+    struct CUstream_st *s = resolve(st);
+    cudaError_t e = sticky(s->device);
+    if (e != cudaSuccess)
+        goto out;
     if (kind == cudaMemcpyHostToDevice && !take(&g.memcpy_left)) {
-        e = cudaErrorIllegalAddress;
+        e = cudaErrorInvalidValue;
         goto out;
     }
     if (kind == cudaMemcpyHostToDevice) {
@@ -805,7 +1181,7 @@ cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, enum cudaMemcp
         o->src = src;
         o->n = n;
         o->h2d = kind == cudaMemcpyHostToDevice;
-        push(resolve(st), o);
+        push(s, o);
     }
 out:
     pthread_mutex_unlock(&g.mu);
@@ -821,9 +1197,12 @@ int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, u
     if (n == 0 || h == 0 || w == 0)
         return cudaSuccess;
     size_t in = (size_t)h * w * 3, out = in * feed__dtype_size(dtype);
-    cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&g.mu);
-    if (!out || layout > FEED_LAYOUT_CHW ||
+    ctx_dev();
+    struct CUstream_st *s = resolve((cudaStream_t)stream);
+    cudaError_t e = sticky(s->device);
+    if (e != cudaSuccess) {
+    } else if (!out || layout > FEED_LAYOUT_CHW ||
         !inside(find_region(src, MEM_DEVICE), src, (n - 1) * src_stride + in) ||
         !inside(find_region(dst, MEM_DEVICE), dst, n * out) ||
         (flip && !inside(find_region(flip, MEM_DEVICE), flip, n)) ||
@@ -848,7 +1227,7 @@ int feed__cuda_convert_launch(const void *src, uint64_t src_stride, void *dst, u
             o->post_samples = post_samples;
         }
         g.c.kernels++;
-        push(resolve((cudaStream_t)stream), o);
+        push(s, o);
     }
     pthread_mutex_unlock(&g.mu);
     return ret(e);

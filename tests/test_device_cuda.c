@@ -39,6 +39,7 @@
 #include "device/device.h"
 #include "pixels/convert.h"
 #ifdef FEED_FAKE_CUDA
+#include "device/cuda/convert_launch.h"
 #include "fake_cuda.h"
 #endif
 
@@ -647,9 +648,19 @@ static void run_shape(uint32_t dtype, uint32_t layout, uint32_t depth, uint32_t 
     consumer cs;
     consumer_init(&cs, r, &cfg, dev, lag);
     ring_start(r, 0);
+#ifdef FEED_FAKE_CUDA
+    fake_cuda_counters hot0, hot1;
+    fake_cuda_get_counters(&hot0);
+#endif
     assert_int_equal(ops->start(dev, 0), FEED_OK);
     run(&cs, 0, 40);
     consumer_drain(&cs);
+#ifdef FEED_FAKE_CUDA
+    /* no cudaFree, cudaMallocHost or cudaHostRegister (each may synchronise
+     * the whole device) between open and stop */
+    fake_cuda_get_counters(&hot1);
+    assert_int_equal(hot1.implicit_syncs, hot0.implicit_syncs);
+#endif
 
     feed_stats st = {.struct_size = sizeof st};
     ops->stats(dev, &st);
@@ -747,6 +758,32 @@ static void test_bounce_when_register_fails(void **state)
     fake_cuda_counters c;
     fake_cuda_get_counters(&c);
     assert_true(c.register_calls >= 1);
+}
+
+/* The memlock limit reached half-way through the arena's registration:
+ * what was registered is unregistered, the bounce path is taken and says
+ * where it stopped. */
+static void test_register_limit_midway(void **state)
+{
+    setenv("FEED_CUDA_REGISTER_CHUNK", "4096", 1);
+    fake_cuda_set_register_limit(2 * 4096);
+    tring *r = ring_new(4, 5, 20, 30, 13); /* 3 pages a slot */
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 2);
+    void *dev = open_ok(&cfg);
+    feed_stats st = {.struct_size = sizeof st};
+    ops->stats(dev, &st);
+    assert_string_equal(st.pinned, "bounce");
+    fake_cuda_counters c;
+    fake_cuda_get_counters(&c);
+    assert_int_equal(c.register_calls, 3);
+    assert_int_equal(c.live_registered, 0);
+    char note[512];
+    ops->note(dev, note, sizeof note);
+    if (!strstr(note, "cudaHostRegister of 4096 bytes at arena offset 8192: "))
+        fail_msg("note: '%s'", note);
+    ops->close(dev);
+    ring_free(r);
+    check_no_leaks();
 }
 
 /* The arena registered in 4 KiB pieces: no copy may straddle two of them
@@ -1001,11 +1038,11 @@ static void test_other_device(void **state)
     assert_int_equal(ops->wait(dev, &b, cs.stream[0]), FEED_OK);
     assert_int_equal(ops->release(dev, &b, cs.stream[0]), FEED_OK);
     assert_int_equal(fake_cuda_thread_take_set_mask(), 0);
-    /* the legacy stream is the current device's: ours is made current, then
-     * the caller's put back */
+    /* the legacy stream is the batch's device's: our context is pushed for
+     * the call and popped after, the current device never set */
     assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b), FEED_OK);
     assert_int_equal(ops->release(dev, &b, NULL), FEED_OK);
-    assert_int_equal(fake_cuda_thread_take_set_mask(), 3);
+    assert_int_equal(fake_cuda_thread_take_set_mask(), 0);
     int cur = -1;
     cudaGetDevice(&cur);
     assert_int_equal(cur, 0);
@@ -1121,6 +1158,487 @@ static void test_copy_failure(void **state)
     ring_free(r);
     check_no_leaks();
 }
+
+/* ---- what real hardware does behind a program's back --------------------------- */
+
+static void run_on_thread(void *(*fn)(void *), void *arg)
+{
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, fn, arg), 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+}
+
+typedef struct ctx_case {
+    int ordinal;
+    tring *r;
+    cudaStream_t s; /* the application's stream on device ordinal */
+    int has_ctx_after, dev_after;
+    feed_status st[3];
+} ctx_case;
+
+/* The application's setup: a stream on the loader's device. */
+static void *app_stream_make(void *arg)
+{
+    ctx_case *c = arg;
+    if (cudaSetDevice(c->ordinal) != cudaSuccess ||
+        cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking) != cudaSuccess)
+        c->s = NULL;
+    return NULL;
+}
+
+static void *app_stream_free(void *arg)
+{
+    ctx_case *c = arg;
+    cudaSetDevice(c->ordinal);
+    cudaStreamDestroy(c->s);
+    return NULL;
+}
+
+/* A caller thread that never chose a device: open, batches waited for and
+ * released on the legacy, the per-thread and an explicit stream, close. */
+static void *ctx_caller(void *arg)
+{
+    ctx_case *c = arg;
+    feed__device_config cfg = mkcfg(c->r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 2);
+    cfg.ordinal = c->ordinal;
+    void *dev = NULL;
+    char err[256];
+    c->st[0] = ops->open(&cfg, &dev, err, sizeof err);
+    if (c->st[0] != FEED_OK)
+        return NULL;
+    ring_start(c->r, 0);
+    c->st[1] = ops->start(dev, 0);
+    for (uint64_t seq = 0; seq < 9 && c->st[1] == FEED_OK && c->st[2] == FEED_OK; seq++) {
+        feed_batch b = {.struct_size = sizeof b};
+        void *streams[] = {NULL, (void *)cudaStreamPerThread, c->s};
+        void *s = streams[seq % 3];
+        c->st[2] = ops->next(dev, seq, NEXT_TIMEOUT_MS, &b);
+        if (c->st[2] == FEED_OK)
+            c->st[2] = ops->wait(dev, &b, s);
+        if (c->st[2] == FEED_OK)
+            c->st[2] = ops->release(dev, &b, s);
+    }
+    ops->stop(dev);
+    ops->close(dev);
+    ring_stop(c->r);
+    c->has_ctx_after = fake_cuda_thread_has_context();
+    cudaGetDevice(&c->dev_after);
+    return NULL;
+}
+
+/* A rank on cuda:k of 3 devices: no thread (the caller's, which never
+ * chose a device, the copier, open's and close's) makes a context on any
+ * other device; the caller's thread is left with no context at all. */
+static void test_contexts_only_on_our_device(void **state)
+{
+    for (int k = 0; k < 3; k++) {
+        fake_cuda_reset();
+        fake_cuda_set_device_count(3);
+        assert_int_equal(fake_cuda_context_mask(), 0);
+        ctx_case c = {.ordinal = k, .r = ring_new(4, 3, 4, 5, 0)};
+        run_on_thread(app_stream_make, &c);
+        assert_non_null(c.s);
+        assert_int_equal(fake_cuda_context_mask(), 1u << k);
+        run_on_thread(ctx_caller, &c);
+        assert_int_equal(c.st[0], FEED_OK);
+        assert_int_equal(c.st[1], FEED_OK);
+        assert_int_equal(c.st[2], FEED_OK);
+        if (fake_cuda_context_mask() != 1u << k)
+            fail_msg("cuda:%d: contexts made on devices 0x%x", k, fake_cuda_context_mask());
+        assert_int_equal(c.has_ctx_after, 0);
+        assert_int_equal(c.dev_after, 0);
+        run_on_thread(app_stream_free, &c);
+        ring_check(c.r);
+        ring_free(c.r);
+        check_no_leaks();
+    }
+}
+
+/* A batch read on two streams (images on one, labels on the other) and
+ * released on the second: the buffer is not refilled while the first still
+ * reads it. s1 is held (its copy "still running") until someone waits. */
+static void test_release_waits_for_every_stream(void **state)
+{
+    tring *r = ring_new(2, 3, 4, 5, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_UINT8, FEED_LAYOUT_HWC, 1);
+    void *dev = open_ok(&cfg);
+    cudaStream_t s1, s2;
+    uint8_t *hb;
+    int32_t *hl;
+    const size_t bytes = r->B * r->sample_bytes;
+    assert_int_equal(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaMallocHost((void **)&hb, bytes), cudaSuccess);
+    assert_int_equal(cudaMallocHost((void **)&hl, r->B * sizeof *hl), cudaSuccess);
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_batch b0 = {.struct_size = sizeof b0}, b1 = b0;
+    assert_int_equal(ops->next(dev, 0, NEXT_TIMEOUT_MS, &b0), FEED_OK);
+    assert_int_equal(ops->wait(dev, &b0, s1), FEED_OK);
+    fake_cuda_hold_stream(s1);
+    assert_int_equal(cudaMemcpyAsync(hb, b0.data, b0.count * b0.sample_bytes, cudaMemcpyDeviceToHost, s1),
+                     cudaSuccess);
+    assert_int_equal(ops->wait(dev, &b0, s2), FEED_OK);
+    assert_int_equal(cudaMemcpyAsync(hl, b0.labels_device, b0.count * sizeof *hl, cudaMemcpyDeviceToHost, s2),
+                     cudaSuccess);
+    assert_int_equal(ops->release(dev, &b0, s2), FEED_OK);
+    assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b1), FEED_OK);
+    assert_ptr_equal(b1.data, b0.data); /* depth 1: the same buffer */
+    assert_int_equal(cudaEventSynchronize((cudaEvent_t)b1.ready_event), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s1), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s2), cudaSuccess);
+    for (uint32_t k = 0; k < count_of(r, 0); k++) {
+        for (uint64_t j = 0; j < r->sample_bytes; j++)
+            if (hb[k * r->sample_bytes + j] != pattern(0, k, j))
+                fail_msg("batch 0 sample %u byte %llu: overwritten while a stream still read it", k,
+                         (unsigned long long)j);
+        assert_int_equal(hl[k], label_of(0, k));
+    }
+    assert_int_equal(ops->release(dev, &b1, s2), FEED_OK);
+    /* one release event a stream, 8 streams a batch: a ninth is refused, a
+     * stream already waited on is not a new one */
+    feed_batch b2 = {.struct_size = sizeof b2};
+    cudaStream_t many[9];
+    assert_int_equal(ops->next(dev, 2, NEXT_TIMEOUT_MS, &b2), FEED_OK);
+    for (int i = 0; i < 9; i++) {
+        assert_int_equal(cudaStreamCreateWithFlags(&many[i], cudaStreamNonBlocking), cudaSuccess);
+        assert_int_equal(ops->wait(dev, &b2, many[i]), i < 8 ? FEED_OK : FEED_E_BUSY);
+    }
+    assert_int_equal(ops->wait(dev, &b2, many[3]), FEED_OK);
+    fake_cuda_counters c0, c1;
+    fake_cuda_get_counters(&c0);
+    assert_int_equal(ops->release(dev, &b2, many[0]), FEED_OK);
+    fake_cuda_get_counters(&c1);
+    assert_int_equal(c1.records - c0.records, 8); /* one on each, many[0] once */
+    for (int i = 0; i < 9; i++)
+        cudaStreamDestroy(many[i]);
+    ops->stop(dev);
+    ops->close(dev);
+    ring_stop(r);
+    ring_check(r);
+    cudaStreamDestroy(s1);
+    cudaStreamDestroy(s2);
+    cudaFreeHost(hb);
+    cudaFreeHost(hl);
+    ring_free(r);
+    check_no_leaks();
+}
+
+/* The consumer on another device than the batch (peer access): no event of
+ * ours can be recorded on its stream; release still orders the reuse after
+ * its work, succeeds, and waits for nothing on the host (an event of the
+ * stream's own context, which our copy stream may wait for). */
+static void test_release_on_other_device(void **state)
+{
+    fake_cuda_set_device_count(2);
+    tring *r = ring_new(2, 3, 4, 5, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_UINT8, FEED_LAYOUT_HWC, 1);
+    void *dev = open_ok(&cfg);
+    cudaStream_t s;
+    uint8_t *hb;
+    const size_t bytes = r->B * r->sample_bytes;
+    assert_int_equal(cudaSetDevice(1), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaMallocHost((void **)&hb, bytes), cudaSuccess);
+    memset(hb, 0xee, bytes);
+    uint8_t *untouched = malloc(bytes);
+    memset(untouched, 0xee, bytes);
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_batch b0 = {.struct_size = sizeof b0}, b1 = b0;
+    assert_int_equal(ops->next(dev, 0, NEXT_TIMEOUT_MS, &b0), FEED_OK);
+    assert_int_equal(ops->wait(dev, &b0, s), FEED_OK); /* a wait may cross devices */
+    fake_cuda_hold_stream(s);
+    assert_int_equal(cudaMemcpyAsync(hb, b0.data, b0.count * b0.sample_bytes, cudaMemcpyDeviceToHost, s),
+                     cudaSuccess);
+    assert_int_equal(ops->release(dev, &b0, s), FEED_OK);
+    assert_memory_equal(hb, untouched, bytes); /* s was not waited for on the host */
+    free(untouched);
+    assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b1), FEED_OK);
+    assert_int_equal(cudaEventSynchronize((cudaEvent_t)b1.ready_event), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+    for (uint32_t k = 0; k < count_of(r, 0); k++)
+        for (uint64_t j = 0; j < r->sample_bytes; j++)
+            if (hb[k * r->sample_bytes + j] != pattern(0, k, j))
+                fail_msg("batch 0 sample %u byte %llu: overwritten while the other device's stream read it", k,
+                         (unsigned long long)j);
+    assert_int_equal(ops->release(dev, &b1, s), FEED_OK);
+    ops->stop(dev);
+    ops->close(dev);
+    ring_stop(r);
+    ring_check(r);
+    cudaStreamDestroy(s);
+    cudaFreeHost(hb);
+    cudaSetDevice(0);
+    ring_free(r);
+    check_no_leaks();
+}
+
+typedef struct pts_reader {
+    void *dev;
+    feed_batch *b;
+    uint8_t *hb;
+    feed_status st;
+    cudaError_t e;
+} pts_reader;
+
+static void *pts_read(void *arg)
+{
+    pts_reader *x = arg;
+    cudaSetDevice(0);
+    x->st = ops->wait(x->dev, x->b, (void *)cudaStreamPerThread);
+    fake_cuda_hold_stream(cudaStreamPerThread);
+    x->e = cudaMemcpyAsync(x->hb, x->b->data, x->b->count * x->b->sample_bytes, cudaMemcpyDeviceToHost,
+                           cudaStreamPerThread);
+    return NULL;
+}
+
+/* A batch read on one thread's per-thread default stream and released on
+ * another thread (as a DLPack deleter's release deferred to the loader's
+ * thread): that stream cannot be named from the releasing thread, and the
+ * buffer is still not refilled before its copy ran. */
+static void test_release_after_another_threads_stream(void **state)
+{
+    tring *r = ring_new(2, 3, 4, 5, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_UINT8, FEED_LAYOUT_HWC, 1);
+    void *dev = open_ok(&cfg);
+    uint8_t *hb;
+    assert_int_equal(cudaMallocHost((void **)&hb, r->B * r->sample_bytes), cudaSuccess);
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_batch b0 = {.struct_size = sizeof b0}, b1 = b0;
+    assert_int_equal(ops->next(dev, 0, NEXT_TIMEOUT_MS, &b0), FEED_OK);
+    pts_reader x = {.dev = dev, .b = &b0, .hb = hb};
+    run_on_thread(pts_read, &x);
+    assert_int_equal(x.st, FEED_OK);
+    assert_int_equal(x.e, cudaSuccess);
+    /* released on a non-blocking stream (the legacy stream would wait for
+     * the per-thread one by itself) */
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(ops->release(dev, &b0, s), FEED_OK);
+    assert_int_equal(ops->next(dev, 1, NEXT_TIMEOUT_MS, &b1), FEED_OK);
+    assert_int_equal(cudaEventSynchronize((cudaEvent_t)b1.ready_event), cudaSuccess);
+    /* the reading thread is gone, its stream held: its copy has run by now
+     * only if release waited for it (else hb is still garbage) */
+    for (uint32_t k = 0; k < count_of(r, 0); k++)
+        for (uint64_t j = 0; j < r->sample_bytes; j++)
+            if (hb[k * r->sample_bytes + j] != pattern(0, k, j))
+                fail_msg("batch 0 sample %u byte %llu: overwritten before another thread's stream read it", k,
+                         (unsigned long long)j);
+    assert_int_equal(ops->release(dev, &b1, s), FEED_OK);
+    ops->stop(dev);
+    ops->close(dev);
+    ring_stop(r);
+    ring_check(r);
+    cudaStreamDestroy(s);
+    cudaFreeHost(hb);
+    ring_free(r);
+    check_no_leaks();
+}
+
+/* close right after a release whose stream still reads the batch: the
+ * device buffers are freed only after that work (cudaFree "may" synchronise,
+ * which the fake does not). */
+static void test_close_waits_for_release(void **state)
+{
+    tring *r = ring_new(2, 3, 4, 5, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 3);
+    void *dev = open_ok(&cfg);
+    cudaStream_t s;
+    uint8_t *hb;
+    const size_t bytes = r->B * out_sample_bytes(&cfg);
+    assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaMallocHost((void **)&hb, bytes), cudaSuccess);
+    ring_set_end(r, 1); /* one batch: the copier touches no buffer after it */
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_batch b = {.struct_size = sizeof b};
+    assert_int_equal(ops->next(dev, 0, NEXT_TIMEOUT_MS, &b), FEED_OK);
+    fake_cuda_hold_stream(s);
+    assert_int_equal(ops->wait(dev, &b, s), FEED_OK);
+    assert_int_equal(cudaMemcpyAsync(hb, b.data, b.count * b.sample_bytes, cudaMemcpyDeviceToHost, s), cudaSuccess);
+    assert_int_equal(ops->release(dev, &b, s), FEED_OK);
+    uint32_t count = b.count;
+    ops->stop(dev);
+    ops->close(dev);
+    fake_cuda_counters c;
+    fake_cuda_get_counters(&c);
+    assert_int_equal(c.freed_in_use, 0);
+    assert_int_equal(cudaStreamSynchronize(s), cudaSuccess);
+    uint8_t *want = malloc(out_sample_bytes(&cfg));
+    for (uint32_t k = 0; k < count; k++) {
+        expected_sample(r, &cfg, 0, k, want);
+        assert_memory_equal(hb + k * out_sample_bytes(&cfg), want, out_sample_bytes(&cfg));
+    }
+    free(want);
+    ring_stop(r);
+    ring_check(r);
+    cudaStreamDestroy(s);
+    cudaFreeHost(hb);
+    ring_free(r);
+    check_no_leaks();
+}
+
+/* The bounce path says why it was taken (the loader puts the note in
+ * last_error); the registered path has nothing to say. */
+static void test_bounce_says_why(void **state)
+{
+    tring *r = ring_new(2, 2, 4, 4, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 2);
+    assert_non_null(ops->note);
+    char note[512] = "x";
+    void *dev = open_ok(&cfg);
+    ops->note(dev, note, sizeof note);
+    assert_string_equal(note, "");
+    ops->close(dev);
+    fake_cuda_fail_register(1);
+    dev = open_ok(&cfg);
+    ops->note(dev, note, sizeof note);
+    if (!strstr(note, "cuda:0: the arena is not registered (cudaHostRegister of ") ||
+        !strstr(note, "cudaErrorMemoryAllocation") || !strstr(note, "bounce"))
+        fail_msg("note: '%s'", note);
+    feed_stats st = {.struct_size = sizeof st};
+    ops->stats(dev, &st);
+    assert_string_equal(st.pinned, "bounce");
+    ops->close(dev);
+    ring_free(r);
+    check_no_leaks();
+}
+
+/* A fault in the conversion kernel surfaces at some later call (the copy
+ * stream's, usually): it is reported as the conversion's, the context stays
+ * broken, and everything still comes back and is freed. */
+static void test_kernel_fault_is_conversion(void **state)
+{
+    tring *r = ring_new(4, 3, 4, 4, 0);
+    feed__device_config cfg = mkcfg(r, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, 3);
+    void *dev = open_ok(&cfg);
+    cudaStream_t s;
+    assert_int_equal(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), cudaSuccess);
+    fake_cuda_fault_kernel_after(3);
+    ring_start(r, 0);
+    assert_int_equal(ops->start(dev, 0), FEED_OK);
+    feed_status st = FEED_OK;
+    uint64_t seq = 0;
+    for (; seq < 30 && st == FEED_OK; seq++) {
+        feed_batch b = {.struct_size = sizeof b};
+        st = ops->next(dev, seq, NEXT_TIMEOUT_MS, &b);
+        if (st == FEED_OK) {
+            ops->wait(dev, &b, s); /* may fail: the context is broken */
+            assert_int_equal(ops->release(dev, &b, s), FEED_OK);
+        }
+    }
+    assert_int_equal(st, FEED_E_DEVICE);
+    assert_true(seq >= 4);
+    char why[256];
+    ops->error(dev, why, sizeof why);
+    if (!strstr(why, "cuda:0: convert") || !strstr(why, "cudaErrorIllegalAddress"))
+        fail_msg("error: '%s'", why);
+    assert_true(ring_wait_all_released(r, 10000));
+    ops->stop(dev);
+    ring_check(r);
+    assert_int_equal(ops->start(dev, 0), FEED_E_DEVICE); /* sticky */
+    ops->close(dev);
+    cudaStreamDestroy(s);
+    ring_free(r);
+    check_no_leaks();
+}
+
+/* The fake itself: what the tests above rely on it to model. */
+static void host_nop(void *arg)
+{
+    (void)arg;
+}
+
+static void *per_thread_record(void *arg)
+{
+    cudaEvent_t ev = arg;
+    cudaSetDevice(0);
+    if (cudaEventRecord(ev, cudaStreamPerThread) == cudaSuccess)
+        cudaEventSynchronize(ev); /* not behind the main thread's held one */
+    return NULL;
+}
+
+static void *fresh_thread_alloc(void *arg)
+{
+    unsigned *masks = arg;
+    int d = -1;
+    cudaGetDevice(&d);
+    masks[0] = fake_cuda_context_mask() | (d == 0 ? 0 : 0x100);
+    void *p = NULL;
+    cudaMalloc(&p, 16);
+    masks[1] = fake_cuda_context_mask();
+    cudaFree(p);
+    return NULL;
+}
+
+static void test_fake_runtime_models(void **state)
+{
+    /* lazy primary contexts: cudaGetDevice makes none, an allocation does */
+    fake_cuda_reset();
+    fake_cuda_set_device_count(2);
+    unsigned masks[2];
+    run_on_thread(fresh_thread_alloc, masks);
+    assert_int_equal(masks[0], 0);
+    assert_int_equal(masks[1], 1);
+
+    /* the legacy stream waits for a blocking stream, not a non-blocking one */
+    assert_int_equal(cudaSetDevice(0), cudaSuccess);
+    cudaStream_t blocking, nonblocking;
+    cudaEvent_t ev, ev2;
+    assert_int_equal(cudaStreamCreate(&blocking), cudaSuccess);
+    assert_int_equal(cudaStreamCreateWithFlags(&nonblocking, cudaStreamNonBlocking), cudaSuccess);
+    assert_int_equal(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming), cudaSuccess);
+    assert_int_equal(cudaEventCreateWithFlags(&ev2, cudaEventDisableTiming), cudaSuccess);
+    fake_cuda_hold_stream(nonblocking);
+    assert_int_equal(cudaLaunchHostFunc(nonblocking, host_nop, NULL), cudaSuccess);
+    assert_int_equal(cudaEventRecord(ev2, NULL), cudaSuccess);
+    assert_int_equal(cudaEventSynchronize(ev2), cudaSuccess); /* did not wait for the held one */
+    fake_cuda_hold_stream(blocking);
+    assert_int_equal(cudaLaunchHostFunc(blocking, host_nop, NULL), cudaSuccess);
+    assert_int_equal(cudaEventRecord(ev, NULL), cudaSuccess);
+    assert_int_equal(cudaEventQuery(ev), cudaErrorNotReady); /* behind the held blocking stream */
+    fake_cuda_counters c;
+    fake_cuda_get_counters(&c);
+    assert_true(c.legacy_syncs >= 1);
+    assert_int_equal(cudaEventSynchronize(ev), cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(nonblocking), cudaSuccess);
+
+    /* per-thread default streams are streams of their own */
+    fake_cuda_hold_stream(cudaStreamPerThread);
+    assert_int_equal(cudaLaunchHostFunc(cudaStreamPerThread, host_nop, NULL), cudaSuccess);
+    assert_int_equal(cudaEventRecord(ev, cudaStreamPerThread), cudaSuccess);
+    run_on_thread(per_thread_record, ev2);
+    assert_int_equal(cudaEventQuery(ev2), cudaSuccess);
+    assert_int_equal(cudaEventQuery(ev), cudaErrorNotReady);
+    assert_int_equal(cudaStreamSynchronize(cudaStreamPerThread), cudaSuccess);
+    assert_int_equal(cudaEventQuery(ev), cudaSuccess);
+
+    /* a kernel fault: the launch succeeds, the next synchronising call
+     * reports it, and it stays */
+    void *src, *dst;
+    assert_int_equal(cudaMalloc(&src, 2 * 2 * 3), cudaSuccess);
+    assert_int_equal(cudaMalloc(&dst, 2 * 2 * 3 * 4), cudaSuccess);
+    fake_cuda_fault_kernel_after(0);
+    const float one[3] = {1, 1, 1}, zero[3] = {0, 0, 0};
+    assert_int_equal(feed__cuda_convert_launch(src, 12, dst, 1, 2, 2, FEED_DTYPE_FLOAT32, FEED_LAYOUT_CHW, one,
+                                               zero, NULL, NULL, NULL, nonblocking),
+                     cudaSuccess);
+    assert_int_equal(cudaStreamSynchronize(nonblocking), cudaErrorIllegalAddress);
+    assert_int_equal(cudaGetLastError(), cudaErrorIllegalAddress);
+    assert_int_equal(cudaGetLastError(), cudaErrorIllegalAddress);
+    assert_int_equal(cudaEventRecord(ev, blocking), cudaErrorIllegalAddress);
+    cudaFree(src);
+    cudaFree(dst);
+    cudaEventDestroy(ev);
+    cudaEventDestroy(ev2);
+    cudaStreamDestroy(blocking);
+    cudaStreamDestroy(nonblocking);
+    fake_cuda_reset(); /* as cudaDeviceReset */
+    assert_int_equal(cudaGetLastError(), cudaSuccess);
+    check_no_leaks();
+}
 #endif
 
 int main(void)
@@ -1149,6 +1667,7 @@ int main(void)
 #ifdef FEED_FAKE_CUDA
         cmocka_unit_test_setup_teardown(test_bounce_when_register_fails, setup, teardown),
         cmocka_unit_test_setup_teardown(test_register_chunks, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_register_limit_midway, setup, teardown),
 #endif
         cmocka_unit_test_setup_teardown(test_hold_busy, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stop_in_flight, setup, teardown),
@@ -1161,6 +1680,14 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_no_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_copy_failure, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_contexts_only_on_our_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_waits_for_every_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_on_other_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_release_after_another_threads_stream, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_close_waits_for_release, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bounce_says_why, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kernel_fault_is_conversion, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fake_runtime_models, setup, teardown),
 #endif
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

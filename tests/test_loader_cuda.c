@@ -17,6 +17,7 @@
  *    real GPU, where the device pointer must be device memory and the
  *    conversion ran in src/device/cuda/convert.cu; it exits 77 (skip) without a GPU.
  */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -222,6 +223,15 @@ static void test_bounce_buffer(void **state)
     feed_stats st = {.struct_size = sizeof st};
     feed_loader_stats(L, &st);
     assert_string_equal(st.pinned, "bounce");
+    /* and says why, in last_error (and once on stderr) */
+    const char *why = feed_loader_last_error(L);
+#if defined(FEED_REAL_CUDA)
+    const char *want = "(FEED_FORCE_BOUNCE is set)";
+#else
+    const char *want = "(cudaHostRegister of ";
+#endif
+    if (!strstr(why, "cuda:0: the arena is not registered ") || !strstr(why, want))
+        fail_msg("last_error: '%s'", why);
     feed_loader_destroy(L);
     run("device=cuda:0,dtype=float16", 1, FEED_DTYPE_FLOAT16);
 #if defined(FEED_REAL_CUDA)
@@ -591,6 +601,63 @@ static void test_local_rank_device(void **state)
 #endif
 }
 
+#if !defined(FEED_REAL_CUDA)
+typedef struct rank_run {
+    int k;
+    uint64_t batches;
+    int has_ctx_after;
+    char err[512];
+} rank_run;
+
+/* A rank's training thread, which never chose a device: a loader on cuda:k,
+ * one epoch waited for and released on the legacy stream, destroyed. */
+static void *rank_main(void *arg)
+{
+    rank_run *r = arg;
+    char o[128];
+    snprintf(o, sizeof o, "device=cuda:%d,epochs=1,device_prefetch=2", r->k);
+    feed_loader *L = make(o);
+    feed_batch b = {.struct_size = sizeof b};
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        r->batches++;
+        if (b.device != r->k || feed_batch_wait(L, &b, NULL) != FEED_OK || feed_batch_release(L, &b, NULL) != FEED_OK)
+            snprintf(r->err, sizeof r->err, "batch on device %d: %s", (int)b.device, feed_loader_last_error(L));
+    }
+    if (st != FEED_END_OF_EPOCH && st != FEED_END_OF_DATA)
+        snprintf(r->err, sizeof r->err, "next: %s: %s", feed_status_name(st), feed_loader_last_error(L));
+    feed_loader_destroy(L);
+    r->has_ctx_after = fake_cuda_thread_has_context();
+    return NULL;
+}
+#endif
+
+/* Ranks on cuda:k of 3 devices, one after the other: each makes a context on
+ * device k only, from any of its threads (the training thread, the copier,
+ * open's and close's), and leaves the training thread without one. */
+static void test_ranks_touch_only_their_device(void **state)
+{
+#if defined(FEED_REAL_CUDA)
+    skip();
+#else
+    for (int k = 0; k < 3; k++) {
+        fake_cuda_reset();
+        fake_cuda_set_device_count(3);
+        rank_run r = {.k = k};
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, rank_main, &r), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        if (r.err[0])
+            fail_msg("cuda:%d: %s", k, r.err);
+        assert_true(r.batches >= NIMG / BATCH);
+        if (fake_cuda_context_mask() != 1u << k)
+            fail_msg("cuda:%d: contexts made on devices 0x%x", k, fake_cuda_context_mask());
+        assert_int_equal(r.has_ctx_after, 0);
+    }
+    fake_cuda_set_device_count(1);
+#endif
+}
+
 int main(void)
 {
 #if defined(FEED_REAL_CUDA)
@@ -611,6 +678,7 @@ int main(void)
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),
         cmocka_unit_test(test_recipe_same_as_host),
+        cmocka_unit_test(test_ranks_touch_only_their_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

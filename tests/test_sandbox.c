@@ -8,6 +8,8 @@
  *     program, forks, clones (clone3) or asks to be traced (FEED_TEST_FAULT
  *     "socket", "write", "exec", "fork", "clone", "ptrace") is killed, and the
  *     report of the sample says "killed by the sandbox" and names the call;
+ *     so is one that takes the arena's pages from its memfd (FEED_TEST_FAULT
+ *     "madvise": MADV_REMOVE; "punch": fallocate(PUNCH_HOLE));
  *     with sandbox=0 the same attempt succeeds (the worker exits
  *     FEED_FAULT_ESCAPED, the file is there), so the test can fail;
  *   - under the sandbox the io_uring and the pread readers deliver exactly
@@ -199,6 +201,19 @@ static void test_no_ptrace(void **state)
     check_escape("ptrace", "ptrace", NULL);
 }
 
+/* The arena's pages stay its own: no MADV_REMOVE on it and no hole punched
+ * in its memfd (pages pinned for DMA would be orphaned, the device reading
+ * stale ones). Both work with sandbox=0 (the control run). */
+static void test_no_madvise_remove(void **state)
+{
+    check_escape("madvise", "madvise", NULL);
+}
+
+static void test_no_hole_punch(void **state)
+{
+    check_escape("punch", "fallocate", NULL);
+}
+
 /* Both readers give, under the sandbox, the pixels of a run without it. */
 static void test_readers_under_sandbox(void **state)
 {
@@ -286,6 +301,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_worker_locked_down), cmocka_unit_test(test_no_socket),
         cmocka_unit_test(test_no_fork), cmocka_unit_test(test_no_clone3), cmocka_unit_test(test_no_ptrace),
+        cmocka_unit_test(test_no_madvise_remove), cmocka_unit_test(test_no_hole_punch),
         cmocka_unit_test(test_no_write),           cmocka_unit_test(test_no_exec),
         cmocka_unit_test(test_readers_under_sandbox), cmocka_unit_test(test_memory_and_scans),
     };

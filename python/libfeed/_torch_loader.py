@@ -35,6 +35,19 @@ def _ranks_from_process_group(kwargs):
         kwargs["world_size"] = dist.get_world_size()
 
 
+def _torch_device(device):
+    """device="cuda" (or torch.device("cuda")) as torch means it: the current
+    CUDA device (torch.cuda.current_device(), which each DDP rank sets to its
+    own), not libfeed's cuda:0."""
+    if isinstance(device, _torch.device):
+        if device.type == "cuda" and device.index is None:
+            return f"cuda:{_torch.cuda.current_device()}"
+        return device
+    if isinstance(device, str) and device.strip().lower() == "cuda":
+        return f"cuda:{_torch.cuda.current_device()}"
+    return device
+
+
 class Loader(_loader.Loader):
     """libfeed.Loader yielding (images, labels) as torch tensors.
 
@@ -43,13 +56,16 @@ class Loader(_loader.Loader):
     or cutmix_alpha= the batches' targets are the float32 soft labels
     (N x num_classes) instead, and the class labels are batch.class_labels.
     Other arguments as libfeed.Loader;
-    dtype and device may be given as torch.dtype / torch.device.
+    dtype and device may be given as torch.dtype / torch.device; device="cuda"
+    (or torch.device("cuda")) is the current CUDA device, as in torch.
     rank="auto", world_size="auto": the torch.distributed process group's
     when it is initialised, else the launcher's environment.
     """
 
     def __init__(self, *args, labels_dtype=_torch.int64, **kwargs):
         kwargs["output"] = "array"
+        if "device" in kwargs:
+            kwargs["device"] = _torch_device(kwargs["device"])
         _ranks_from_process_group(kwargs)
         self._labels_dtype = labels_dtype
         super().__init__(*args, **kwargs)

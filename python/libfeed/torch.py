@@ -4,7 +4,7 @@ with torch.utils.data.DataLoader's keywords and defaults.
     from libfeed.torch import Loader
     loader = Loader("/data/train", batch_size=256, workers=8, augment="train",
                     dtype="float16", device="cuda")
-    for images, labels in loader:   # torch.Tensor on cuda:0, no copy
+    for images, labels in loader:   # torch.Tensor on the current CUDA device, no copy
         loss = model(images).float().cross_entropy(labels) ...
 
 Images are views of libfeed's memory (host ring slot: torch.from_numpy,

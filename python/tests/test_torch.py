@@ -90,3 +90,16 @@ print("rest", sum(1 for _ in it) + 2 == len(L))
                        timeout=60)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["caught", "mine", "live", "0", "rest", "True"], r.stdout + r.stderr
+
+
+def test_device_cuda_is_the_current_device(dataset, monkeypatch):
+    """device="cuda" means torch's current device (each DDP rank's own), not cuda:0.
+    No GPU here: the error names the device libfeed was asked for."""
+    monkeypatch.setattr(torch.cuda, "current_device", lambda: 2)
+    for device in ("cuda", torch.device("cuda")):
+        with pytest.raises(libfeed.FeedError) as e:
+            loader(dataset, device=device)
+        assert "device=cuda:2:" in str(e.value), str(e.value)
+    with pytest.raises(libfeed.FeedError) as e:  # an explicit index is kept
+        loader(dataset, device=torch.device("cuda", 1))
+    assert "device=cuda:1:" in str(e.value), str(e.value)

@@ -107,6 +107,11 @@ typedef struct feed__device_ops {
     /* The backend's own reason for its last failure into buf ("" if none),
      * for last_error. Any thread. NULL: the backend has none. */
     void (*error)(void *state, char *buf, size_t len);
+    /* What the backend wants known after a successful open that is no
+     * failure (cuda: why the arena is not registered and batches take the
+     * bounce path) into buf, "" if nothing; the loader puts it in
+     * last_error. NULL: the backend has none. */
+    void (*note)(void *state, char *buf, size_t len);
 } feed__device_ops;
 
 extern const feed__device_ops feed__device_host;

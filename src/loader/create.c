@@ -308,6 +308,12 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     memcpy(dc.std, L->o.std, sizeof dc.std);
     if ((st = L->dev.ops->open(&dc, &L->dev_state, err, errlen)) != FEED_OK)
         goto fail;
+    if (L->dev.ops->note) { /* no failure, but the caller may want to know (the bounce path) */
+        char note[sizeof L->last_error];
+        L->dev.ops->note(L->dev_state, note, sizeof note);
+        if (note[0])
+            feed__loader_set_error(L, "%s", note);
+    }
     L->max_held = on_host ? L->o.prefetch : L->o.device_prefetch;
     L->held_tab = feed__calloc(L->max_held, sizeof *L->held_tab);
     if (!L->held_tab) {

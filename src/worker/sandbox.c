@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -52,6 +53,7 @@ static const struct {
     {SYS_kill, "kill"},           {SYS_tgkill, "tgkill"},       {SYS_rt_sigaction, "rt_sigaction"},
     {SYS_prctl, "prctl"},         {SYS_prlimit64, "prlimit64"},
     {SYS_io_uring_setup, "io_uring_setup"}, {SYS_io_uring_register, "io_uring_register"},
+    {SYS_madvise, "madvise"},     {SYS_fallocate, "fallocate"},
 #ifdef SYS_open /* the legacy calls: x86-64, not arm64 */
     {SYS_open, "open for writing"}, {SYS_creat, "creat"},       {SYS_fork, "fork"},
     {SYS_vfork, "vfork"},         {SYS_unlink, "unlink"},       {SYS_rename, "rename"},
@@ -141,13 +143,25 @@ static int build_filter(scmp_filter_ctx ctx)
 #endif
     ALLOW(readlinkat, 0);
     /* Memory: malloc (brk, mmap, munmap, mremap, madvise), libjpeg's pools,
-     * glibc's mprotect of a grown heap. */
+     * glibc's mprotect of a grown heap. madvise only with the advice malloc
+     * gives (and hints): MADV_REMOVE would free the arena's pages under the
+     * parent's feet (pinned for DMA, they would be orphaned and the device
+     * would copy stale ones); fallocate (punching a hole) is not allowed at
+     * all. */
     ALLOW(brk, 0);
     ALLOW(mmap, 0);
     ALLOW(munmap, 0);
     ALLOW(mremap, 0);
     ALLOW(mprotect, 0);
-    ALLOW(madvise, 0);
+#if FEED_SANITIZED
+    ALLOW(madvise, 0); /* the sanitizers' runtimes use more advice */
+#else
+    static const int advice[] = {MADV_NORMAL,   MADV_RANDOM,    MADV_SEQUENTIAL, MADV_WILLNEED,
+                                 MADV_DONTNEED, MADV_FREE,      MADV_DONTDUMP,   MADV_DODUMP,
+                                 MADV_HUGEPAGE, MADV_NOHUGEPAGE};
+    for (size_t i = 0; i < sizeof advice / sizeof advice[0]; i++)
+        ALLOW(madvise, 1, SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)advice[i]));
+#endif
     /* Publishing: the ring's futex waits and wakes, the clock (vDSO, with a
      * system call fallback), stderr and the report pipe only. */
     ALLOW(futex, 0);

@@ -80,6 +80,18 @@ static void try_escape(const feed__arena *a, const char *what, const char *path)
         ok = pid > 0 && waitpid((pid_t)pid, NULL, 0) == pid;
     } else if (!strcmp(what, "ptrace")) {
         ok = ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0;
+    } else if (!strcmp(what, "madvise")) {
+        /* The arena's last page taken from its memfd (MADV_REMOVE): pages
+         * another process pinned for DMA would be orphaned, and the device
+         * would read stale ones with no error. */
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+        uint8_t *last = (uint8_t *)a->hdr + ((a->bytes - 1) & ~(pg - 1));
+        ok = madvise(last, pg, MADV_REMOVE) == 0;
+    } else if (!strcmp(what, "punch")) {
+        /* The same through the file: a hole punched in the arena's memfd. */
+        size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+        ok = fallocate(a->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)((a->bytes - 1) & ~(pg - 1)),
+                       (off_t)pg) == 0;
     } else if (!strcmp(what, "index")) {
         ok = feed__fault_index_writable(FEED_WORKER_INDEX_FD) != 0;
     } else if (!strcmp(what, "exec")) {
@@ -269,7 +281,8 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         char *marker = NULL;
         int escape = !strcmp(it, "socket") || !strcmp(it, "write") || !strcmp(it, "exec") ||
                      !strcmp(it, "mprotect") || !strcmp(it, "resize") || !strcmp(it, "fork") ||
-                     !strcmp(it, "clone") || !strcmp(it, "ptrace") || !strcmp(it, "index");
+                     !strcmp(it, "clone") || !strcmp(it, "ptrace") || !strcmp(it, "index") ||
+                     !strcmp(it, "madvise") || !strcmp(it, "punch");
         if (escape) { /* "write:SUB:PATH": the file to create */
             marker = strchr(sub, ':');
             if (marker)

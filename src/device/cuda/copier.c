@@ -28,8 +28,34 @@
 /* How long one wait_ready call may block, so the copier notices stop. */
 #define FEED_CUDA_SLICE_MS 20
 
+/* The errors of "an exception on the device while executing a kernel"
+ * (load/store faults, traps, asserts, timeouts): asynchronous and sticky,
+ * returned by whichever call comes next, a copy's included. */
+static int kernel_fault(cudaError_t e)
+{
+    switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorLaunchFailure:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 void feed__cuda_set_fatal(cuda_dev *d, feed_status st, cudaError_t e, const char *what)
 {
+    /* Our one kernel is the conversion: a fault the copy stream's next call
+     * reports is the kernel's, not the copy's. Without a conversion there is
+     * no kernel of ours to blame. */
+    if (d->convert && kernel_fault(e))
+        what = "convert (the conversion kernel faulted; reported by a later call)";
     pthread_mutex_lock(&d->mu);
     if (d->fatal == FEED_OK) {
         d->fatal = st;
@@ -157,8 +183,9 @@ static cudaError_t issue(cuda_dev *d, uint32_t bi, const feed__slot_view *v, int
 
     /* contract 1: the caller is done with the buffer, and so is our kernel */
     *what = "stream wait";
-    if (b->released_on_device && (e = cudaStreamWaitEvent(d->s_copy, b->ev_release, 0)) != cudaSuccess)
-        return e;
+    for (uint32_t k = 0; k < b->nreleased; k++)
+        if ((e = cudaStreamWaitEvent(d->s_copy, b->released[k], 0)) != cudaSuccess)
+            return e;
     if (b->used && (e = cudaStreamWaitEvent(d->s_copy, b->ev_ready, 0)) != cudaSuccess)
         return e;
 

@@ -20,9 +20,15 @@
  * Ordering contract (what makes it safe):
  *  1. Device buffer reuse. The copier fills d for seq only when the caller has
  *     released seq - depth (host flag, under mu), and the copy stream first
- *     waits on-device for ev_release[d] (recorded on the caller's stream at
- *     release) and for ev_ready[d] (the previous conversion, which reads
- *     stage[d]). No host stall on the caller's work.
+ *     waits on-device for d's release events (one recorded at release on each
+ *     stream the batch was waited for on, and on the release stream) and for
+ *     ev_ready[d] (the previous conversion, which reads stage[d]). No host
+ *     stall on the caller's work. A stream of another device gets an event
+ *     made in its own context (an event is recorded only on its device's
+ *     streams; a stream may wait for any device's); where even that fails,
+ *     the stream is synchronised on the host at release.
+ *     Close waits for the last release events before it frees a buffer
+ *     (cudaFree "may", not must, synchronise).
  *  2. Host slot return. release_slot(seq) is called only after ev_copied of
  *     seq has completed (cudaEventSynchronize in the copier), in seq order.
  *     Bounce mode copies the slot on the CPU into a pinned buffer first, so
@@ -40,8 +46,11 @@
  *
  * Threads and the current device: the copier sets our device once; open and
  * close do their CUDA work on a short-lived thread of their own; next, wait
- * and release leave the caller's current device alone, except for the legacy
- * (NULL) stream, which means "the default stream of the batch's device".
+ * and release push our primary context onto the caller's thread for their
+ * calls and pop it after, so the caller's current context (or its having
+ * none: no context is ever made on a device it did not use) is left as it
+ * was. The default streams (NULL, cudaStreamLegacy, cudaStreamPerThread) are
+ * therefore the batch's device's.
  */
 #ifndef FEED_CUDA_DEV_H
 #define FEED_CUDA_DEV_H
@@ -54,6 +63,10 @@
 #include "device/device.h"
 
 enum { BUF_FREE, BUF_FILLING, BUF_PUBLISHED, BUF_HELD };
+
+/* Streams a held batch may be waited for on (feed_batch_wait) before its
+ * release: one release event each. */
+#define FEED_CUDA_USERS 8
 
 typedef struct cbuf {
     uint8_t *d_stage;   /* batch_size * host_sample_bytes, device */
@@ -71,9 +84,20 @@ typedef struct cbuf {
     uint8_t *h_tgt, *d_tgt;             /* targets: pinned (batch.targets) and device, batch_size rows */
     cudaEvent_t ev_start, ev_copied; /* timing events around the H2D copies */
     cudaEvent_t ev_ready;            /* the batch is complete on the device */
-    cudaEvent_t ev_release;          /* recorded on the caller's stream at release */
+    /* One release event per stream that used the batch (each stream wait()
+     * was given, and release()'s): recorded on each at release. */
+    cudaEvent_t ev_release[FEED_CUDA_USERS];
+    /* The same for a stream of another device (its context's, made there
+     * on first use, since an event is recorded only on its own device's
+     * streams); peer_ctx: where ev_peer[k] was made. */
+    cudaEvent_t ev_peer[FEED_CUDA_USERS];
+    void *peer_ctx[FEED_CUDA_USERS];
+    cudaEvent_t released[FEED_CUDA_USERS]; /* the events recorded at the last release... */
+    uint32_t nreleased;                    /* ...this many */
+    void *users[FEED_CUDA_USERS];    /* the streams wait() was given (caller's thread, while held) */
+    pthread_t user_thread[FEED_CUDA_USERS]; /* who gave each (a per-thread default stream is theirs) */
+    uint32_t nusers;
     int used;                        /* ev_copied/ev_ready were recorded at least once */
-    int released_on_device;          /* ev_release was recorded */
     int state;                       /* BUF_* (under mu) */
     uint64_t seq, epoch, index;
     uint32_t count, bad;
@@ -100,7 +124,16 @@ typedef struct cuda_dev {
     uint8_t *reg_base;
     size_t reg_bytes;
     int registered;
-    /* copier-thread-only state */
+    char bounce_why[160]; /* why the arena is not registered ("" when it is) */
+    /* Our device's primary context, made current to the caller's thread for
+     * the calls made on its behalf (cuCtxPushCurrent/PopCurrent through
+     * cudaGetDriverEntryPoint) so that its own current context, or the lack
+     * of one, is left exactly as it was. NULL: not available; then
+     * cudaSetDevice and back, only for the default streams. */
+    void *ctx;
+    int (*ctx_push)(void *ctx);
+    int (*ctx_pop)(void **ctx);
+    int (*stream_ctx)(void *stream, void **ctx); /* cuStreamGetCtx */
     inflight fl[2];
     uint32_t nfl;
     uint64_t cseq; /* the batch the copier works on */
@@ -131,6 +164,11 @@ feed_status feed__cuda_setup(cuda_dev *d, char *err, size_t errlen);
 /* Frees every CUDA resource of d (after synchronizing its streams) and
  * unregisters the arena, on a device thread when one can be had. */
 void feed__cuda_teardown(cuda_dev *d);
+
+/* ---- device_cuda.c ------------------------------------------------------------ */
+
+/* Destroys ev with ctx (the context it was made in) current, if any. */
+void feed__cuda_event_destroy_in(const cuda_dev *d, void *ctx, cudaEvent_t ev);
 
 /* ---- copier.c ------------------------------------------------------------------ */
 

@@ -17,6 +17,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -25,28 +26,42 @@
 #include "device/cuda/cuda_dev.h"
 #include "pixels/convert.h"
 
-/* For the caller's legacy (NULL) or per-thread default stream, which are the
- * *current* device's: makes our device current, returning the caller's to
- * put back with dev_pop (-1: nothing to put back). Explicit streams carry
- * their device, so the caller's thread is left alone. */
-static int dev_push(const cuda_dev *d, void *stream)
+static int is_default_stream(const void *stream)
 {
-    if (stream && stream != (void *)cudaStreamLegacy && stream != (void *)cudaStreamPerThread)
-        return -1;
+    return !stream || stream == (void *)cudaStreamLegacy || stream == (void *)cudaStreamPerThread;
+}
+
+/* Makes our primary context current to the caller's thread for the calls
+ * made on its behalf (cuda_dev.h); dev_pop puts back exactly what it had. A
+ * runtime call on a thread with no current context initialises the primary
+ * context of the thread's chosen device (0 if it chose none): without this,
+ * a caller that never used device 0 would get a context there. Returns what
+ * dev_pop needs: 1 pushed; 0 nothing done; -2 - prev: the device to put back
+ * (no driver entry points: the caller's device, set and put back, for the
+ * default streams only). */
+static int dev_push(const cuda_dev *d, int default_stream)
+{
+    if (d->ctx)
+        return d->ctx_push(d->ctx) == 0;
+    if (!default_stream)
+        return 0;
     int prev = -1;
     if (cudaGetDevice(&prev) != cudaSuccess) {
         cudaGetLastError();
-        prev = -1;
+        return 0;
     }
-    if (prev != d->ordinal)
-        cudaSetDevice(d->ordinal);
-    return prev;
+    if (prev == d->ordinal || cudaSetDevice(d->ordinal) != cudaSuccess)
+        return 0;
+    return -2 - prev;
 }
 
-static void dev_pop(const cuda_dev *d, int prev)
+static void dev_pop(const cuda_dev *d, int token)
 {
-    if (prev >= 0 && prev != d->ordinal)
-        cudaSetDevice(prev);
+    void *ctx;
+    if (token == 1)
+        d->ctx_pop(&ctx);
+    else if (token <= -2)
+        cudaSetDevice(-2 - token);
 }
 
 static void deadline_after(struct timespec *ts, int64_t ms)
@@ -58,6 +73,14 @@ static void deadline_after(struct timespec *ts, int64_t ms)
         ts->tv_sec++;
         ts->tv_nsec -= 1000000000L;
     }
+}
+
+static void bounce_note(const cuda_dev *d, char *buf, size_t len)
+{
+    snprintf(buf, len,
+             "cuda:%d: the arena is not registered (%s): every batch goes through a pinned bounce buffer, "
+             "one more copy on the host",
+             d->ordinal, d->bounce_why);
 }
 
 static feed_status cuda_open(const feed__device_config *cfg, void **state, char *err, size_t errlen)
@@ -105,6 +128,15 @@ static feed_status cuda_open(const feed__device_config *cfg, void **state, char 
         feed__free(d);
         return st;
     }
+    if (!d->registered) { /* a slower path than asked for: on stderr once, as a caller may not look */
+        static atomic_int said;
+        const char *force = getenv("FEED_FORCE_BOUNCE");
+        if (!(force && *force && *force != '0') && !atomic_exchange(&said, 1)) {
+            char note[320];
+            bounce_note(d, note, sizeof note);
+            fprintf(stderr, "libfeed: %s\n", note);
+        }
+    }
     *state = d;
     return FEED_OK;
 }
@@ -143,9 +175,11 @@ static void cuda_stop(void *state)
     pthread_mutex_unlock(&d->mu);
     pthread_join(d->thread, NULL); /* it returns every slot it holds on its way out */
     d->running = 0;
+    int tok = dev_push(d, 0);
     cudaStreamSynchronize(d->s_copy);
     cudaStreamSynchronize(d->s_conv);
     cudaGetLastError();
+    dev_pop(d, tok);
     pthread_mutex_lock(&d->mu);
     for (uint32_t i = 0; i < d->depth; i++)
         d->buf[i].state = BUF_FREE;
@@ -244,10 +278,13 @@ static feed_status cuda_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     out->bad = b->bad;
     out->ready_event = b->ev_ready;
     out->handle = seq;
+    b->nusers = 0;
 out:
     pthread_mutex_unlock(&d->mu);
     if (st == FEED_OK && d->cfg.sync) {
+        int tok = dev_push(d, 0);
         cudaError_t e = cudaEventSynchronize(b->ev_ready);
+        dev_pop(d, tok);
         if (e != cudaSuccess) { /* sticky: the context is gone; the batch is not delivered */
             pthread_mutex_lock(&d->mu);
             b->state = BUF_FREE;
@@ -269,33 +306,92 @@ static cbuf *held(cuda_dev *d, const feed_batch *batch)
     return ok ? b : NULL;
 }
 
+void feed__cuda_event_destroy_in(const cuda_dev *d, void *ctx, cudaEvent_t ev)
+{
+    void *c;
+    int pushed = ctx && d->ctx_push && d->ctx_push(ctx) == 0;
+    cudaEventDestroy(ev);
+    if (pushed)
+        d->ctx_pop(&c);
+}
+
+/* An event of stream's context, for a stream of another device: ev_peer[k],
+ * made there (once per buffer and context), recorded on it. */
+static cudaEvent_t record_peer(cuda_dev *d, cbuf *b, uint32_t k, void *stream)
+{
+    void *sctx = NULL, *c;
+    if (!d->stream_ctx || is_default_stream(stream) || d->stream_ctx(stream, &sctx) != 0 || !sctx ||
+        sctx == d->ctx || d->ctx_push(sctx) != 0)
+        return NULL;
+    cudaError_t e = cudaSuccess;
+    if (b->peer_ctx[k] != sctx) {
+        if (b->ev_peer[k])
+            feed__cuda_event_destroy_in(d, b->peer_ctx[k], b->ev_peer[k]);
+        b->ev_peer[k] = NULL;
+        b->peer_ctx[k] = NULL;
+        if ((e = cudaEventCreateWithFlags(&b->ev_peer[k], cudaEventDisableTiming)) == cudaSuccess)
+            b->peer_ctx[k] = sctx;
+        else
+            b->ev_peer[k] = NULL;
+    }
+    if (e == cudaSuccess)
+        e = cudaEventRecord(b->ev_peer[k], (cudaStream_t)stream);
+    if (e != cudaSuccess)
+        cudaGetLastError();
+    d->ctx_pop(&c);
+    return e == cudaSuccess ? b->ev_peer[k] : NULL;
+}
+
+/* Records a release event on stream as b->released[k]: ours, or for a
+ * stream of another device one of its own context; where neither can be,
+ * waits for the stream on the host. 1 if an event was recorded. */
+static int record_release(cuda_dev *d, cbuf *b, uint32_t k, void *stream, pthread_t who)
+{
+    if (stream == (void *)cudaStreamPerThread && !pthread_equal(who, pthread_self())) {
+        /* another thread's per-thread default stream: none can name it from
+         * here; our device's streams, its included, are waited for */
+        if (cudaDeviceSynchronize() != cudaSuccess)
+            cudaGetLastError();
+        return 0;
+    }
+    cudaError_t e = cudaEventRecord(b->ev_release[k], (cudaStream_t)stream);
+    if (e == cudaSuccess) {
+        b->released[k] = b->ev_release[k];
+        return 1;
+    }
+    cudaGetLastError();
+    if ((b->released[k] = record_peer(d, b, k, stream)) != NULL)
+        return 1;
+    if (cudaStreamSynchronize((cudaStream_t)stream) != cudaSuccess)
+        cudaGetLastError();
+    return 0;
+}
+
 static feed_status cuda_release(void *state, const feed_batch *batch, void *stream)
 {
     cuda_dev *d = state;
     cbuf *b = held(d, batch);
     if (!b)
         return FEED_E_INVALID;
-    feed_status st = FEED_OK;
-    int prev = dev_push(d, stream);
-    cudaError_t e = cudaEventRecord(b->ev_release, (cudaStream_t)stream);
-    if (e != cudaSuccess) {
-        /* Without the event nothing orders the reuse after the caller's work
-         * (a stream of another device?): wait for our whole device instead,
-         * and say so. */
-        cudaGetLastError();
-        dev_pop(d, prev);
-        prev = dev_push(d, NULL);
-        cudaDeviceSynchronize();
-        cudaGetLastError();
-        st = FEED_E_DEVICE;
+    int tok = dev_push(d, is_default_stream(stream));
+    /* every stream the batch was waited for on may still read it: an event
+     * on each, the release stream's included */
+    uint32_t n = 0, nu = b->nusers;
+    int on_release_stream = 0;
+    for (uint32_t i = 0; i < nu; i++) {
+        on_release_stream |= b->users[i] == stream && pthread_equal(b->user_thread[i], pthread_self());
+        n += record_release(d, b, n, b->users[i], b->user_thread[i]);
     }
-    dev_pop(d, prev);
+    if (!on_release_stream)
+        n += record_release(d, b, n, stream, pthread_self());
+    dev_pop(d, tok);
     pthread_mutex_lock(&d->mu);
-    b->released_on_device = e == cudaSuccess;
+    b->nreleased = n;
+    b->nusers = 0;
     b->state = BUF_FREE;
     pthread_cond_broadcast(&d->cv);
     pthread_mutex_unlock(&d->mu);
-    return st;
+    return FEED_OK;
 }
 
 static feed_status cuda_wait(void *state, const feed_batch *batch, void *stream)
@@ -304,11 +400,21 @@ static feed_status cuda_wait(void *state, const feed_batch *batch, void *stream)
     cbuf *b = held(d, batch);
     if (!b)
         return FEED_E_INVALID;
-    int prev = dev_push(d, stream);
+    uint32_t i = 0;
+    while (i < b->nusers && !(b->users[i] == stream && pthread_equal(b->user_thread[i], pthread_self())))
+        i++;
+    if (i == FEED_CUDA_USERS)
+        return FEED_E_BUSY; /* no release event left for one more stream */
+    int tok = dev_push(d, is_default_stream(stream));
     cudaError_t e = cudaStreamWaitEvent((cudaStream_t)stream, b->ev_ready, 0);
     if (e != cudaSuccess)
         cudaGetLastError();
-    dev_pop(d, prev);
+    dev_pop(d, tok);
+    if (e == cudaSuccess && i == b->nusers) {
+        b->users[i] = stream;
+        b->user_thread[i] = pthread_self();
+        b->nusers++;
+    }
     return e == cudaSuccess ? FEED_OK : FEED_E_DEVICE;
 }
 
@@ -331,6 +437,15 @@ static void cuda_error(void *state, char *buf, size_t len)
     pthread_mutex_unlock(&d->mu);
 }
 
+static void cuda_note(void *state, char *buf, size_t len)
+{
+    const cuda_dev *d = state;
+    if (d->registered)
+        snprintf(buf, len, "%s", "");
+    else
+        bounce_note(d, buf, len);
+}
+
 static const feed__device_ops cuda_ops = {
     .name = "cuda",
     .open = cuda_open,
@@ -342,6 +457,7 @@ static const feed__device_ops cuda_ops = {
     .stats = cuda_stats,
     .close = cuda_close,
     .error = cuda_error,
+    .note = cuda_note,
 };
 
 const feed__device_ops *feed__device_cuda(void)

@@ -7,14 +7,17 @@
  */
 #include <cuda_runtime_api.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/internal.h"
 #include "device/cuda/cuda_dev.h"
 
 /* cudaHostRegister the arena in pieces of at most this much (a copy never
- * straddles two pieces). FEED_CUDA_REGISTER_CHUNK (bytes) overrides it. */
+ * straddles two pieces). FEED_CUDA_REGISTER_CHUNK (bytes, rounded down to
+ * whole pages) overrides it. */
 #define FEED_CUDA_REGISTER_CHUNK ((size_t)1 << 30)
 
 static feed_status cu_err(cudaError_t e, char *err, size_t errlen, const char *what, int ordinal)
@@ -48,10 +51,16 @@ static void free_buffers(cuda_dev *d)
         cudaFree(b->d_tgt);
         feed__free(b->h_loffs);
         feed__free(b->h_llist);
-        cudaEvent_t *evs[] = {&b->ev_start, &b->ev_copied, &b->ev_ready, &b->ev_release};
+        cudaEvent_t *evs[] = {&b->ev_start, &b->ev_copied, &b->ev_ready};
         for (size_t k = 0; k < FEED_ARRAY_SIZE(evs); k++)
             if (*evs[k])
                 cudaEventDestroy(*evs[k]);
+        for (size_t k = 0; k < FEED_CUDA_USERS; k++) {
+            if (b->ev_release[k])
+                cudaEventDestroy(b->ev_release[k]);
+            if (b->ev_peer[k]) /* in the context it was made in */
+                feed__cuda_event_destroy_in(d, b->peer_ctx[k], b->ev_peer[k]);
+        }
     }
     feed__free(d->buf);
     d->buf = NULL;
@@ -68,18 +77,29 @@ static void unregister_arena(cuda_dev *d)
 }
 
 /* Pins the arena for DMA, in chunks. 1: registered; 0: it cannot be (memlock
- * limit, not supported, FEED_FORCE_BOUNCE): use bounce buffers; -1: no memory. */
+ * limit, not supported, FEED_FORCE_BOUNCE): use bounce buffers, and say why
+ * in d->bounce_why; -1: no memory. */
 static int register_arena(cuda_dev *d)
 {
     const char *force = getenv("FEED_FORCE_BOUNCE");
-    if (!d->cfg.arena || !d->cfg.arena_bytes || (force && *force && *force != '0'))
+    if (force && *force && *force != '0') {
+        snprintf(d->bounce_why, sizeof d->bounce_why, "FEED_FORCE_BOUNCE is set");
         return 0;
+    }
+    if (!d->cfg.arena || !d->cfg.arena_bytes) {
+        snprintf(d->bounce_why, sizeof d->bounce_why, "no arena to register");
+        return 0;
+    }
     size_t chunk = FEED_CUDA_REGISTER_CHUNK;
     const char *env = getenv("FEED_CUDA_REGISTER_CHUNK");
+    /* whole pages of this host (64 KiB on some arm64 kernels): two chunks
+     * never share one */
+    long pg = sysconf(_SC_PAGESIZE);
+    const unsigned long long page = pg > 0 ? (unsigned long long)pg : 4096;
     if (env && *env) {
         unsigned long long v = strtoull(env, NULL, 0);
-        if (v >= 4096)
-            chunk = (size_t)(v & ~4095ull);
+        if (v >= page)
+            chunk = (size_t)(v - v % page);
     }
     size_t n = (d->cfg.arena_bytes + chunk - 1) / chunk;
     d->reg = feed__calloc(n, sizeof *d->reg);
@@ -91,6 +111,9 @@ static int register_arena(cuda_dev *d)
         cudaError_t e = cudaHostRegister(base + i * chunk, len, cudaHostRegisterPortable);
         if (e != cudaSuccess) {
             cudaGetLastError(); /* not sticky: memlock limit, not supported, ... */
+            snprintf(d->bounce_why, sizeof d->bounce_why,
+                     "cudaHostRegister of %zu bytes at arena offset %zu: %s (%s)", len, i * chunk,
+                     cudaGetErrorString(e), cudaGetErrorName(e));
             unregister_arena(d);
             return 0;
         }
@@ -101,6 +124,43 @@ static int register_arena(cuda_dev *d)
     d->reg_chunk = chunk;
     d->registered = 1;
     return 1;
+}
+
+/* A driver API function, or NULL (the driver has none by that name). */
+static void *driver_fn(const char *name)
+{
+    void *fn = NULL;
+    enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    cudaError_t e = cudaGetDriverEntryPointByVersion(name, &fn, 12000, cudaEnableDefault, &q);
+#elif CUDART_VERSION >= 12000
+    cudaError_t e = cudaGetDriverEntryPoint(name, &fn, cudaEnableDefault, &q);
+#else
+    cudaError_t e = cudaErrorNotSupported;
+#endif
+    if (e != cudaSuccess || q != cudaDriverEntryPointSuccess) {
+        cudaGetLastError();
+        fn = NULL;
+    }
+    return fn;
+}
+
+/* Our primary context (current on this device thread) and the driver's
+ * push/pop, for the calls made on the caller's thread (cuda_dev.h). */
+static void find_context(cuda_dev *d)
+{
+    int (*get)(void **) = NULL;
+    void *p = driver_fn("cuCtxGetCurrent");
+    memcpy(&get, &p, sizeof p);
+    p = driver_fn("cuCtxPushCurrent");
+    memcpy(&d->ctx_push, &p, sizeof p);
+    p = driver_fn("cuCtxPopCurrent");
+    memcpy(&d->ctx_pop, &p, sizeof p);
+    p = driver_fn("cuStreamGetCtx");
+    memcpy(&d->stream_ctx, &p, sizeof p);
+    d->ctx = NULL;
+    if (!get || !d->ctx_push || !d->ctx_pop || get(&d->ctx) != 0)
+        d->ctx = NULL;
 }
 
 /* Registers the arena, creates the streams, buffers and events (on a device
@@ -165,10 +225,13 @@ static feed_status setup_job(cuda_dev *d, char *err, size_t errlen)
         what = "cudaEventCreateWithFlags";
         if ((e = cudaEventCreateWithFlags(&b->ev_start, cudaEventDefault)) != cudaSuccess ||
             (e = cudaEventCreateWithFlags(&b->ev_copied, cudaEventBlockingSync)) != cudaSuccess ||
-            (e = cudaEventCreateWithFlags(&b->ev_ready, cudaEventDisableTiming)) != cudaSuccess ||
-            (e = cudaEventCreateWithFlags(&b->ev_release, cudaEventDisableTiming)) != cudaSuccess)
+            (e = cudaEventCreateWithFlags(&b->ev_ready, cudaEventDisableTiming)) != cudaSuccess)
             goto cuda_fail;
+        for (size_t k = 0; k < FEED_CUDA_USERS; k++)
+            if ((e = cudaEventCreateWithFlags(&b->ev_release[k], cudaEventDisableTiming)) != cudaSuccess)
+                goto cuda_fail;
     }
+    find_context(d);
     return FEED_OK;
 
 nomem:
@@ -182,13 +245,26 @@ cuda_fail:
     return cu_err(e, err, errlen, what, d->ordinal);
 }
 
-/* Frees every CUDA resource (on a device thread, see on_device_thread). */
+/* Frees every CUDA resource (on a device thread, see on_device_thread),
+ * after the work that may still use them: our streams', and the caller's
+ * up to its last release of each buffer (cudaFree "may perform implicit
+ * synchronization", which is no promise). */
 static void teardown(cuda_dev *d)
 {
     if (d->s_copy)
         cudaStreamSynchronize(d->s_copy);
     if (d->s_conv)
         cudaStreamSynchronize(d->s_conv);
+    for (uint32_t i = 0; d->buf && i < d->depth; i++)
+        for (uint32_t k = 0; k < d->buf[i].nreleased; k++) {
+            cbuf *b = &d->buf[i];
+            void *c;
+            /* a peer event: with its own context current */
+            int pushed = b->released[k] == b->ev_peer[k] && d->ctx_push(b->peer_ctx[k]) == 0;
+            cudaEventSynchronize(b->released[k]);
+            if (pushed)
+                d->ctx_pop(&c);
+        }
     free_buffers(d);
     if (d->s_copy)
         cudaStreamDestroy(d->s_copy);

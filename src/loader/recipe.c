@@ -69,11 +69,13 @@ feed_status feed__loader_recipe(feed_loader *L, uint64_t seq, const feed__recipe
         for (uint32_t k = c->multi ? offs[bad] : 0; c->multi && k < offs[bad + 1]; k++)
             if (list[k] < 0 || (uint32_t)list[k] >= c->num_classes)
                 lab = list[k]; /* the one out of range, not the first */
+        char name[2 * FEED_PATH_MAX + 32];
+        if (feed__index_name(L->ix.hdr, in->ids[bad], name, sizeof name) < 0)
+            snprintf(name, sizeof name, "%s", feed__index_path(L->ix.hdr, in->ids[bad]));
         snprintf(msg, msglen,
                  "sample %llu (%s) has label %d, outside 0..%u: num_classes=%u is too small for the soft "
                  "labels (MixUp, CutMix, label_smoothing, multi_label)",
-                 (unsigned long long)in->ids[bad], feed__index_path(L->ix.hdr, in->ids[bad]), lab,
-                 c->num_classes - 1, c->num_classes);
+                 (unsigned long long)in->ids[bad], name, lab, c->num_classes - 1, c->num_classes);
         return FEED_E_DATASET;
     }
     r->draws = d;

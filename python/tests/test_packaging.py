@@ -3,7 +3,8 @@ feed-worker, feed-mkdata and feedbench with CMake (pyproject.toml,
 scikit-build-core) into the wheel; installed into a fresh virtual environment,
 its libfeed-mkdata command makes a dataset, libfeed-bench measures it, and it
 iterates datasets from a directory outside the checkout, with no PYTHONPATH
-and no LIBFEED_* variable.
+and no LIBFEED_* variable. scripts/test-wheel checks the repaired wheel
+(scripts/wheel) the same way where the system's codec libraries are hidden.
 
 The wheel is built once per session, into $LIBFEED_BUILD_DIR/wheel (its CMake
 build in $LIBFEED_BUILD_DIR/wheel-build, so a second run rebuilds only what

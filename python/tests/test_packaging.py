@@ -1,13 +1,16 @@
 """The Python package as a user gets it: `pip wheel .` builds libfeed.so,
-feed-worker and feed-mkdata with CMake (pyproject.toml, scikit-build-core)
-into the wheel; installed into a fresh virtual environment, its
-libfeed-mkdata command makes a dataset and it iterates datasets from a
-directory outside the checkout, with no PYTHONPATH and no LIBFEED_* variable.
+feed-worker, feed-mkdata and feedbench with CMake (pyproject.toml,
+scikit-build-core) into the wheel; installed into a fresh virtual environment,
+its libfeed-mkdata command makes a dataset, libfeed-bench measures it, and it
+iterates datasets from a directory outside the checkout, with no PYTHONPATH
+and no LIBFEED_* variable. scripts/test-wheel checks the repaired wheel
+(scripts/wheel) the same way where the system's codec libraries are hidden.
 
 The wheel is built once per session, into $LIBFEED_BUILD_DIR/wheel (its CMake
 build in $LIBFEED_BUILD_DIR/wheel-build, so a second run rebuilds only what
 changed). Skipped without scikit-build-core (scripts/test-python installs it).
 """
+import json
 import os
 import shutil
 import subprocess
@@ -88,20 +91,21 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
         names = set(z.namelist())
         assert {"libfeed/_lib/libfeed.so", "libfeed/_lib/feed-worker", "libfeed/__init__.py",
                 "libfeed/torch.py", "libfeed/keras.py", "libfeed/_torch_dataloader.py",
-                "libfeed/_lib/feed-mkdata", "libfeed/_tools.py"} <= names
+                "libfeed/_lib/feed-mkdata", "libfeed/_lib/feedbench", "libfeed/_tools.py"} <= names
         # Nothing else from the build: no tests, programs, headers, static library.
         assert not [n for n in names if not n.startswith(("libfeed/", f"libfeed-{version}."))]
         assert sorted(n for n in names if n.startswith("libfeed/_lib/")) == \
-            ["libfeed/_lib/feed-mkdata", "libfeed/_lib/feed-worker",
+            ["libfeed/_lib/feed-mkdata", "libfeed/_lib/feed-worker", "libfeed/_lib/feedbench",
              "libfeed/_lib/libfeed.so"]  # one copy, no soname links
-        for exe in ("feed-worker", "feed-mkdata"):
+        for exe in ("feed-worker", "feed-mkdata", "feedbench"):
             mode = z.getinfo(f"libfeed/_lib/{exe}").external_attr >> 16
             assert mode & 0o111 == 0o111, exe  # the programs keep their run bit
         meta = z.read(f"libfeed-{version}.dist-info/METADATA").decode()
         entry_points = z.read(f"libfeed-{version}.dist-info/entry_points.txt").decode()
-    # pip makes the command bin/libfeed-mkdata from this.
-    assert "[console_scripts]\nlibfeed-mkdata = libfeed._tools:mkdata\n" in entry_points, \
-        entry_points
+    # pip makes the commands bin/libfeed-mkdata and bin/libfeed-bench from this.
+    assert entry_points.startswith("[console_scripts]\n"), entry_points
+    for line in ("libfeed-mkdata = libfeed._tools:mkdata", "libfeed-bench = libfeed._tools:bench"):
+        assert line in entry_points.splitlines(), entry_points
     for line in ("Name: libfeed", f"Version: {version}", "License-Expression: MIT",
                  "Requires-Python: >=3.8", "Requires-Dist: numpy>=1.22",
                  "Provides-Extra: torch", 'Requires-Dist: torch>=1.10; extra == "torch"'):
@@ -138,6 +142,14 @@ def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
     assert len(list(made.rglob("*.jpg"))) == 20
     r = run([py, "-c", CODE, str(made)], env=CLEAN_ENV, cwd=str(outside))
     assert int(r.stdout.split()[2]) == 20
+    # libfeed-bench (feedbench) measures it: every batch it was asked for.
+    r = run([str(venv / "bin" / "libfeed-bench"), "--data", str(made), "--batch", "4",
+             "--batches", "3", "--warmup", "0", "--json", str(outside / "bench.json")],
+            env=CLEAN_ENV, cwd=str(outside))
+    with open(outside / "bench.json") as f:
+        report = json.load(f)
+    assert (report["tool"], report["measured_images"], report["samples_bad"]) == \
+        ("feedbench", 12, 0), report
     # With the CUDA toolkit at build time the backend is in the wheel: a
     # cuda request reaches it (no driver here: it says so), rather than
     # "built without CUDA".

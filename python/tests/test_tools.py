@@ -1,7 +1,9 @@
-"""libfeed-mkdata, the command the wheel installs (libfeed/_tools.py): run
-through libfeed._tools.mkdata, the function its console script calls, it
-runs feed-mkdata with its arguments and exit status.
+"""libfeed-mkdata and libfeed-bench, the commands the wheel installs
+(libfeed/_tools.py): run through libfeed._tools.mkdata and .bench, the
+functions their console scripts call, they run feed-mkdata and feedbench with
+their arguments and exit status.
 """
+import json
 import os
 import subprocess
 import sys
@@ -60,3 +62,24 @@ def test_usage_errors_keep_feed_mkdatas_exit_status(tmp_path):
     assert not (tmp_path / "ds").exists()
     r = libfeed_mkdata("--help")
     assert r.returncode == 0 and "--shard-size" in r.stdout
+
+
+# What pip's console script for libfeed-bench does.
+BENCH = "import sys; from libfeed._tools import bench; sys.exit(bench())"
+
+
+def test_libfeed_bench_runs_the_build_trees_feedbench(dataset, tmp_path):
+    from libfeed import _tools
+
+    assert os.path.samefile(_tools.program_path("feedbench"), build_path("bin", "feedbench"))
+    env = dict(os.environ, PYTHONPATH=PYTHON_DIR)
+    out = tmp_path / "bench.json"
+    r = subprocess.run([sys.executable, "-c", BENCH, "--data", dataset, "--batch", "5",
+                        "--batches", "4", "--warmup", "1", "--quiet", "--json", str(out)],
+                       env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    report = json.loads(out.read_text())
+    assert (report["tool"], report["batches"], report["measured_images"]) == ("feedbench", 4, 15)
+    r = subprocess.run([sys.executable, "-c", BENCH, "--no-such-flag"], env=env,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "usage: feedbench" in r.stdout + r.stderr

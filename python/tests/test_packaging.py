@@ -100,6 +100,13 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
         for exe in ("feed-worker", "feed-mkdata", "feedbench"):
             mode = z.getinfo(f"libfeed/_lib/{exe}").external_attr >> 16
             assert mode & 0o111 == 0o111, exe  # the programs keep their run bit
+        # the licences of what it carries: its own, libjpeg-turbo's, and the
+        # libraries scripts/wheel bundles (as Debian ships them)
+        lic = f"libfeed-{version}.dist-info/licenses/"
+        for f in ("LICENSE", "third_party/libjpeg-turbo/LICENSE.md", "third_party/licenses/libspng0.copyright",
+                  "third_party/licenses/libwebp7.copyright", "third_party/licenses/liburing2.copyright",
+                  "third_party/licenses/libseccomp2.copyright"):
+            assert lic + f in names, f
         meta = z.read(f"libfeed-{version}.dist-info/METADATA").decode()
         entry_points = z.read(f"libfeed-{version}.dist-info/entry_points.txt").decode()
     # pip makes the commands bin/libfeed-mkdata and bin/libfeed-bench from this.

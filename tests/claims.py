@@ -5,7 +5,7 @@
 
 Reads the last column of each table row of docs/claims.md: `ctest_name`,
 `ctest_name: cmocka_case` or `python/tests/file.py::test`. A ctest name must be
-registered (ctest -N in BUILD_DIR); a cmocka case must be a cmocka_unit_test*
+registered (ctest -N in BUILD_DIR); a cmocka case must be a TU_TEST or cmocka_unit_test*
 entry of tests/ctest_name.c; a pytest must be a `def test` of its file. Fails
 naming each one that is not, and when a row names no test at all.
 """
@@ -44,7 +44,7 @@ def main():
                 if case:
                     p = os.path.join(src, "tests", prog + ".c")
                     text = open(p).read() if os.path.exists(p) else ""
-                    if not re.search(r"cmocka_unit_test\w*\(\s*%s\b" % re.escape(case), text):
+                    if not re.search(r"(?:cmocka_unit_test\w*|TU_TEST)\(\s*%s\b" % re.escape(case), text):
                         errors.append("no cmocka case %s in tests/%s.c" % (case, prog))
     for e in errors:
         print("claims.md: " + e)

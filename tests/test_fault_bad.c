@@ -412,6 +412,7 @@ static void test_unreadable(void **state)
     char err[1024];
     feed_loader *L;
     assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    tu_hold(L);
     feed_batch b = {.struct_size = sizeof b};
     feed_status st;
     uint64_t bad = 0;
@@ -435,7 +436,7 @@ static void test_unreadable(void **state)
     assert_int_equal(r.sys_errno, EISDIR);
     r.struct_size = sizeof r - 1; /* smaller than 0.1.0's, which is today's */
     assert_int_equal(feed_loader_bad_sample(L, 1, &r), FEED_E_INVALID);
-    feed_loader_destroy(L);
+    tu_drop(L);
     unlink(list);
 }
 
@@ -519,6 +520,7 @@ static void missing_run(const char *extra, const char *needle)
     char err[1024];
     feed_loader *L;
     assert_int_equal(feed_loader_create(&L, &o, err, sizeof err), FEED_OK);
+    tu_hold(L);
     feed_batch b = {.struct_size = sizeof b};
     feed_status st = feed_loader_next(L, &b, 60000);
     if (st == FEED_OK) {
@@ -535,7 +537,7 @@ static void missing_run(const char *extra, const char *needle)
         !strstr(le, strerror(ENOENT)))
         fail_msg("last error '%s' should say '%s' and name the first missing file", le, needle);
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_E_DATASET); /* it stays failed */
-    feed_loader_destroy(L);
+    tu_drop(L);
     unlink(list);
 }
 
@@ -761,18 +763,18 @@ static void test_decode_nomem_retried(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_replace_1_worker),
-        cmocka_unit_test(test_replace_3_workers),
-        cmocka_unit_test(test_fail_policy),
-        cmocka_unit_test(test_unreadable),
-        cmocka_unit_test(test_fail_then_seek),
-        cmocka_unit_test(test_all_missing),
-        cmocka_unit_test(test_no_substitute),
-        cmocka_unit_test(test_budget),
-        cmocka_unit_test(test_report_stderr),
-        cmocka_unit_test(test_bad_log_file),
-        cmocka_unit_test(test_transient_eio),
-        cmocka_unit_test(test_decode_nomem_retried),
+        TU_TEST(test_replace_1_worker),
+        TU_TEST(test_replace_3_workers),
+        TU_TEST(test_fail_policy),
+        TU_TEST(test_unreadable),
+        TU_TEST(test_fail_then_seek),
+        TU_TEST(test_all_missing),
+        TU_TEST(test_no_substitute),
+        TU_TEST(test_budget),
+        TU_TEST(test_report_stderr),
+        TU_TEST(test_bad_log_file),
+        TU_TEST(test_transient_eio),
+        TU_TEST(test_decode_nomem_retried),
     };
     const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
     if (filter)

@@ -257,6 +257,7 @@ static void crash_storm(const char *fault)
     char err[1024];
     feed_loader *L = NULL;
     feed_status st = feed_loader_create(&L, &o, err, sizeof err);
+    tu_hold(L);
     const char *msg = err;
     if (st == FEED_OK) {
         feed_batch b = {.struct_size = sizeof b};
@@ -273,7 +274,7 @@ static void crash_storm(const char *fault)
         feed_batch b = {.struct_size = sizeof b};
         assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_WORKER);
     }
-    feed_loader_destroy(L);
+    tu_drop(L);
     unsetenv("FEED_TEST_FAULT");
     fu_assert_no_children();
 }
@@ -354,13 +355,13 @@ static void test_workers_are_exec(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_kills_exact),
-        cmocka_unit_test(test_crash_phases),
-        cmocka_unit_test(test_poison_pill),
-        cmocka_unit_test(test_poison_pill_no_retries),
-        cmocka_unit_test(test_crash_on_substitute),
-        cmocka_unit_test(test_crash_storm_fails),
-        cmocka_unit_test(test_workers_are_exec),
+        TU_TEST(test_random_kills_exact),
+        TU_TEST(test_crash_phases),
+        TU_TEST(test_poison_pill),
+        TU_TEST(test_poison_pill_no_retries),
+        TU_TEST(test_crash_on_substitute),
+        TU_TEST(test_crash_storm_fails),
+        TU_TEST(test_workers_are_exec),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -301,14 +301,14 @@ static void test_destroy_with_hung_worker(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hang_once_retried),
-        cmocka_unit_test(test_hang_always_quarantined),
-        cmocka_unit_test(test_hang_hidden_in_record),
-        cmocka_unit_test(test_slow_sample_longer_budget),
-        cmocka_unit_test(test_next_timeout),
-        cmocka_unit_test(test_seek_past_hung_worker),
-        cmocka_unit_test(test_new_batch_wakes_the_sleepers),
-        cmocka_unit_test(test_destroy_with_hung_worker),
+        TU_TEST(test_hang_once_retried),
+        TU_TEST(test_hang_always_quarantined),
+        TU_TEST(test_hang_hidden_in_record),
+        TU_TEST(test_slow_sample_longer_budget),
+        TU_TEST(test_next_timeout),
+        TU_TEST(test_seek_past_hung_worker),
+        TU_TEST(test_new_batch_wakes_the_sleepers),
+        TU_TEST(test_destroy_with_hung_worker),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -357,15 +357,15 @@ static void test_index_sealed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_one_hostile_worker),
-        cmocka_unit_test(test_all_workers_sometimes),
-        cmocka_unit_test(test_control_words_poked),
-        cmocka_unit_test(test_control_words_scribbled),
-        cmocka_unit_test(test_config_page_rewritten),
-        cmocka_unit_test(test_config_page_stays_sealed),
-        cmocka_unit_test(test_arena_size_sealed),
-        cmocka_unit_test(test_index_sealed),
-        cmocka_unit_test(test_slot_header_boundaries),
+        TU_TEST(test_one_hostile_worker),
+        TU_TEST(test_all_workers_sometimes),
+        TU_TEST(test_control_words_poked),
+        TU_TEST(test_control_words_scribbled),
+        TU_TEST(test_config_page_rewritten),
+        TU_TEST(test_config_page_stays_sealed),
+        TU_TEST(test_arena_size_sealed),
+        TU_TEST(test_index_sealed),
+        TU_TEST(test_slot_header_boundaries),
     };
     const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
     if (filter)

@@ -419,14 +419,14 @@ static void test_host_fds_not_inherited(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_alloc_fail_loop),
-        cmocka_unit_test(test_rlimit_nofile),
-        cmocka_unit_test(test_rlimit_fsize),
-        cmocka_unit_test(test_rlimit_nproc),
-        cmocka_unit_test(test_rlimit_as),
-        cmocka_unit_test(test_memory_cgroup_limit),
-        cmocka_unit_test(test_respawn_with_fd_table_full),
-        cmocka_unit_test(test_host_fds_not_inherited),
+        TU_TEST(test_alloc_fail_loop),
+        TU_TEST(test_rlimit_nofile),
+        TU_TEST(test_rlimit_fsize),
+        TU_TEST(test_rlimit_nproc),
+        TU_TEST(test_rlimit_as),
+        TU_TEST(test_memory_cgroup_limit),
+        TU_TEST(test_respawn_with_fd_table_full),
+        TU_TEST(test_host_fds_not_inherited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -58,7 +58,7 @@ static feed_loader *make(const char *extra)
     snprintf(base, sizeof base, "batch_size=%d,height=%d,width=%d,resize_shorter=64,seed=1234", BATCH, SIDE, SIDE);
     if (tu_loader(&L, data, base, extra, err, sizeof err) != FEED_OK)
         fail_msg("create (%s): %s", extra, err);
-    return L;
+    return tu_hold(L);
 }
 
 /*
@@ -163,7 +163,7 @@ static uint64_t run_epochs(const char *opts, uint32_t epochs, int pixels)
     if (checked && feed__loader_xform(L)->mode == FEED_AUGMENT_TRAIN &&
         (flips < checked / 5 || flips > checked - checked / 5))
         fail_msg("%u of %u train samples flipped", flips, checked);
-    feed_loader_destroy(L);
+    tu_drop(L);
     return h;
 }
 
@@ -232,8 +232,8 @@ static void test_float_output(void **state)
     }
     feed_batch_release(U, &u, NULL);
     feed_batch_release(L, &b, NULL);
-    feed_loader_destroy(U);
-    feed_loader_destroy(L);
+    tu_drop(U);
+    tu_drop(L);
 }
 
 static void test_resume_exact(void **state)
@@ -257,7 +257,7 @@ static void test_resume_exact(void **state)
         if (b.epoch == 1 && b.index == 2)
             assert_int_equal(feed_loader_position(L, &saved_e, &saved_b), FEED_OK);
     }
-    feed_loader_destroy(L);
+    tu_drop(L);
     assert_int_equal(saved_e, 1);
     assert_int_equal(saved_b, 3);
 
@@ -278,7 +278,7 @@ static void test_resume_exact(void **state)
     }
     assert_int_equal(st, FEED_END_OF_EPOCH);
     assert_int_equal(n, nfull);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 static void test_destroy_mid_epoch(void **state)
@@ -297,7 +297,7 @@ static void test_destroy_mid_epoch(void **state)
     feed_batch b2 = {.struct_size = sizeof b2};
     assert_int_equal(feed_loader_next(L, &b2, 60000), FEED_OK);
     /* Destroy with two batches held and workers blocked on a full ring. */
-    feed_loader_destroy(L);
+    tu_drop(L);
     for (uint32_t i = 0; i < 4; i++)
         assert_int_equal(kill(pids[i], 0) == -1 && errno == ESRCH, 1);
     assert_int_equal(waitpid(-1, NULL, WNOHANG), -1); /* no child, no zombie */
@@ -347,7 +347,7 @@ static void test_held_limit(void **state)
     assert_int_equal(feed_batch_release(L, &a, NULL), FEED_E_INVALID); /* twice */
     assert_int_equal(feed_loader_next(L, &c, 60000), FEED_OK);
     assert_int_equal(c.index, 2);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* A copy of a released batch, a zeroed batch (what a failed next() leaves)
@@ -390,7 +390,7 @@ static void test_stale_release(void **state)
     }
     assert_int_equal(st, FEED_END_OF_EPOCH);
     assert_int_equal(n, NIMG);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 static void test_set_epoch_at_boundary(void **state)
@@ -423,7 +423,7 @@ static void test_set_epoch_at_boundary(void **state)
     assert_int_equal(b.epoch, 2);
     feed_batch_release(L, &b, NULL);
     assert_int_equal(feed_loader_seek(L, 0, nb), FEED_E_INVALID); /* past the epoch */
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* Reads until END_OF_EPOCH: counts each sample id into hits, checks the
@@ -471,7 +471,7 @@ static void test_resume_other_world_size(void **state)
         assert_int_equal(feed_loader_position_samples(L, &e, &c), FEED_OK);
         assert_true(e == 0 && c == 24);
         assert_int_equal(feed_loader_dataset_size(L), NIMG);
-        feed_loader_destroy(L);
+        tu_drop(L);
     }
     uint64_t nb = 0;
     for (int r = 0; r < 3; r++) {
@@ -491,7 +491,7 @@ static void test_resume_other_world_size(void **state)
             uint32_t h1[NIMG] = {0};
             assert_int_equal(drain_epoch(L, 1, 0, h1), 3);
         }
-        feed_loader_destroy(L);
+        tu_drop(L);
     }
     for (int i = 0; i < NIMG; i++)
         assert_int_equal(hits[i], 1); /* 45 = 24 + 21: nothing twice, nothing skipped */
@@ -508,7 +508,7 @@ static void test_resume_other_world_size(void **state)
     /* Past the epoch's samples: refused, saying so. */
     assert_int_equal(feed_loader_seek_samples(L, 0, NIMG), FEED_E_INVALID);
     assert_non_null(strstr(feed_loader_last_error(L), "past the 45 samples"));
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 static void test_trace_events(void **state)
@@ -549,7 +549,7 @@ static void test_trace_events(void **state)
     for (int i = 0; i < NIMG; i++)
         assert_int_equal(seen[i], 1);
     assert_int_equal(feed_loader_trace_read(L, ev, 2 * NIMG, &lost), 0); /* all read */
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* feed_stats as the 0.1.0 header declared it (before the read-ahead fields). */
@@ -627,7 +627,7 @@ static void test_older_struct_sizes(void **state)
     for (size_t i = 0; i < sizeof newer.more; i++)
         assert_int_equal(newer.more[i], 0xcd);
     assert_int_equal(feed_batch_release(L, &newer.b, NULL), FEED_OK);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* fork() after create: in the child the loader's copy refuses every call
@@ -678,7 +678,7 @@ static void test_fork_child_is_inert(void **state)
     }
     assert_int_equal(st, FEED_END_OF_EPOCH);
     assert_int_equal(seen, NIMG);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 static volatile sig_atomic_t alarms;
@@ -734,7 +734,7 @@ static void test_next_interrupted(void **state)
     uint64_t e, k;
     assert_int_equal(feed_loader_position(L, &e, &k), FEED_OK);
     assert_int_equal(k, 0); /* still the first batch */
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* The handle is 0 on every return of next() but FEED_OK, whatever the
@@ -760,7 +760,7 @@ static void test_handle_zero_unless_delivered(void **state)
     b.handle = 12345;
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_END_OF_DATA);
     assert_int_equal(b.handle, 0);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 /* A monitor thread reads stats and bad-sample counts while the loader's
@@ -814,7 +814,7 @@ static void test_host_batch_is_the_slot(void **state)
     assert_true(in_arena_mapping(b.data, (size_t)b.count * b.sample_bytes));
     assert_false(in_arena_mapping(&b, sizeof b)); /* the check can fail */
     assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 static void test_stats_from_another_thread(void **state)
@@ -842,30 +842,30 @@ static void test_stats_from_another_thread(void **state)
     feed_stats s = {.struct_size = sizeof s};
     assert_int_equal(feed_loader_stats(L, &s), FEED_OK);
     assert_int_equal(s.samples_delivered, n);
-    feed_loader_destroy(L);
+    tu_drop(L);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_exact_once_1_2_4_workers),
-        cmocka_unit_test(test_train_deterministic_across_workers),
-        cmocka_unit_test(test_same_bytes_whatever_reader),
-        cmocka_unit_test(test_float_output),
-        cmocka_unit_test(test_resume_exact),
-        cmocka_unit_test(test_destroy_mid_epoch),
-        cmocka_unit_test(test_create_errors),
-        cmocka_unit_test(test_held_limit),
-        cmocka_unit_test(test_stale_release),
-        cmocka_unit_test(test_set_epoch_at_boundary),
-        cmocka_unit_test(test_resume_other_world_size),
-        cmocka_unit_test(test_trace_events),
-        cmocka_unit_test(test_stats_from_another_thread),
-        cmocka_unit_test(test_host_batch_is_the_slot),
-        cmocka_unit_test(test_older_struct_sizes),
-        cmocka_unit_test(test_fork_child_is_inert),
-        cmocka_unit_test(test_next_interrupted),
-        cmocka_unit_test(test_handle_zero_unless_delivered),
+        TU_TEST(test_exact_once_1_2_4_workers),
+        TU_TEST(test_train_deterministic_across_workers),
+        TU_TEST(test_same_bytes_whatever_reader),
+        TU_TEST(test_float_output),
+        TU_TEST(test_resume_exact),
+        TU_TEST(test_destroy_mid_epoch),
+        TU_TEST(test_create_errors),
+        TU_TEST(test_held_limit),
+        TU_TEST(test_stale_release),
+        TU_TEST(test_set_epoch_at_boundary),
+        TU_TEST(test_resume_other_world_size),
+        TU_TEST(test_trace_events),
+        TU_TEST(test_stats_from_another_thread),
+        TU_TEST(test_host_batch_is_the_slot),
+        TU_TEST(test_older_struct_sizes),
+        TU_TEST(test_fork_child_is_inert),
+        TU_TEST(test_next_interrupted),
+        TU_TEST(test_handle_zero_unless_delivered),
     };
     const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
     if (filter)

@@ -606,6 +606,7 @@ void ti_region_from_box(feed__decode_region *r, const double box[4], uint32_t sw
     if (r->y1 > sh)
         r->y1 = sh;
 }
+
 /*
  * The reference pipeline, written the way torchvision does it and sharing no
  * geometry code with the library: full TurboJPEG decode, EXIF orientation by
@@ -616,7 +617,7 @@ void ti_region_from_box(feed__decode_region *r, const double box[4], uint32_t sw
  * Returns out_h*out_w*3 doubles.
  */
 double *ti_process_ref(const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
-                           uint64_t epoch, uint64_t id, int flipped)
+                       uint64_t epoch, uint64_t id, int flipped)
 {
     uint32_t sw, sh, W, H;
     uint8_t *stored = ti_decode_ref(jpg, len, 8, &sw, &sh);

@@ -196,7 +196,7 @@ static void test_same_bytes_whatever_reader(void **state)
     assert_string_equal(last_reader, "pread");
     uint64_t hu = run_epochs("workers=2,augment=train,reader=uring", 2, 0);
     if (strcmp(last_reader, "io_uring") != 0) {
-        print_message("skipped: reader=uring ran %s here (io_uring unavailable)\n", last_reader);
+        print_message("skipped: reader=uring ran %s here (no io_uring, or FEED_FORCE_PREAD=1)\n", last_reader);
         skip();
     }
     assert_int_equal(hp, hu);

@@ -17,6 +17,7 @@
 
 #include "common/rng.h"
 #include "faultutil.h"
+#include "hooks/fault.h"
 
 #define NIMG 40
 #define EPOCHS 4
@@ -183,6 +184,71 @@ static void test_poison_pill(void **state)
 static void test_poison_pill_no_retries(void **state)
 {
     run_poison(0);
+}
+
+/* This process's resident memory, KiB. */
+static long self_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6))
+            v = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* A leak stays inside its worker: a worker that allocates memory without
+ * end on sample 13 ("leak", fault.h) is refused more at its cap
+ * (max_worker_memory, its address space limit), dies as the out-of-memory
+ * killer would make it (SIGKILL), and takes nothing else with it: its sample
+ * is quarantined (max_retries=0) and reported, every other sample is exact,
+ * the trainer's memory did not grow. Without the cap (max_worker_memory=0)
+ * the same worker gets its 768 MiB and exits FEED_FAULT_ESCAPED: the report
+ * says so, and the test can fail. */
+static void run_leak(const char *cap, const char *want)
+{
+    static fu_run ref, got;
+    char opts[128];
+    snprintf(opts, sizeof opts, "workers=2,max_retries=0,max_worker_memory=%s", cap);
+    reference(opts, 1, &ref);
+    uint64_t leaky = 13;
+    char fault[256];
+    snprintf(fault, sizeof fault, "leak:%s", fu_name(leaky));
+    long rss0 = self_rss_kib();
+    feed_loader *L = fu_make(opts, fault);
+    fu_collect(L, 1, &got, NULL, NULL);
+    static uint8_t quarantined[FU_MAX_N];
+    memset(quarantined, 0, sizeof quarantined);
+    quarantined[leaky] = 1;
+    fu_assert_same(&ref, &got, quarantined);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_restarts, 1);
+    assert_int_equal(s.samples_bad, 1);
+    feed_bad_sample b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
+    assert_int_equal(b.sample_id, leaky);
+    if (!strstr(b.message, want))
+        fail_msg("max_worker_memory=%s: report '%s', want '%s'", cap, b.message, want);
+    long grew = self_rss_kib() - rss0;
+    if (grew > 64 * 1024)
+        fail_msg("the trainer grew by %ld KiB while a worker leaked", grew);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
+static void test_leak_stays_in_its_worker(void **state)
+{
+    if (FU_SANITIZED) {
+        print_message("skipped: sanitizers leave the workers' address space uncapped\n");
+        skip();
+    }
+    run_leak("268435456", "killed by signal 9");
+    char want[64];
+    snprintf(want, sizeof want, "exited with status %d", FEED_FAULT_ESCAPED);
+    run_leak("0", want);
 }
 
 /* A worker that dies while it decodes a substitute must not change which
@@ -360,8 +426,12 @@ int main(void)
         TU_TEST(test_poison_pill),
         TU_TEST(test_poison_pill_no_retries),
         TU_TEST(test_crash_on_substitute),
+        TU_TEST(test_leak_stays_in_its_worker),
         TU_TEST(test_crash_storm_fails),
         TU_TEST(test_workers_are_exec),
     };
+    const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
+    if (filter)
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -25,6 +25,11 @@
  * them too, adds one to each of their 64-bit words (every counter: "one
  * more sample") and exits(3). What a worker writes in a record must neither
  * hide a hang nor feign progress.
+ * "leak" allocates memory 1 MiB at a time, touches it and never frees it:
+ * when an allocation is refused (the worker's address space cap,
+ * max_worker_memory) the worker dies by SIGKILL, as the kernel's
+ * out-of-memory killer would make it; once it holds 768 MiB it exits
+ * FEED_FAULT_ESCAPED instead (no cap stopped it).
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.

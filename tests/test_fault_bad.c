@@ -42,8 +42,8 @@ static bad_kind kinds[64];
 static int nkinds;
 static uint8_t is_bad[FU_MAX_N];
 static uint64_t max_file_bytes;
-/* what run_replace saw: the stand-in of each bad id per epoch (UINT64_MAX:
- * none yet) and each epoch's order of the original ids, for the runs after it */
+/* What the first run_replace saw (have_seen): the stand-in of each bad id per
+ * epoch and each epoch's order of the original ids, for the runs after it. */
 static uint64_t seen_sub[2][FU_MAX_N];
 static uint64_t seen_order[2][FU_MAX_N];
 static int have_seen;
@@ -205,8 +205,8 @@ static void run_replace(uint32_t workers)
 {
     char opts[256];
     const uint32_t epochs = 2;
-    snprintf(opts, sizeof opts, "workers=%u,max_file_bytes=%llu,epochs=%u,max_bad_fraction=0.5,roi_decode=0", workers,
-             (unsigned long long)max_file_bytes, epochs);
+    snprintf(opts, sizeof opts, "workers=%u,max_file_bytes=%llu,epochs=%u,max_bad_fraction=0.5,roi_decode=0",
+             workers, (unsigned long long)max_file_bytes, epochs);
     feed_loader *L = fu_make(opts, NULL);
     uint64_t n = fu_nsamples(), nbad = (uint64_t)nkinds;
     assert_int_equal(feed_loader_samples_per_epoch(L), n); /* epoch length is fixed */

@@ -15,9 +15,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -633,15 +635,18 @@ static void test_older_struct_sizes(void **state)
 /* fork() after create: in the child the loader's copy refuses every call
  * that would wait, lock or touch the parent's workers, naming whose it is,
  * and destroy returns at once; the child exits cleanly. The parent goes on
- * undisturbed: the epoch delivers every sample once. The parent waits for the
- * child at most 60 s (a child stuck in a futex is the failure this catches;
- * it needs no time at all). */
+ * undisturbed: the epoch delivers every sample once, by the same workers,
+ * none replaced. The parent waits for the child's exit at most 60 s (a child
+ * stuck in a futex is one way this fails; a child that stops the workers and
+ * exits is the other; a correct one needs no time at all). */
 static void test_fork_child_is_inert(void **state)
 {
     feed_loader *L = make("workers=2,epochs=1");
     feed_batch b = {.struct_size = sizeof b};
     assert_int_equal(feed_loader_next(L, &b, 60000), FEED_OK);
     uint32_t seen = b.count;
+    pid_t workers[2] = {feed__loader_worker_pid(L, 0), feed__loader_worker_pid(L, 1)};
+    assert_true(workers[0] > 0 && workers[1] > 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -660,9 +665,17 @@ static void test_fork_child_is_inert(void **state)
         feed_loader_destroy(L);
         _exit(bad ? 10 + bad : 0);
     }
-    int status = -1;
-    for (int i = 0; i < 6000 && waitpid(pid, &status, WNOHANG) == 0; i++)
-        usleep(10000);
+    /* The child's exit is an event: its pidfd becomes readable. */
+    int status = -1, pfd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (pfd >= 0) {
+        struct pollfd pf = {.fd = pfd, .events = POLLIN};
+        if (poll(&pf, 1, 60000) == 1)
+            waitpid(pid, &status, 0);
+        close(pfd);
+    } else { /* no pidfd_open (before Linux 5.3): look every 10 ms */
+        for (int i = 0; i < 6000 && waitpid(pid, &status, WNOHANG) == 0; i++)
+            usleep(10000);
+    }
     if (status == -1) {
         kill(pid, SIGKILL);
         waitpid(pid, &status, 0);
@@ -678,6 +691,13 @@ static void test_fork_child_is_inert(void **state)
     }
     assert_int_equal(st, FEED_END_OF_EPOCH);
     assert_int_equal(seen, NIMG);
+    /* The child stopped none of the parent's workers (had it, they would
+     * have been replaced, and the epoch would still be whole). */
+    assert_int_equal(feed__loader_worker_pid(L, 0), workers[0]);
+    assert_int_equal(feed__loader_worker_pid(L, 1), workers[1]);
+    feed_stats s = {.struct_size = sizeof s};
+    assert_int_equal(feed_loader_stats(L, &s), FEED_OK);
+    assert_int_equal(s.worker_restarts, 0);
     tu_drop(L);
 }
 

@@ -153,7 +153,7 @@ static inline feed_loader *fu_make_src(const char *source, const char *extra, co
     feed_status st = feed_loader_create(&L, &o, err, sizeof err);
     if (st != FEED_OK)
         fail_msg("create (%s): %s: %s", extra ? extra : "", feed_status_name(st), err);
-    return L;
+    return tu_hold(L);
 }
 
 static inline feed_loader *fu_make(const char *extra, const char *fault)
@@ -163,7 +163,7 @@ static inline feed_loader *fu_make(const char *extra, const char *fault)
 
 static inline void fu_destroy(feed_loader *L)
 {
-    feed_loader_destroy(L);
+    tu_drop(L);
     unsetenv("FEED_TEST_FAULT");
 }
 

@@ -536,69 +536,6 @@ static feed__xform xform(uint32_t mode, uint32_t oh, uint32_t ow)
 }
 
 
-/*
- * The reference pipeline, written the way torchvision does it and sharing no
- * geometry code with the library: full TurboJPEG decode, EXIF orientation by
- * permutation, then NONE: resize all; VAL: resize the whole image so the
- * shorter side is resize_shorter, crop the centre (zero padding when the crop
- * is larger); TRAIN: crop the box (from the library's rrc_box with the same
- * stream, checked against torchvision separately), resize the crop, flip.
- * Returns out_h*out_w*3 doubles.
- */
-static double *ref_process(const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
-                           uint64_t epoch, uint64_t id, int flipped)
-{
-    uint32_t sw, sh, W, H;
-    uint8_t *stored = ti_decode_ref(jpg, len, 8, &sw, &sh);
-    assert_non_null(stored);
-    uint32_t o = x->exif ? feed__jpeg_exif_orientation(jpg, len) : 1;
-    uint8_t *img = ti_orient_ref(stored, sw, sh, o, &W, &H);
-    free(stored);
-    uint32_t oh = x->out_h, ow = x->out_w;
-    double *out = calloc((size_t)oh * ow * 3, sizeof *out);
-    if (x->mode == FEED_AUGMENT_NONE) {
-        double *r = ti_resize_ref(img, W, H, 0, 0, W, H, ow, oh);
-        memcpy(out, r, sizeof(double) * oh * ow * 3);
-        free(r);
-    } else if (x->mode == FEED_AUGMENT_VAL) {
-        uint32_t rw, rh;
-        ti_resize_shorter((uint32_t)W, (uint32_t)H, x->resize_shorter, &rw, &rh);
-        double *r = ti_resize_ref(img, W, H, 0, 0, W, H, rw, rh);
-        /* CenterCrop: pad with zeros if needed, then crop the centre */
-        long pad_t = oh > rh ? (long)(oh - rh) / 2 : 0, pad_l = ow > rw ? (long)(ow - rw) / 2 : 0;
-        long ph = (long)rh + (oh > rh ? (long)(oh - rh) : 0);
-        long pw = (long)rw + (ow > rw ? (long)(ow - rw) : 0);
-        long top = lrint((ph - (long)oh) / 2.0), left = lrint((pw - (long)ow) / 2.0);
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t xx = 0; xx < ow; xx++) {
-                long ry = (long)y + top - pad_t, rx = (long)xx + left - pad_l;
-                if (ry < 0 || rx < 0 || ry >= (long)rh || rx >= (long)rw)
-                    continue;
-                memcpy(out + ((size_t)y * ow + xx) * 3, r + ((size_t)ry * rw + rx) * 3,
-                       3 * sizeof(double));
-            }
-        free(r);
-    } else {
-        feed__rng r;
-        feed__rng_init(&r, seed, epoch, id, FEED_RNG_CROP);
-        uint32_t i, j, h, w;
-        feed__rrc_box(&r, W, H, x->scale_min, x->scale_max, x->ratio_min, x->ratio_max, &i, &j,
-                      &h, &w);
-        uint8_t *crop = malloc((size_t)w * h * 3);
-        for (uint32_t y = 0; y < h; y++)
-            memcpy(crop + (size_t)y * w * 3, img + ((size_t)(i + y) * W + j) * 3, (size_t)w * 3);
-        double *rs = ti_resize_ref(crop, w, h, 0, 0, w, h, ow, oh);
-        for (uint32_t y = 0; y < oh; y++)
-            for (uint32_t xx = 0; xx < ow; xx++)
-                memcpy(out + ((size_t)y * ow + xx) * 3,
-                       rs + ((size_t)y * ow + (flipped ? ow - 1 - xx : xx)) * 3, 3 * sizeof(double));
-        free(rs);
-        free(crop);
-    }
-    free(img);
-    return out;
-}
-
 static uint8_t *run(feed__image_ctx *ctx, const feed__xform *x, const uint8_t *jpg, size_t len,
                     uint64_t seed, uint64_t epoch, uint64_t id, feed__image_info *info)
 {
@@ -637,7 +574,7 @@ static void test_process_modes_exact(void **state)
                     uint8_t *a = run(ctx, &x, jpg, len, 7, 1, id, &info);
                     assert_int_equal(info.src_w, w);
                     assert_int_equal(info.src_h, h);
-                    double *ref = ref_process(jpg, len, &x, 7, 1, id, (int)info.flipped);
+                    double *ref = ti_process_ref(jpg, len, &x, 7, 1, id, (int)info.flipped);
                     size_t n = (size_t)x.out_h * x.out_w * 3;
                     double e = ti_max_err(a, ref, n);
                     if (e > 1)
@@ -690,7 +627,7 @@ static void test_process_scaled_bound(void **state)
                     feed__xform x = xform(mode, 224, 224);
                     feed__image_info info;
                     uint8_t *a = run(ctx, &x, jpg, len, 3, 0, id, &info);
-                    double *ref = ref_process(jpg, len, &x, 3, 0, id, (int)info.flipped);
+                    double *ref = ti_process_ref(jpg, len, &x, 3, 0, id, (int)info.flipped);
                     size_t n = (size_t)224 * 224 * 3;
                     double s = 0;
                     for (size_t i = 0; i < n; i++)
@@ -744,7 +681,7 @@ static void test_process_exif(void **state)
                 feed__image_planar = 1;
                 assert_int_equal(info.src_w, o >= 5 ? h : w);
                 assert_int_equal(info.src_h, o >= 5 ? w : h);
-                double *ref = ref_process(e, n, &x, 5, 2, id, (int)info.flipped);
+                double *ref = ti_process_ref(e, n, &x, 5, 2, id, (int)info.flipped);
                 double err = ti_max_err(a, ref, (size_t)96 * 128 * 3);
                 if (err > 1)
                     fprintf(stderr, "exif %u mode %u id %llu: max err %g\n", o, mode,

@@ -17,6 +17,7 @@
 
 #include "common/rng.h"
 #include "faultutil.h"
+#include "hooks/fault.h"
 
 #define NIMG 40
 #define EPOCHS 4
@@ -85,7 +86,7 @@ static void test_random_kills_exact(void **state)
     assert_int_equal(s.samples_bad, 0);
     assert_int_equal(feed_loader_bad_count(L), 0);
     assert_int_equal(s.samples_delivered, EPOCHS * NIMG);
-    print_message("%u kills, %llu samples redone\n", k.kills, (unsigned long long)s.samples_redone);
+    print_message("kills drawn with seed 9: %u kills, %llu samples redone\n", k.kills, (unsigned long long)s.samples_redone);
     fu_destroy(L);
     fu_assert_no_children();
 }
@@ -185,6 +186,71 @@ static void test_poison_pill_no_retries(void **state)
     run_poison(0);
 }
 
+/* This process's resident memory, KiB. */
+static long self_rss_kib(void)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    long v = -1;
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, "VmRSS:", 6))
+            v = strtol(line + 6, NULL, 10);
+    if (f)
+        fclose(f);
+    return v;
+}
+
+/* A leak stays inside its worker: a worker that allocates memory without
+ * end on sample 13 ("leak", fault.h) is refused more at its cap
+ * (max_worker_memory, its address space limit), dies as the out-of-memory
+ * killer would make it (SIGKILL), and takes nothing else with it: its sample
+ * is quarantined (max_retries=0) and reported, every other sample is exact,
+ * the trainer's memory did not grow. Without the cap (max_worker_memory=0)
+ * the same worker gets its 768 MiB and exits FEED_FAULT_ESCAPED: the report
+ * says so, and the test can fail. */
+static void run_leak(const char *cap, const char *want)
+{
+    static fu_run ref, got;
+    char opts[128];
+    snprintf(opts, sizeof opts, "workers=2,max_retries=0,max_worker_memory=%s", cap);
+    reference(opts, 1, &ref);
+    uint64_t leaky = 13;
+    char fault[256];
+    snprintf(fault, sizeof fault, "leak:%s", fu_name(leaky));
+    long rss0 = self_rss_kib();
+    feed_loader *L = fu_make(opts, fault);
+    fu_collect(L, 1, &got, NULL, NULL);
+    static uint8_t quarantined[FU_MAX_N];
+    memset(quarantined, 0, sizeof quarantined);
+    quarantined[leaky] = 1;
+    fu_assert_same(&ref, &got, quarantined);
+    feed_stats s = fu_stats(L);
+    assert_int_equal(s.worker_restarts, 1);
+    assert_int_equal(s.samples_bad, 1);
+    feed_bad_sample b = {.struct_size = sizeof b};
+    assert_int_equal(feed_loader_bad_sample(L, 0, &b), FEED_OK);
+    assert_int_equal(b.sample_id, leaky);
+    if (!strstr(b.message, want))
+        fail_msg("max_worker_memory=%s: report '%s', want '%s'", cap, b.message, want);
+    long grew = self_rss_kib() - rss0;
+    if (grew > 64 * 1024)
+        fail_msg("the trainer grew by %ld KiB while a worker leaked", grew);
+    fu_destroy(L);
+    fu_assert_no_children();
+}
+
+static void test_leak_stays_in_its_worker(void **state)
+{
+    if (FU_SANITIZED) {
+        print_message("skipped: sanitizers leave the workers' address space uncapped\n");
+        skip();
+    }
+    run_leak("268435456", "killed by signal 9");
+    char want[64];
+    snprintf(want, sizeof want, "exited with status %d", FEED_FAULT_ESCAPED);
+    run_leak("0", want);
+}
+
 /* A worker that dies while it decodes a substitute must not change which
  * sample replaces the bad one: the retry decodes the same substitute. */
 static void test_crash_on_substitute(void **state)
@@ -257,6 +323,7 @@ static void crash_storm(const char *fault)
     char err[1024];
     feed_loader *L = NULL;
     feed_status st = feed_loader_create(&L, &o, err, sizeof err);
+    tu_hold(L);
     const char *msg = err;
     if (st == FEED_OK) {
         feed_batch b = {.struct_size = sizeof b};
@@ -273,7 +340,7 @@ static void crash_storm(const char *fault)
         feed_batch b = {.struct_size = sizeof b};
         assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_WORKER);
     }
-    feed_loader_destroy(L);
+    tu_drop(L);
     unsetenv("FEED_TEST_FAULT");
     fu_assert_no_children();
 }
@@ -354,13 +421,17 @@ static void test_workers_are_exec(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_random_kills_exact),
-        cmocka_unit_test(test_crash_phases),
-        cmocka_unit_test(test_poison_pill),
-        cmocka_unit_test(test_poison_pill_no_retries),
-        cmocka_unit_test(test_crash_on_substitute),
-        cmocka_unit_test(test_crash_storm_fails),
-        cmocka_unit_test(test_workers_are_exec),
+        TU_TEST(test_random_kills_exact),
+        TU_TEST(test_crash_phases),
+        TU_TEST(test_poison_pill),
+        TU_TEST(test_poison_pill_no_retries),
+        TU_TEST(test_crash_on_substitute),
+        TU_TEST(test_leak_stays_in_its_worker),
+        TU_TEST(test_crash_storm_fails),
+        TU_TEST(test_workers_are_exec),
     };
+    const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
+    if (filter)
+        cmocka_set_test_filter(filter);
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -264,14 +264,14 @@ static void test_memfd_only(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_destroy_races),
-        cmocka_unit_test(test_destroy_after_failure),
-        cmocka_unit_test(test_host_sigterm),
-        cmocka_unit_test(test_host_sigint),
-        cmocka_unit_test(test_host_sigkill),
-        cmocka_unit_test(test_host_exits_in_handler),
-        cmocka_unit_test(test_host_reaps_children),
-        cmocka_unit_test(test_memfd_only),
+        TU_TEST(test_destroy_races),
+        TU_TEST(test_destroy_after_failure),
+        TU_TEST(test_host_sigterm),
+        TU_TEST(test_host_sigint),
+        TU_TEST(test_host_sigkill),
+        TU_TEST(test_host_exits_in_handler),
+        TU_TEST(test_host_reaps_children),
+        TU_TEST(test_memfd_only),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -6,7 +6,9 @@
  * feed_loader_next()'s timeout returns FEED_E_TIMEOUT, and calling again
  * delivers the batch once it is ready.
  */
+#include <poll.h>
 #include <sched.h>
+#include <sys/inotify.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,7 +40,9 @@ static void reference(const char *opts, fu_run *ref)
     fu_destroy(L);
 }
 
-/* Hangs the first time only: killed after the timeout, retried, exact. */
+/* Hangs the first time only: killed after the timeout, retried, exact. The
+ * 800 ms budget is a hundred times what a sample takes here, so no other
+ * sample is taken for a hang on a loaded machine. */
 static void test_hang_once_retried(void **state)
 {
     static fu_run ref, got;
@@ -110,17 +114,20 @@ static void test_hang_hidden_in_record(void **state)
     hang_always_quarantined("hangidle");
 }
 
-/* Slow but good: every attempt takes 450 ms against sample_timeout_ms=300.
- * The first attempt is killed; its retry gets twice the time (then four
- * times), so the sample is delivered as itself, not quarantined. */
+/* Slow but good: every attempt sleeps 700 ms against sample_timeout_ms=500.
+ * The first attempt is killed (it sleeps longer than its budget, whatever
+ * the machine's speed); its retry gets twice the time (then four times), so
+ * the sample is delivered as itself, not quarantined. The retry's 1000 ms
+ * leave 300 ms for decoding one small sample on a loaded machine, and the
+ * third try's 2000 ms more: one hang or two, never a bad sample. */
 static void test_slow_sample_longer_budget(void **state)
 {
     static fu_run ref, got;
-    const char *opts = "workers=2,sample_timeout_ms=300";
+    const char *opts = "workers=2,sample_timeout_ms=500";
     reference(opts, &ref);
     char fault[256];
     snprintf(fault, sizeof fault, "slow:%s", fu_name(7));
-    setenv("FEED_TEST_SLOW_MS", "450", 1);
+    setenv("FEED_TEST_SLOW_MS", "700", 1);
     feed_loader *L = fu_make(opts, fault);
     fu_collect(L, 1, &got, NULL, NULL);
     unsetenv("FEED_TEST_SLOW_MS");
@@ -132,6 +139,30 @@ static void test_slow_sample_longer_budget(void **state)
     assert_true(s.worker_hangs >= 1 && s.worker_hangs <= 2);
     fu_destroy(L);
     fu_assert_no_children();
+}
+
+/* Waits until the hook's once-only marker fu_marks/mark exists: the hang has
+ * started (the hook makes the marker, then hangs). An inotify event, not a
+ * guess at how long a worker takes to get there; 60 s at most. */
+static void wait_marker(const char *mark)
+{
+    char p[4200];
+    snprintf(p, sizeof p, "%s/%s", fu_marks, mark);
+    int fd = inotify_init1(IN_CLOEXEC);
+    assert_true(fd >= 0);
+    assert_true(inotify_add_watch(fd, fu_marks, IN_CREATE | IN_MOVED_TO) >= 0);
+    uint64_t t0 = feed__now_ns();
+    while (access(p, F_OK) != 0) { /* watched before looking: no event is missed */
+        struct pollfd pf = {.fd = fd, .events = POLLIN};
+        char buf[4096];
+        if (poll(&pf, 1, 1000) > 0 && read(fd, buf, sizeof buf) < 0)
+            break;
+        if (feed__now_ns() - t0 > 60000000000ull)
+            break;
+    }
+    close(fd);
+    if (access(p, F_OK) != 0)
+        fail_msg("the hang (marker %s) did not start within 60 s", mark);
 }
 
 /* A loader of opts over which sample 2 * FU_BATCH + 1 (in batch 2) hangs
@@ -173,9 +204,10 @@ static void test_next_timeout(void **state)
     static fu_run ref;
     feed_loader *L = stuck_in_batch_2("workers=2,shuffle=false,sample_timeout_ms=0,prefetch=2", "t1", &ref);
     feed_batch b = {.struct_size = sizeof b};
+    wait_marker("t1"); /* stuck for good now: the kills below must find it hung */
     uint64_t t0 = feed__now_ns();
     assert_int_equal(feed_loader_next(L, &b, 200), FEED_E_TIMEOUT);
-    assert_true(feed__now_ns() - t0 >= 200000000ull);
+    assert_true(feed__now_ns() - t0 >= 200000000ull); /* a lower bound: the clock only adds */
     assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_TIMEOUT); /* poll */
     assert_int_equal(feed_loader_next(L, &b, 50), FEED_E_TIMEOUT);
     uint64_t e, pos;
@@ -206,13 +238,17 @@ static void test_next_timeout(void **state)
 /* A seek while a worker hangs on a sample of a batch in the ring: the seek
  * drains that slot, waiting for the claim, and the claim is still timed
  * there (a drained slot's claims were once not: the seek waited for ever).
- * After it, the epoch from the start is the reference's. */
+ * After it, the epoch from the start is the reference's. The hang's start is
+ * an event (its marker); the 2 s budget is the point (the seek must come
+ * while the claim runs, and wait for its timeout): generous, so that a
+ * stalled machine still gets from the marker to the seek well within it. */
 static void test_seek_past_hung_worker(void **state)
 {
     static fu_run ref;
-    feed_loader *L = stuck_in_batch_2("workers=2,shuffle=false,sample_timeout_ms=600,prefetch=2", "s1", &ref);
+    feed_loader *L = stuck_in_batch_2("workers=2,shuffle=false,sample_timeout_ms=2000,prefetch=2", "s1", &ref);
     feed_batch b = {.struct_size = sizeof b};
-    assert_int_equal(feed_loader_next(L, &b, 300), FEED_E_TIMEOUT); /* batch 2 is stuck */
+    wait_marker("s1");
+    assert_int_equal(feed_loader_next(L, &b, 0), FEED_E_TIMEOUT); /* batch 2 is stuck */
     assert_int_equal(fu_stats(L).worker_hangs, 0);
     assert_int_equal(feed_loader_seek(L, 0, 0), FEED_OK);
     assert_int_equal(fu_stats(L).worker_hangs, 1);
@@ -231,7 +267,11 @@ static void test_seek_past_hung_worker(void **state)
 /* A new batch wakes one sleeping worker, which wakes the next (ring.c): with
  * every worker asleep when a slot is given back, more than one decodes the
  * new batch. 20 ms a sample, 12 samples: one worker alone would take the
- * batch's 240 ms (the others sleep up to a second between looks). */
+ * batch's 240 ms (the others sleep up to a second between looks). The time
+ * is the point here (the woken second worker must join within the batch):
+ * 240 ms is ten times the scheduler's period (24 ms) in which a woken task
+ * runs on a busy 2-core machine; a longer batch would let a sleeper's own
+ * once-a-second look hide the missing wake-up more often. */
 static void test_new_batch_wakes_the_sleepers(void **state)
 {
     setenv("FEED_TEST_SLOW_MS", "20", 1);
@@ -301,14 +341,14 @@ static void test_destroy_with_hung_worker(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hang_once_retried),
-        cmocka_unit_test(test_hang_always_quarantined),
-        cmocka_unit_test(test_hang_hidden_in_record),
-        cmocka_unit_test(test_slow_sample_longer_budget),
-        cmocka_unit_test(test_next_timeout),
-        cmocka_unit_test(test_seek_past_hung_worker),
-        cmocka_unit_test(test_new_batch_wakes_the_sleepers),
-        cmocka_unit_test(test_destroy_with_hung_worker),
+        TU_TEST(test_hang_once_retried),
+        TU_TEST(test_hang_always_quarantined),
+        TU_TEST(test_hang_hidden_in_record),
+        TU_TEST(test_slow_sample_longer_budget),
+        TU_TEST(test_next_timeout),
+        TU_TEST(test_seek_past_hung_worker),
+        TU_TEST(test_new_batch_wakes_the_sleepers),
+        TU_TEST(test_destroy_with_hung_worker),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

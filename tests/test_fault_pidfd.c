@@ -98,7 +98,7 @@ static void test_hung_worker_killed_without_kill(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_hung_worker_killed_without_kill),
+        TU_TEST(test_hung_worker_killed_without_kill),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

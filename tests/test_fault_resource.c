@@ -216,8 +216,10 @@ static long nproc_sweep(const char *opts, int *no_thread, int *no_worker)
 
 static void test_rlimit_nproc(void **state)
 {
-    if (geteuid() != 0)
-        skip(); /* needs root to drop to a user of its own */
+    if (geteuid() != 0) {
+        print_message("skipped: needs root to drop to a user of its own\n");
+        skip();
+    }
     int no_thread, no_worker;
     /* Without read-ahead the parent's tasks are fixed (the process, the
      * supervisor thread, and TSan's own thread where it runs), so the sweep
@@ -250,8 +252,10 @@ static void lower_as(long extra)
 
 static void test_rlimit_as(void **state)
 {
-    if (FU_SANITIZED)
-        skip(); /* sanitizers reserve terabytes of address space */
+    if (FU_SANITIZED) {
+        print_message("skipped: sanitizers reserve terabytes of address space\n");
+        skip();
+    }
     char msg[1024];
     feed_status st = create_in_child(lower_as, 64l << 20,
                                      "workers=1,batch_size=256,height=224,width=224,prefetch=4", msg,
@@ -288,13 +292,18 @@ static void test_memory_cgroup_limit(void **state)
 {
     char dir[1040], mnt[512];
     int ver = feed__memroom_dir("/proc/self", dir, sizeof dir, mnt, sizeof mnt);
-    if (geteuid() != 0 || !ver)
+    if (geteuid() != 0 || !ver) {
+        print_message("skipped: needs root and a memory cgroup (v1 or v2) to make one of its own\n");
         skip();
+    }
     snprintf(cg_new, sizeof cg_new, "%s/feedtest-%d", dir, (int)getpid());
-    if (mkdir(cg_new, 0755) != 0)
+    if (mkdir(cg_new, 0755) != 0) {
+        print_message("skipped: cannot make the cgroup %s: %s\n", cg_new, strerror(errno));
         skip();
+    }
     if (set_limit(ver, 24ull << 20) != 0) { /* cgroup2 without the memory controller delegated */
         rmdir(cg_new);
+        print_message("skipped: cannot set a memory limit in %s (memory controller not delegated)\n", cg_new);
         skip();
     }
     /* 4 slots of 64 224x224 uint8 images: 37 MiB of arena */
@@ -337,7 +346,8 @@ static void test_respawn_with_fd_table_full(void **state)
     tu_fds_with("pidfd", &pidfd);
     if (pidfd < 0) {
         fu_destroy(L);
-        skip(); /* no pidfd_open here: the pool polls anyway */
+        print_message("skipped: the supervisor holds no pidfd here (no pidfd_open; the pool polls anyway)\n");
+        skip();
     }
     assert_true(pidfd >= 32);
     low = old;
@@ -419,14 +429,14 @@ static void test_host_fds_not_inherited(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_alloc_fail_loop),
-        cmocka_unit_test(test_rlimit_nofile),
-        cmocka_unit_test(test_rlimit_fsize),
-        cmocka_unit_test(test_rlimit_nproc),
-        cmocka_unit_test(test_rlimit_as),
-        cmocka_unit_test(test_memory_cgroup_limit),
-        cmocka_unit_test(test_respawn_with_fd_table_full),
-        cmocka_unit_test(test_host_fds_not_inherited),
+        TU_TEST(test_alloc_fail_loop),
+        TU_TEST(test_rlimit_nofile),
+        TU_TEST(test_rlimit_fsize),
+        TU_TEST(test_rlimit_nproc),
+        TU_TEST(test_rlimit_as),
+        TU_TEST(test_memory_cgroup_limit),
+        TU_TEST(test_respawn_with_fd_table_full),
+        TU_TEST(test_host_fds_not_inherited),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

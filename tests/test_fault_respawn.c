@@ -142,7 +142,7 @@ static void test_respawn_500_with_hammering_threads(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_respawn_500_with_hammering_threads),
+        TU_TEST(test_respawn_500_with_hammering_threads),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -11,6 +11,9 @@
 #include <jpeglib.h>
 #include <turbojpeg.h>
 
+#include "common/rng.h"
+#include "pixels/geometry.h"
+
 static uint32_t ti_lcg(uint32_t *s)
 {
     *s = *s * 1664525u + 1013904223u;
@@ -602,4 +605,97 @@ void ti_region_from_box(feed__decode_region *r, const double box[4], uint32_t sw
         r->x1 = sw;
     if (r->y1 > sh)
         r->y1 = sh;
+}
+
+/*
+ * The reference pipeline, written the way torchvision does it and sharing no
+ * geometry code with the library: full TurboJPEG decode, EXIF orientation by
+ * permutation, then NONE: resize all; VAL: resize the whole image so the
+ * shorter side is resize_shorter, crop the centre (zero padding when the crop
+ * is larger); TRAIN: crop the box (from the library's rrc_box with the same
+ * stream, checked against torchvision separately), resize the crop, flip.
+ * Returns out_h*out_w*3 doubles.
+ */
+double *ti_process_ref(const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
+                       uint64_t epoch, uint64_t id, int flipped)
+{
+    uint32_t sw, sh, W, H;
+    uint8_t *stored = ti_decode_ref(jpg, len, 8, &sw, &sh);
+    if (!stored) {
+        fprintf(stderr, "ti_process_ref: TurboJPEG cannot decode this\n");
+        abort();
+    }
+    uint32_t o = x->exif ? feed__jpeg_exif_orientation(jpg, len) : 1;
+    uint8_t *img = ti_orient_ref(stored, sw, sh, o, &W, &H);
+    free(stored);
+    uint32_t oh = x->out_h, ow = x->out_w;
+    double *out = calloc((size_t)oh * ow * 3, sizeof *out);
+    if (x->mode == FEED_AUGMENT_NONE) {
+        double *r = ti_resize_ref(img, W, H, 0, 0, W, H, ow, oh);
+        memcpy(out, r, sizeof(double) * oh * ow * 3);
+        free(r);
+    } else if (x->mode == FEED_AUGMENT_VAL) {
+        uint32_t rw, rh;
+        ti_resize_shorter((uint32_t)W, (uint32_t)H, x->resize_shorter, &rw, &rh);
+        double *r = ti_resize_ref(img, W, H, 0, 0, W, H, rw, rh);
+        /* CenterCrop: pad with zeros if needed, then crop the centre */
+        long pad_t = oh > rh ? (long)(oh - rh) / 2 : 0, pad_l = ow > rw ? (long)(ow - rw) / 2 : 0;
+        long ph = (long)rh + (oh > rh ? (long)(oh - rh) : 0);
+        long pw = (long)rw + (ow > rw ? (long)(ow - rw) : 0);
+        long top = lrint((ph - (long)oh) / 2.0), left = lrint((pw - (long)ow) / 2.0);
+        for (uint32_t y = 0; y < oh; y++)
+            for (uint32_t xx = 0; xx < ow; xx++) {
+                long ry = (long)y + top - pad_t, rx = (long)xx + left - pad_l;
+                if (ry < 0 || rx < 0 || ry >= (long)rh || rx >= (long)rw)
+                    continue;
+                memcpy(out + ((size_t)y * ow + xx) * 3, r + ((size_t)ry * rw + rx) * 3,
+                       3 * sizeof(double));
+            }
+        free(r);
+    } else {
+        feed__rng r;
+        feed__rng_init(&r, seed, epoch, id, FEED_RNG_CROP);
+        uint32_t i, j, h, w;
+        feed__rrc_box(&r, W, H, x->scale_min, x->scale_max, x->ratio_min, x->ratio_max, &i, &j,
+                      &h, &w);
+        uint8_t *crop = malloc((size_t)w * h * 3);
+        for (uint32_t y = 0; y < h; y++)
+            memcpy(crop + (size_t)y * w * 3, img + ((size_t)(i + y) * W + j) * 3, (size_t)w * 3);
+        double *rs = ti_resize_ref(crop, w, h, 0, 0, w, h, ow, oh);
+        for (uint32_t y = 0; y < oh; y++)
+            for (uint32_t xx = 0; xx < ow; xx++)
+                memcpy(out + ((size_t)y * ow + xx) * 3,
+                       rs + ((size_t)y * ow + (flipped ? ow - 1 - xx : xx)) * 3, 3 * sizeof(double));
+        free(rs);
+        free(crop);
+    }
+    free(img);
+    return out;
+}
+
+double ti_compare_ref(const uint8_t *got, const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
+                      uint64_t epoch, uint64_t id, double *mean, int *flipped)
+{
+    size_t n = (size_t)x->out_h * x->out_w * 3;
+    int tries = x->mode == FEED_AUGMENT_TRAIN && x->flip_p > 0 ? 2 : 1;
+    double best_max = 1e9, best_mean = 1e9;
+    for (int f = 0; f < tries; f++) {
+        double *ref = ti_process_ref(jpg, len, x, seed, epoch, id, f);
+        double mx = 0, sum = 0;
+        for (size_t i = 0; i < n; i++) {
+            double d = fabs(got[i] - ref[i]);
+            sum += d;
+            if (fabs(got[i] - round(ref[i])) > mx)
+                mx = fabs(got[i] - round(ref[i]));
+        }
+        free(ref);
+        if (sum / n < best_mean) {
+            best_mean = sum / n, best_max = mx;
+            if (flipped)
+                *flipped = f;
+        }
+    }
+    if (mean)
+        *mean = best_mean;
+    return best_max;
 }

@@ -62,6 +62,26 @@ uint8_t *ti_with_exif(const uint8_t *jpeg, size_t len, uint32_t o, int big, size
  * converted as the library documents). *w, *h get the scaled size. */
 uint8_t *ti_decode_ref(const uint8_t *jpeg, size_t len, int m, uint32_t *w, uint32_t *h);
 
+/* The reference pipeline, written the way torchvision does it and sharing no
+ * pixel code with the library: full TurboJPEG decode, EXIF orientation by
+ * permutation, then NONE: resize all; VAL: resize the whole image so the
+ * shorter side is resize_shorter, crop the centre (zero padding when the crop
+ * is larger); TRAIN: crop the box (feed__rrc_box with the sample's stream,
+ * checked against torchvision's definition in test_augment.c), resize the
+ * crop, mirror when flipped. float64, no rounding between the steps; returns
+ * out_h*out_w*3 doubles. Decoding at 8/8 (roi_decode=0) the library is within
+ * 1 of it everywhere; with DCT scaling, within 2 on average (photo-like
+ * content). */
+double *ti_process_ref(const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
+                       uint64_t epoch, uint64_t id, int flipped);
+/* got (what the library made of the JPEG jpg for sample id of epoch) against
+ * ti_process_ref: returns max |got - round(ref)|, *mean gets the mean |got -
+ * ref|. TRAIN with flips: against both orientations, the closer one, which
+ * *flipped gets (the flip draw is the library's; the caller checks that both
+ * occur). */
+double ti_compare_ref(const uint8_t *got, const uint8_t *jpg, size_t len, const feed__xform *x, uint64_t seed,
+                      uint64_t epoch, uint64_t id, double *mean, int *flipped);
+
 /* RGB -> RGBX copy (X = 255). */
 uint8_t *ti_rgbx(const uint8_t *rgb, uint32_t w, uint32_t h);
 

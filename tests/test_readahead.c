@@ -138,8 +138,10 @@ static void expect_window(feed_loader *L, uint64_t files, uint64_t lo, uint64_t 
 
 static void window(const char *reader, const char *want_mode)
 {
-    if (evict_all() != 0)
-        skip(); /* this file system keeps everything cached (tmpfs): nothing to see */
+    if (evict_all() != 0) {
+        print_message("skipped: this file system keeps everything cached (tmpfs): nothing to see\n");
+        skip();
+    }
     feed_options o;
     char err[512];
     feed_options_init(&o, sizeof o);

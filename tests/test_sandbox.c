@@ -299,11 +299,11 @@ static void test_memory_and_scans(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_worker_locked_down), cmocka_unit_test(test_no_socket),
-        cmocka_unit_test(test_no_fork), cmocka_unit_test(test_no_clone3), cmocka_unit_test(test_no_ptrace),
-        cmocka_unit_test(test_no_madvise_remove), cmocka_unit_test(test_no_hole_punch),
-        cmocka_unit_test(test_no_write),           cmocka_unit_test(test_no_exec),
-        cmocka_unit_test(test_readers_under_sandbox), cmocka_unit_test(test_memory_and_scans),
+        TU_TEST(test_worker_locked_down), TU_TEST(test_no_socket),
+        TU_TEST(test_no_fork), TU_TEST(test_no_clone3), TU_TEST(test_no_ptrace),
+        TU_TEST(test_no_madvise_remove), TU_TEST(test_no_hole_punch),
+        TU_TEST(test_no_write),           TU_TEST(test_no_exec),
+        TU_TEST(test_readers_under_sandbox), TU_TEST(test_memory_and_scans),
     };
     const char *filter = getenv("FEED_TEST_FILTER"); /* scripts/mutants: one case */
     if (filter)

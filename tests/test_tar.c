@@ -463,8 +463,10 @@ static void test_malformed_shard_in_index(void **state)
 static void test_gnu_tar(void **state)
 {
     (void)state;
-    if (system("tar --version >/dev/null 2>&1") != 0)
-        skip(); /* no GNU tar here */
+    if (system("tar --version >/dev/null 2>&1") != 0) {
+        print_message("skipped: no GNU tar here (apt-get install tar)\n");
+        skip();
+    }
     char src[3000], cmd[9000];
     const char *longdir = "a_directory_name_long_enough_that_the_whole_member_path_is_over_one_hundred_bytes";
     snprintf(src, sizeof src, "%.2000s/g/%s", dir, longdir);

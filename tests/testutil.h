@@ -228,4 +228,75 @@ static inline void tu_npy_write(const char *path, const char *dict, const void *
     free(b);
 }
 
+/* Loaders a test holds: tu_hold registers one, tu_drop destroys it. A test
+ * that fails (cmocka longjmps out of it) leaves its loaders and the variables
+ * it set for the workers; tu_test_clean, each test's setup and teardown by
+ * TU_TEST, destroys the loaders and puts the variables back, so that one
+ * failure stays one. */
+static inline feed_loader **tu_held(void)
+{
+    static feed_loader *held[16];
+    return held;
+}
+
+static inline feed_loader *tu_hold(feed_loader *L)
+{
+    feed_loader **h = tu_held();
+    for (int i = 0; L && i < 16; i++)
+        if (!h[i]) {
+            h[i] = L;
+            break;
+        }
+    return L;
+}
+
+static inline void tu_drop(feed_loader *L)
+{
+    feed_loader **h = tu_held();
+    for (int i = 0; L && i < 16; i++)
+        if (h[i] == L)
+            h[i] = NULL;
+    feed_loader_destroy(L);
+}
+
+/* The variables tests set for the workers and the library: put back as they
+ * were when the program started (a run may set one for the whole program:
+ * scripts/valgrind sets FEED_FORCE_PREAD=1). */
+static inline int tu_test_clean(void **state)
+{
+    static const char *const vars[] = {"FEED_TEST_FAULT",    "FEED_TEST_SCRIBBLE", "FEED_TEST_SCRIBBLE_COUNT",
+                                       "FEED_TEST_SCRIBBLE_AREA", "FEED_TEST_SLOW_MS", "FEED_TEST_HDR",
+                                       "FEED_FORCE_PREAD",   "FEED_TEST_ENTROPY",  "FEED_TEST_NO_CLOSEFROM",
+                                       "FEED_TEST_NO_CLOSE_RANGE"};
+    enum { NVARS = sizeof vars / sizeof vars[0] };
+    static char *start[NVARS];
+    static int seen;
+    feed_loader **h = tu_held();
+    int n = 0;
+    (void)state;
+    if (!seen) { /* the first call, before any test: the program's own values */
+        for (size_t i = 0; i < NVARS; i++)
+            start[i] = getenv(vars[i]) ? strdup(getenv(vars[i])) : NULL;
+        seen = 1;
+    }
+    for (int i = 0; i < 16; i++)
+        if (h[i]) {
+            feed_loader_destroy(h[i]);
+            h[i] = NULL;
+            n++;
+        }
+    if (n)
+        fprintf(stderr, "teardown: destroyed %d loader(s) the test left\n", n);
+    for (size_t i = 0; i < NVARS; i++) {
+        if (start[i])
+            setenv(vars[i], start[i], 1);
+        else
+            unsetenv(vars[i]);
+    }
+    return 0;
+}
+
+/* A cmocka test with tu_test_clean before and after it. */
+#define TU_TEST(f) cmocka_unit_test_setup_teardown(f, tu_test_clean, tu_test_clean)
+
 #endif

@@ -98,18 +98,12 @@ def test_npy_bad_headers(tmp_path):
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".jpe")  # what libfeed's folder scan takes
 
 
-def _image_folder(root):
-    """(classes, class_to_idx, samples) as torchvision.datasets.ImageFolder
-    makes them: torchvision itself when installed, else the same walk
-    (find_classes: sorted folders; make_dataset: sorted(os.walk(followlinks=True)),
-    sorted file names with an allowed extension)."""
-    try:
-        from torchvision.datasets import ImageFolder
-    except ImportError:
-        ImageFolder = None
-    if ImageFolder is not None:
-        ds = ImageFolder(root, is_valid_file=lambda p: p.lower().endswith(IMG_EXTENSIONS))
-        return ds.classes, ds.class_to_idx, ds.samples
+def _walk(root):
+    """(classes, class_to_idx, samples) by torchvision.datasets.ImageFolder's
+    documented walk, written here: find_classes: sorted folders; make_dataset:
+    sorted(os.walk(followlinks=True)), sorted file names with an allowed
+    extension. Independent of torchvision, so it runs everywhere;
+    test_samples_like_torchvision checks it against torchvision itself."""
     classes = sorted(e.name for e in os.scandir(root) if e.is_dir())
     class_to_idx = {c: i for i, c in enumerate(classes)}
     samples = []
@@ -121,9 +115,24 @@ def _image_folder(root):
     return classes, class_to_idx, samples
 
 
-def test_samples_like_image_folder(make_loader, dataset):
-    classes, class_to_idx, samples = _image_folder(os.path.realpath(dataset))
-    L = make_loader()
+def _torchvision_image_folder(root):
+    """The same from torchvision.datasets.ImageFolder; skips (saying so) where
+    torchvision is missing: scripts/test-python runs this file again under the
+    torch environment, which has it."""
+    datasets = pytest.importorskip("torchvision.datasets", reason="torchvision is not installed for this python")
+    ds = datasets.ImageFolder(root, is_valid_file=lambda p: p.lower().endswith(IMG_EXTENSIONS))
+    return ds.classes, ds.class_to_idx, ds.samples
+
+
+def _has_torchvision():
+    try:
+        import torchvision.datasets  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _check_like(L, classes, class_to_idx, samples):
     assert L.classes == classes
     assert L.class_to_idx == class_to_idx
     assert len(L.samples) == len(samples)
@@ -132,6 +141,17 @@ def test_samples_like_image_folder(make_loader, dataset):
     assert L.samples[1:4] == samples[1:4]
     with pytest.raises(IndexError):
         L.samples[len(samples)]
+
+
+def test_samples_like_image_folder(make_loader, dataset):
+    _check_like(make_loader(), *_walk(os.path.realpath(dataset)))
+
+
+def test_samples_like_torchvision(make_loader, dataset):
+    root = os.path.realpath(dataset)
+    tv = _torchvision_image_folder(root)
+    assert tv == _walk(root)  # the walk above is torchvision's
+    _check_like(make_loader(), *tv)
 
 
 def test_samples_nested(tmp_path, make_loader, dataset):
@@ -147,10 +167,11 @@ def test_samples_nested(tmp_path, make_loader, dataset):
         for k, f in enumerate(files):
             sub = ["", "deep", "deep/er"][k % 3]
             shutil.copy(os.path.join(dataset, c, f), root / c / sub / f)
-    classes, class_to_idx, samples = _image_folder(str(root))
     L = make_loader(str(root))
-    assert L.class_to_idx == class_to_idx
-    assert sorted(L.samples) == sorted(samples)
+    for name, (classes, class_to_idx, samples) in [("walk", _walk(str(root)))] + (
+            [("torchvision", _torchvision_image_folder(str(root)))] if _has_torchvision() else []):
+        assert L.class_to_idx == class_to_idx, name
+        assert sorted(L.samples) == sorted(samples), name
 
 
 def test_samples_file_list(tmp_path, make_loader, dataset, index):

@@ -314,6 +314,15 @@ void feed__fault_maybe(const char *faults, const feed__arena *a, const char *pat
         if (!strcmp(it, "hang"))
             for (;;)
                 pause();
+        if (!strcmp(it, "leak")) {
+            for (size_t held = 0; held < ((size_t)768 << 20); held += (size_t)1 << 20) {
+                volatile char *p = malloc((size_t)1 << 20);
+                if (!p)
+                    raise(SIGKILL);
+                memset((char *)p, 0xa5, (size_t)1 << 20);
+            }
+            _exit(FEED_FAULT_ESCAPED);
+        }
         if (!strcmp(it, "hangidle"))
             for (;;) { /* every record says "nothing busy" */
                 lie_in_records(a, 0);

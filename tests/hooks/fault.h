@@ -32,6 +32,11 @@
  * [31m, BEL, an OSC title), a line of 3000 bytes, then
  * $FEED_TEST_SPEW_LINES (default 5000) lines "flood N" as fast as it can,
  * and goes on.
+ * "leak" allocates memory 1 MiB at a time, touches it and never frees it:
+ * when an allocation is refused (the worker's address space cap,
+ * max_worker_memory) the worker dies by SIGKILL, as the kernel's
+ * out-of-memory killer would make it; once it holds 768 MiB it exits
+ * FEED_FAULT_ESCAPED instead (no cap stopped it).
  * "poke" stores 1 in every 32-bit word of the arena header between the
  * configuration page and the worker records (the futex words and whatever
  * else lies there) and goes on: nothing there may stop a healthy worker.

@@ -146,4 +146,20 @@ MUTANTS = [
         "tests": ["test_fault_crash"],
         "filter": "test_leak_stays_in_its_worker",
     },
+    {
+        "name": "targets-row-by-position",
+        "why": "a batch's target rows taken by the sample's place in the batch, not by its id",
+        "file": "src/dataset/targets.c",
+        "old": "memcpy((uint8_t *)out + i * row, t->data + ids[i] * row, row);",
+        "new": "memcpy((uint8_t *)out + i * row, t->data + i * row, row);",
+        "tests": ["test_targets"],
+    },
+    {
+        "name": "erase-random-row-ignores-channel",
+        "why": "erase_random's row walk starts every channel at the same hashes (not the per-element values)",
+        "file": "src/pixels/erase.c",
+        "old": "uint64_t k = b->key + G * ((((uint64_t)c * b->h + y) * b->w) + 1);",
+        "new": "uint64_t k = b->key + G * ((((uint64_t)0 * c * b->h + y) * b->w) + 1);",
+        "tests": ["test_erase"],
+    },
 ]

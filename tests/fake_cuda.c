@@ -53,6 +53,7 @@ struct CUstream_st {
     int is_default;   /* a default stream: the legacy one (1) or a per-thread one (2) */
     int blocking;     /* synchronises with the legacy stream (not cudaStreamNonBlocking) */
     int held;         /* runs nothing until a host thread blocks in a synchronising call */
+    unsigned visited; /* the last unhold pass that reached it */
     op *head, *tail;
     int quit;
     unsigned seed;
@@ -883,24 +884,29 @@ static void push(struct CUstream_st *s, op *o)
 static struct CUstream_st *recording_stream(const struct CUevent_st *ev, uint64_t target);
 
 /* Call with g.mu held: s runs if it was held, and so do the streams whose
- * records its queued waits are for, and theirs. */
-static void unhold(struct CUstream_st *s, int depth)
+ * records its queued waits are for, and theirs; each stream once a pass
+ * (pass), however many waits lead to it: the walk is linear in the queued
+ * work, whatever the streams' fan-in (a copy stream waiting on the release
+ * events of eight streams). */
+static void unhold(struct CUstream_st *s, unsigned pass)
 {
-    if (!s || depth > 16)
+    if (!s || s->visited == pass)
         return;
+    s->visited = pass;
     if (s->held) {
         s->held = 0;
         pthread_cond_broadcast(&g.cv);
     }
     for (op *o = s->head; o; o = o->next)
         if (o->kind == OP_WAIT)
-            unhold(recording_stream(o->ev, o->target), depth + 1);
+            unhold(recording_stream(o->ev, o->target), pass);
 }
 
 /* Call with g.mu held: a host thread blocks on s. */
 static void sync_begin(struct CUstream_st *s)
 {
-    unhold(s, 0);
+    static unsigned passes;
+    unhold(s, ++passes ? passes : ++passes); /* 0 is no pass: a new stream's visited */
     g.blocked_syncs++;
 }
 

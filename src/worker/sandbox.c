@@ -154,7 +154,8 @@ static int build_filter(scmp_filter_ctx ctx)
     ALLOW(mremap, 0);
     ALLOW(mprotect, 0);
 #if FEED_SANITIZED
-    ALLOW(madvise, 0); /* the sanitizers' runtimes use more advice */
+    /* the sanitizers' runtimes use more advice; never MADV_REMOVE */
+    ALLOW(madvise, 1, SCMP_A2(SCMP_CMP_NE, (scmp_datum_t)MADV_REMOVE));
 #else
     static const int advice[] = {MADV_NORMAL,   MADV_RANDOM,    MADV_SEQUENTIAL, MADV_WILLNEED,
                                  MADV_DONTNEED, MADV_FREE,      MADV_DONTDUMP,   MADV_DODUMP,

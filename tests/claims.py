@@ -15,6 +15,15 @@ import subprocess
 import sys
 
 
+def source_of(src, prog):
+    """The C file a ctest program is built from (tests/CMakeLists.txt: a
+    program may be built from another name's source, as test_loader_cuda_fake
+    from test_loader_cuda.c); PROG.c when it says nothing."""
+    with open(os.path.join(src, "tests", "CMakeLists.txt")) as f:
+        m = re.search(r"(?:add_executable|feed_add_test)\(\s*%s\s+(\S+\.c)\b" % re.escape(prog), f.read())
+    return m.group(1) if m else prog + ".c"
+
+
 def main():
     src, build = sys.argv[1], sys.argv[2]
     listed = subprocess.run(["ctest", "-N"], cwd=build, stdout=subprocess.PIPE, text=True, check=True).stdout
@@ -42,7 +51,7 @@ def main():
                     errors.append("no ctest named %s" % prog)
                     continue
                 if case:
-                    p = os.path.join(src, "tests", prog + ".c")
+                    p = os.path.join(src, "tests", source_of(src, prog))
                     text = open(p).read() if os.path.exists(p) else ""
                     if not re.search(r"(?:cmocka_unit_test\w*|TU_TEST)\(\s*%s\b" % re.escape(case), text):
                         errors.append("no cmocka case %s in tests/%s.c" % (case, prog))

@@ -184,8 +184,7 @@ static feed_status setup_device_recipe(feed_loader *L, int on_host, char *err, s
     if (!erase && !images)
         return FEED_OK;
     L->post = feed__calloc(L->o.batch_size, sizeof *L->post);
-    L->post_reps = feed__calloc(L->o.batch_size, sizeof *L->post_reps);
-    if (!L->post || !L->post_reps)
+    if (!L->post)
         return feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     feed__loader_post_setup(L);
     return FEED_OK;
@@ -377,7 +376,6 @@ void feed_loader_destroy(feed_loader *L)
     feed__free(L->label_offsets);
     feed__free(L->label_list);
     feed__free(L->post);
-    feed__free(L->post_reps);
     feed__free(L->tg_buf);
     feed__targets_free(&L->tg);
     pthread_mutex_destroy(&L->mu);

@@ -111,7 +111,6 @@ struct feed_loader {
     feed__xform post_xf;
     feed__post_cfg post_cfg;
     feed__post_sample *post; /* batch_size; NULL without erasing or mixing */
-    uint32_t *post_reps;     /* batch_size: the batch's repeats */
     /* The targets option (dataset/targets.h): the array, and each ring
      * slot's rows (ring slots x batch_size rows, the batch in slot seq %
      * tg_slots), gathered by next() (host) or wait_ready (device). */
@@ -169,7 +168,8 @@ typedef struct feed__recipe_batch {
     uint32_t count;
     const int32_t *labels;
     const uint64_t *ids;
-    const uint32_t *repeats; /* each sample's repeat in its epoch (RandomErasing's key) */
+    const feed__sample_priv *samples; /* the parent's records: each sample's repeat (RandomErasing's key);
+                                         NULL on the host backend, which does not erase here */
 } feed__recipe_batch;
 
 typedef struct feed__recipe_out {

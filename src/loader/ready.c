@@ -108,11 +108,8 @@ static int ready_checked(feed_loader *L, uint32_t slot, uint64_t seq)
  * mixes with, on the thread that waits (the copier). */
 static feed_status device_recipe(feed_loader *L, uint64_t seq, const feed__slot_meta *m, feed__slot_view *v)
 {
-    uint32_t *reps = L->post_reps; /* NULL: no erasing or mixing, not needed */
-    for (uint32_t i = 0; reps && i < m->count; i++)
-        reps[i] = m->s[i].repeat;
     feed__recipe_batch in = {.epoch = m->epoch, .index = m->index, .count = m->count, .labels = m->labels,
-                             .ids = m->ids, .repeats = reps};
+                             .ids = m->ids, .samples = m->s};
     feed__recipe_out r = {0};
     if (L->soft) {
         char msg[sizeof L->data_msg];

@@ -94,7 +94,7 @@ void feed__loader_post(feed_loader *L, const feed__recipe_batch *in, const feed_
         *p = (feed__post_sample){.kind = FEED__MIX_NONE};
         feed__erase_box b;
         /* keyed as the worker keys its own draws: id + repeat * n (worker/loop.c) */
-        if (feed__erase_draw(&L->post_xf, L->o.seed, in->epoch, in->ids[i] + (uint64_t)in->repeats[i] * n, &b)) {
+        if (feed__erase_draw(&L->post_xf, L->o.seed, in->epoch, in->ids[i] + (uint64_t)in->samples[i].repeat * n, &b)) {
             p->ey = b.y, p->ex = b.x, p->eh = b.h, p->ew = b.w;
             p->ekey = b.key;
         }

@@ -256,6 +256,8 @@ typedef struct group {
     uint32_t nlabels;
     uint64_t label_hdr, target_hdr;
     size_t target_len;
+    uint64_t meta_off[FEED_TAR_META_MAX], meta_len[FEED_TAR_META_MAX];
+    uint8_t have_meta[FEED_TAR_META_MAX];
     /* the strings and labels last: a new group resets only what is above */
     int32_t labels[TAR_CLS_MAX_LABELS];
     char img_name[TAR_NAME_MAX];
@@ -302,6 +304,12 @@ static int flush(scan *s)
             int t = want_target ? s->sink->target(s->sink->ctx, g->target_name, g->target_hdr, s->target,
                                                   g->target_len)
                                 : 0;
+            if (t == 0 && s->sink->nmeta) {
+                for (uint32_t j = 0; j < s->sink->nmeta; j++)
+                    if (!g->have_meta[j])
+                        g->meta_off[j] = UINT64_MAX, g->meta_len[j] = 0;
+                t = s->sink->members(s->sink->ctx, g->meta_off, g->meta_len) ? -1 : 0;
+            }
             if (t < 0)
                 rc = -1;
             else if (t == 0)
@@ -466,6 +474,19 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
         g->target_hdr = hoff;
         g->target_len = (size_t)size;
         g->have_target = 1;
+    } else {
+        for (uint32_t j = 0; j < s->sink->nmeta; j++) {
+            if (strcasecmp(ext, s->sink->meta_exts[j]))
+                continue;
+            if (g->have_meta[j]) {
+                problem(s, name, hoff, "sample '%s' has a second %s member; skipped", g->key, s->sink->meta_exts[j]);
+                g->dup = 1;
+                return 0;
+            }
+            g->have_meta[j] = 1;
+            g->meta_off[j] = doff, g->meta_len[j] = size;
+            break;
+        }
     }
     return 0;
 }

@@ -7,7 +7,8 @@
  * extension "seg.jpg"). A sample is a run of consecutive members with one key
  * holding exactly one image member (jpg, jpeg, png, webp; any case) and one
  * label member (cls: the label as decimal text, 0..2147483647); other members
- * (json, txt, ...) are ignored. Formats read: POSIX ustar (name + prefix), pax
+ * (json, txt, ...) are ignored unless the sink asks for them (target_ext,
+ * meta_exts). Formats read: POSIX ustar (name + prefix), pax
  * extended headers (path, size), GNU long names ('L'); base-256 sizes.
  *
  * A malformed shard loses only what is broken: each problem (bad header
@@ -55,7 +56,16 @@ typedef struct feed__tar_sink {
      * is skipped), -1 to stop. */
     const char *target_ext;
     int (*target)(void *ctx, const char *member, uint64_t hdr_off, const uint8_t *bytes, size_t n);
+    /* With nmeta metadata extensions (meta_exts[j]: "json" for KEY.json),
+     * members just before sample: each one's data range (off UINT64_MAX and
+     * len 0 when the sample has none); a second member of one extension is
+     * a problem, the sample skipped. 0 to go on, -1 to stop. The bytes are
+     * not read. */
+    const char *const *meta_exts;
+    uint32_t nmeta;
+    int (*members)(void *ctx, const uint64_t *off, const uint64_t *len);
 } feed__tar_sink;
+#define FEED_TAR_META_MAX 4u
 
 #define FEED_TAR_TARGET_MAX (64u << 10)
 

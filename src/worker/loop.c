@@ -63,6 +63,10 @@ typedef struct wctx {
     size_t cap;
     uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
     uint64_t draw_off; /* the sample's repeat * dataset_size: added to an id, the key of its draws */
+    uint8_t *mdst;     /* metadata members (h->nmeta > 0): this sample's room in the slot */
+    uint32_t *mlens;   /* and its lengths there */
+    uint8_t *mbuf;     /* a member's bytes as read */
+    size_t mcap;
 #if FEED_TEST_HOOKS
     const char *fault;
     feed__scribbler scribble;
@@ -127,6 +131,45 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
     return FEED_OK;
 }
 
+/* Sample id's metadata members (meta_members) into its room in the slot,
+ * one after another, and their lengths beside them: a missing one is a bad
+ * sample or empty (meta_missing), members over meta_bytes together a bad
+ * sample. The parent checks the lengths against its index. */
+static int read_members(wctx *c, uint64_t id, const char *path, int *sys_errno, char *msg, size_t msglen)
+{
+    const feed__arena_hdr *h = c->h;
+    uint64_t used = 0;
+    for (uint32_t j = 0; j < h->nmeta; j++)
+        c->mlens[j] = 0;
+    for (uint32_t j = 0; j < h->nmeta; j++) {
+        uint64_t off;
+        uint32_t len;
+        const char *ext = h->meta_exts[j];
+        if (!feed__index_member(c->ix, id, j, &off, &len)) {
+            if (h->meta_missing == FEED_META_MISSING_EMPTY)
+                continue;
+            snprintf(msg, msglen, "the sample has no .%.31s member (meta_missing=bad)", ext);
+            return FEED_E_DATASET;
+        }
+        if (len > h->meta_bytes - used) {
+            snprintf(msg, msglen, "its meta_members hold %llu bytes or more (the .%.31s member %u), over "
+                     "meta_max_bytes %llu", (unsigned long long)(used + len), ext, len,
+                     (unsigned long long)h->meta_bytes);
+            return FEED_E_TOO_LARGE;
+        }
+        size_t got = 0;
+        int st = len ? feed__reader_read_range(c->reader, c->rootfd, path, off, len, h->meta_bytes, &c->mbuf,
+                                               &c->mcap, &got, sys_errno, msg, msglen)
+                     : FEED_OK;
+        if (st != FEED_OK)
+            return st;
+        memcpy(c->mdst + used, c->mbuf, len);
+        c->mlens[j] = len;
+        used += len;
+    }
+    return FEED_OK;
+}
+
 /* Reads and transforms dataset sample id into the slot. */
 static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
                      char *msg, size_t msglen)
@@ -141,7 +184,10 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
     uint64_t off, rlen;
-    int st = feed__index_range(c->ix, id, &off, &rlen)
+    int st = h->nmeta ? read_members(c, id, path, sys_errno, msg, msglen) : FEED_OK;
+    if (st != FEED_OK)
+        return st;
+    st = feed__index_range(c->ix, id, &off, &rlen)
                  ? feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes,
                                            &c->buf, &c->cap, &len, sys_errno, msg, msglen)
                  : feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap,
@@ -211,6 +257,10 @@ static void process(wctx *c, const feed__claim *cl)
      * keys no other sample or repeat has, and repeat 0's are the sample's own
      * (a substitute's repeats differ the same way). */
     c->draw_off = (uint64_t)r->repeat * c->h->dataset_size;
+    if (c->h->nmeta) {
+        c->mdst = feed__slot_members(a, cl->slot) + (uint64_t)cl->t * c->h->meta_bytes;
+        c->mlens = feed__slot_mlens(a, cl->slot) + (uint64_t)cl->t * c->h->nmeta;
+    }
     if (id >= c->ix->count) {
         /* The record is shared: another worker may have scribbled on it.
          * Deliver nothing; the parent sees an id it did not ask for and
@@ -255,6 +305,8 @@ static void process(wctx *c, const feed__claim *cl)
         }
         if (st != FEED_OK) { /* nothing decodes: no image to give, the loader fails the batch */
             memset(out, 0, a->lay.sample_bytes);
+            for (uint32_t j = 0; j < c->h->nmeta; j++)
+                c->mlens[j] = 0;
             got = id;
             flags |= FEED__SAMPLE_NO_SUBSTITUTE;
         }

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/tar_header.h"
 #include "feed.h"
 
 /* Where the scanner reads a shard: a file (feed__tar_scan_fd) or, for the
@@ -75,9 +76,6 @@ typedef struct feed__tar_sink {
 feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed__tar_sink *sink,
                            char *err, size_t errlen);
 
-/* Writes one ustar header for a regular file into hdr[512] (name < 100 bytes,
- * or split name/prefix; longer ones return -1): for feed-mkdata and tests. */
-int feed__tar_header(uint8_t hdr[512], const char *name, uint64_t size, uint64_t mtime);
 
 /* 1 if name (a member's last component) names an image member / the label. */
 int feed__tar_is_image_ext(const char *ext);

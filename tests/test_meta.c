@@ -4,8 +4,10 @@
  * the shard holds them, whatever the worker count; a replaced sample its
  * substitute's; a missing member is a bad sample or empty by meta_missing;
  * members over meta_max_bytes make a bad sample; a worker that writes a
- * length its index does not give is killed and the sample done again. The
- * expected bytes come from the formula the test wrote the shard with.
+ * length its index does not give is killed and the sample done again; a
+ * sample whose members lie far from its image (read one by one) as one
+ * whose members follow it (one read). The expected bytes come from the
+ * formula the test wrote the shard with.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +25,7 @@
 #define CORRUPT 3 /* its image is not a JPEG */
 #define NO_TXT 4  /* it has no .txt member */
 #define BIG 6     /* its .json is over meta_max_bytes=2048 */
+#define APART 8   /* a 200 KB member between its image and its others: each read on its own */
 
 static char *data, *shard;
 static feed__index ix;
@@ -69,6 +72,12 @@ static int setup(void **state)
         snprintf(name, sizeof name, "s%03u.cls", i);
         snprintf(cls, sizeof cls, "%d", feed__index_label(ix.hdr, i));
         tar_member(f, name, cls, strlen(cls));
+        if (i == APART) {
+            uint8_t *pad = calloc(1, 200000);
+            snprintf(name, sizeof name, "s%03u.bin", i);
+            tar_member(f, name, pad, 200000);
+            free(pad);
+        }
         snprintf(name, sizeof name, "s%03u.json", i);
         tar_member(f, name, text, json_of(i, text, sizeof text));
         if (i != NO_TXT) {

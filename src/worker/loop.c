@@ -131,11 +131,11 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
     return FEED_OK;
 }
 
-/* Sample id's metadata members (meta_members) into its room in the slot,
- * one after another, and their lengths beside them: a missing one is a bad
- * sample or empty (meta_missing), members over meta_bytes together a bad
- * sample. The parent checks the lengths against its index. */
-static int read_members(wctx *c, uint64_t id, const char *path, int *sys_errno, char *msg, size_t msglen)
+/* Sample id's metadata members (meta_members), before anything is read: a
+ * missing one is a bad sample or empty (meta_missing), members over
+ * meta_bytes together a bad sample; [*lo, *hi) grows to hold them all. The
+ * lengths go into the slot (0 for now: copy_members writes them). */
+static int plan_members(wctx *c, uint64_t id, uint64_t *lo, uint64_t *hi, char *msg, size_t msglen)
 {
     const feed__arena_hdr *h = c->h;
     uint64_t used = 0;
@@ -157,13 +157,33 @@ static int read_members(wctx *c, uint64_t id, const char *path, int *sys_errno, 
                      (unsigned long long)h->meta_bytes);
             return FEED_E_TOO_LARGE;
         }
+        used += len;
+        *lo = off < *lo ? off : *lo;
+        *hi = off + len > *hi ? off + len : *hi;
+    }
+    return FEED_OK;
+}
+
+/* The members into the sample's room in the slot, one after another, and
+ * their lengths beside them, from buf: the shard's bytes from lo on, or
+ * (buf NULL) each read on its own. The parent checks the lengths against
+ * its index. */
+static int copy_members(wctx *c, uint64_t id, const char *path, const uint8_t *buf, uint64_t lo, int *sys_errno,
+                        char *msg, size_t msglen)
+{
+    uint64_t used = 0;
+    for (uint32_t j = 0; j < c->h->nmeta; j++) {
+        uint64_t off;
+        uint32_t len;
+        if (!feed__index_member(c->ix, id, j, &off, &len))
+            continue;
         size_t got = 0;
-        int st = len ? feed__reader_read_range(c->reader, c->rootfd, path, off, len, h->meta_bytes, &c->mbuf,
-                                               &c->mcap, &got, sys_errno, msg, msglen)
-                     : FEED_OK;
+        int st = buf || !len ? FEED_OK
+                             : feed__reader_read_range(c->reader, c->rootfd, path, off, len, c->h->meta_bytes,
+                                                       &c->mbuf, &c->mcap, &got, sys_errno, msg, msglen);
         if (st != FEED_OK)
             return st;
-        memcpy(c->mdst + used, c->mbuf, len);
+        memcpy(c->mdst + used, buf ? buf + (off - lo) : c->mbuf, len);
         c->mlens[j] = len;
         used += len;
     }
@@ -183,20 +203,38 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
-    uint64_t off, rlen;
-    int st = h->nmeta ? read_members(c, id, path, sys_errno, msg, msglen) : FEED_OK;
+    uint64_t off = 0, rlen = 0;
+    int ranged = feed__index_range(c->ix, id, &off, &rlen);
+    uint64_t lo = off, hi = off + rlen;
+    int st = h->nmeta ? plan_members(c, id, &lo, &hi, msg, msglen) : FEED_OK;
     if (st != FEED_OK)
         return st;
-    st = feed__index_range(c->ix, id, &off, &rlen)
-                 ? feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes,
-                                           &c->buf, &c->cap, &len, sys_errno, msg, msglen)
-                 : feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap,
+    /* With members, one read when they lie close to the image (WebDataset
+     * writes a sample's members one after another: headers and the label
+     * between them), else a read each. */
+    int span = h->nmeta && rlen <= h->max_file_bytes && hi - lo - rlen <= h->meta_bytes + 65536;
+    if (span)
+        st = feed__reader_read_range(c->reader, c->rootfd, path, lo, hi - lo, hi - lo, &c->buf, &c->cap, &len,
+                                     sys_errno, msg, msglen);
+    else if (h->nmeta && (st = copy_members(c, id, path, NULL, 0, sys_errno, msg, msglen)) != FEED_OK)
+        return st;
+    else if (ranged)
+        st = feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes, &c->buf, &c->cap,
                                      &len, sys_errno, msg, msglen);
+    else
+        st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len, sys_errno,
+                               msg, msglen);
     uint64_t t1 = feed__now_ns();
     atomic_fetch_add_explicit(&c->rec->read_ns, t1 - t0, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
+    const uint8_t *img = c->buf;
+    if (span) {
+        copy_members(c, id, path, c->buf, lo, sys_errno, msg, msglen); /* from the buffer: cannot fail */
+        img = c->buf + (off - lo);
+        len = (size_t)rlen;
+    }
     maybe_fault(c, path, FAULT_DECODE);
     int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
     feed__image_info info = {0};
@@ -210,7 +248,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
             snprintf(msg, msglen, "out of memory (FEED_TEST_FAULT)");
         } else
 #endif
-            st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id + c->draw_off,
+            st = feed__image_process(c->img, &h->xform, img, len, h->seed, epoch, id + c->draw_off,
                                      direct ? out : c->scratch, &info, msg, msglen);
         if (st != FEED_E_NOMEM)
             break;

@@ -46,15 +46,6 @@ static size_t txt_of(uint32_t k, char *out, size_t cap)
     return (size_t)snprintf(out, cap, "text of sample %u\n", k);
 }
 
-static void tar_member(FILE *f, const char *name, const void *bytes, size_t n)
-{
-    uint8_t h[512], pad[512] = {0};
-    assert_int_equal(feed__tar_header(h, name, n, 0), 0);
-    fwrite(h, 1, 512, f);
-    fwrite(bytes, 1, n, f);
-    fwrite(pad, 1, (512 - n % 512) % 512, f);
-}
-
 static int setup(void **state)
 {
     data = tu_dataset("meta", NIMG, 17, 3, &ix);
@@ -67,22 +58,22 @@ static int setup(void **state)
         snprintf(src, sizeof src, "%s/%s", data, feed__index_path(ix.hdr, i));
         uint8_t *img = tu_read_file(src, &n);
         snprintf(name, sizeof name, "s%03u.jpg", i);
-        tar_member(f, name, i == CORRUPT ? (const void *)"not a jpeg at all" : img, i == CORRUPT ? 17 : n);
+        assert_int_equal(tu_tar_member(f, name, i == CORRUPT ? (const void *)"not a jpeg at all" : img, i == CORRUPT ? 17 : n), 0);
         free(img);
         snprintf(name, sizeof name, "s%03u.cls", i);
         snprintf(cls, sizeof cls, "%d", feed__index_label(ix.hdr, i));
-        tar_member(f, name, cls, strlen(cls));
+        assert_int_equal(tu_tar_member(f, name, cls, strlen(cls)), 0);
         if (i == APART) {
             uint8_t *pad = calloc(1, 200000);
             snprintf(name, sizeof name, "s%03u.bin", i);
-            tar_member(f, name, pad, 200000);
+            assert_int_equal(tu_tar_member(f, name, pad, 200000), 0);
             free(pad);
         }
         snprintf(name, sizeof name, "s%03u.json", i);
-        tar_member(f, name, text, json_of(i, text, sizeof text));
+        assert_int_equal(tu_tar_member(f, name, text, json_of(i, text, sizeof text)), 0);
         if (i != NO_TXT) {
             snprintf(name, sizeof name, "s%03u.txt", i);
-            tar_member(f, name, text, txt_of(i, text, sizeof text));
+            assert_int_equal(tu_tar_member(f, name, text, txt_of(i, text, sizeof text)), 0);
         }
     }
     uint8_t end[1024] = {0};

@@ -26,7 +26,7 @@ other (--configs shards,meta):
   shards    the shards, one label a sample
   meta      + targets= their targets.npy (N x 3 float32) and
               meta_members=json:txt (each sample's KEY.json record and
-              KEY.txt caption, 80-220 bytes each, read by the workers)
+              KEY.txt caption, 73-220 and 21-165 bytes, read by the workers)
 
 and prints, per configuration, images/s and CPU time per image (user + sys of
 feedbench and its workers) as medians over the rounds, and each over plain's:

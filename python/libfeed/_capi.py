@@ -134,6 +134,11 @@ class FeedOptions(ctypes.Structure):
         ("targets", ctypes.c_char * FEED_PATH_MAX),
         ("target_columns", ctypes.c_char * 1024),
         ("target_member", ctypes.c_char * 64),
+        # since 0.2.0: remote shards
+        ("cache_dir", ctypes.c_char * FEED_PATH_MAX),
+        ("cache_size", u64),
+        ("fetch_retries", u32),
+        ("fetch_timeout_ms", u32),
     ]
 
 

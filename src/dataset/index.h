@@ -145,6 +145,9 @@ typedef struct feed__index_spec {
     const char *target_columns;  /* a .csv/.tsv list's target columns, "a:b:c" ("" or NULL: none) */
     const char *target_member;   /* tar shards: each sample's KEY.<this> .npy member as its target */
     struct feed__targets *targets; /* out (if not NULL): their values, zeroed when none */
+    char *const *shard_paths;    /* tar shards found already (remote ones, in the cache), in their
+                                    order: used instead of source and file_list; NULL: none */
+    size_t nshard_paths;
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
 /* The folder scan's rules (which names are images, the index version) as a

@@ -15,6 +15,7 @@
 #include "common/internal.h"
 #include "common/rng.h"
 #include "dataset/index.h"
+#include "dataset/shards.h"
 #include "device/device.h"
 #if FEED_TEST_HOOKS
 #include "hooks/loader_test.h"
@@ -30,6 +31,7 @@
 #include "loader/schedule.h"
 #include "pixels/convert.h"
 #include "pixels/xform.h"
+#include "remote/remote.h"
 #include "supervise/pool.h"
 
 static size_t dtype_size(uint32_t dt)
@@ -38,19 +40,34 @@ static size_t dtype_size(uint32_t dt)
 }
 
 /* The index, and what an array source needs of the options. */
-static feed_status build_index(feed_loader *L, char *err, size_t errlen)
+static feed_status build_index(feed_loader *L, const char *worker, char *err, size_t errlen)
 {
     char note[1024];
+    /* Remote shards: complete and checked in the cache before the index is
+     * built from them, so a worker never reads a shard still arriving. */
+    char **paths = NULL, **urls = NULL;
+    size_t npaths = 0;
+    int remote = 0;
+    feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
+                           .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms, .worker_path = worker};
+    feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote, err, errlen);
+    if (rst != FEED_OK)
+        return rst;
+    feed__shards_free(urls, npaths);
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
                              .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
-                             .target_member = L->o.target_member, .targets = &L->tg};
-    if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1)
+                             .target_member = L->o.target_member, .targets = &L->tg,
+                             .shard_paths = remote ? paths : NULL, .nshard_paths = npaths};
+    if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1) {
+        feed__shards_free(paths, npaths);
         return feed__err(FEED_E_INVALID, err, errlen,
                          "targets=%s, target_columns=%s and target_member=%s: set one of them (each gives the "
                          "targets)", L->o.targets, L->o.target_columns, L->o.target_member);
+    }
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
+    feed__shards_free(paths, npaths);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
     if (st != FEED_OK || L->ix.hdr->kind != FEED_INDEX_NPY)
@@ -220,7 +237,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[1] = feed__now_ns();
-    if ((st = build_index(L, err, errlen)) != FEED_OK ||
+    if ((st = build_index(L, worker, err, errlen)) != FEED_OK ||
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[2] = feed__now_ns();

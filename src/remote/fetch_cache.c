@@ -1,0 +1,210 @@
+/*
+ * fetch_cache.c - feed-fetch's cache directory: a shard's file and its record
+ * (URL, ETag, Last-Modified, size), least-recently-used eviction, and the tar
+ * check of a finished download.
+ *
+ * DIR/<h>.tar is the shard of URL u (h: 64-bit FNV-1a of u, in hex) and
+ * DIR/<h>.meta its record; a record's mtime is when the shard was last used
+ * (eviction goes oldest first). A download goes to DIR/<h>.tar.part.<pid> and
+ * is renamed once complete and checked, then its record is written (also by
+ * rename): a .tar without a record that matches is never used.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "remote/fetch_cache.h"
+
+void cache_names(const char *dir, const char *url, char *tar, char *meta, size_t cap)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+        h = (h ^ *p) * 1099511628211ull;
+    snprintf(tar, cap, "%s/%016llx.tar", dir, (unsigned long long)h);
+    snprintf(meta, cap, "%s/%016llx.meta", dir, (unsigned long long)h);
+}
+
+int cache_meta_read(const char *meta, cache_rec *r)
+{
+    memset(r, 0, sizeof *r);
+    FILE *f = fopen(meta, "re");
+    if (!f)
+        return -1;
+    char size[32] = "";
+    char *fields[] = {r->url, r->etag, r->last_modified, size};
+    size_t caps[] = {sizeof r->url, sizeof r->etag, sizeof r->last_modified, sizeof size};
+    int ok = 1;
+    for (int i = 0; i < 4 && ok; i++) {
+        if (!fgets(fields[i], (int)caps[i], f))
+            ok = 0;
+        else
+            fields[i][strcspn(fields[i], "\n")] = 0;
+    }
+    fclose(f);
+    char *end;
+    r->size = strtoull(size, &end, 10);
+    return ok && end != size && !*end ? 0 : -1;
+}
+
+int cache_meta_write(const char *meta, const cache_rec *r)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.part.%ld", meta, (long)getpid());
+    FILE *f = fopen(tmp, "we");
+    if (!f)
+        return -1;
+    int ok = fprintf(f, "%s\n%s\n%s\n%llu\n", r->url, r->etag, r->last_modified, (unsigned long long)r->size) > 0;
+    ok = fflush(f) == 0 && ok;
+    ok = fclose(f) == 0 && ok;
+    if (!ok || rename(tmp, meta) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+void cache_touch(const char *meta)
+{
+    utimensat(AT_FDCWD, meta, NULL, 0);
+}
+
+typedef struct entry {
+    char tar[4200], meta[4200];
+    uint64_t bytes;
+    struct timespec used;
+    int keep;
+} entry;
+
+static int older(const void *a, const void *b)
+{
+    const entry *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
+                    uint64_t *kept_bytes, char *why, size_t whylen)
+{
+    *kept_bytes = 0;
+    if (!limit)
+        return 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(why, whylen, "cache_dir %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    entry *v = NULL;
+    size_t n = 0, cap = 0;
+    uint64_t used = 0;
+    struct dirent *de;
+    int rc = 0;
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len != 20 || strcmp(de->d_name + 16, ".tar"))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 64;
+            entry *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                rc = -1;
+                snprintf(why, whylen, "out of memory");
+                break;
+            }
+            v = nv;
+        }
+        entry *e = &v[n];
+        snprintf(e->tar, sizeof e->tar, "%s/%s", dir, de->d_name);
+        snprintf(e->meta, sizeof e->meta, "%s/%.16s.meta", dir, de->d_name);
+        struct stat st, sm;
+        if (stat(e->tar, &st) != 0)
+            continue;
+        e->bytes = (uint64_t)st.st_size;
+        e->used = stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
+        e->keep = 0;
+        for (size_t k = 0; k < nkeep; k++)
+            if (!strcmp(keep[k], e->tar))
+                e->keep = 1;
+        used += e->bytes;
+        if (e->keep)
+            *kept_bytes += e->bytes;
+        n++;
+    }
+    closedir(d);
+    if (rc) {
+        free(v);
+        return -1;
+    }
+    qsort(v, n, sizeof *v, older);
+    for (size_t i = 0; i < n && used + need > limit; i++) {
+        if (v[i].keep)
+            continue;
+        /* the record first: a .tar without one is never used */
+        if (unlink(v[i].meta) != 0 && errno != ENOENT)
+            continue;
+        if (unlink(v[i].tar) == 0) {
+            used -= v[i].bytes;
+            fprintf(stderr, "libfeed: fetch: cache_dir %s: evicted %s (%llu bytes, least recently used)\n", dir,
+                    v[i].tar, (unsigned long long)v[i].bytes);
+        }
+    }
+    free(v);
+    return used + need > limit ? 1 : 0;
+}
+
+static uint64_t octal(const unsigned char *p, size_t n)
+{
+    uint64_t v = 0;
+    if (p[0] & 0x80) { /* base-256 */
+        for (size_t i = 1; i < n; i++)
+            v = v << 8 | p[i];
+        return v;
+    }
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == 0))
+        i++;
+    for (; i < n && p[i] >= '0' && p[i] <= '7'; i++)
+        v = v * 8 + (uint64_t)(p[i] - '0');
+    return v;
+}
+
+int fetch_tar_check(int fd, uint64_t size, char *why, size_t whylen)
+{
+    unsigned char h[512];
+    uint64_t off = 0;
+    if (size % 512) {
+        snprintf(why, whylen, "%llu bytes, not a whole number of 512-byte tar blocks", (unsigned long long)size);
+        return -1;
+    }
+    while (off < size) {
+        if (pread(fd, h, 512, (off_t)off) != 512) {
+            snprintf(why, whylen, "cannot read the tar header at %llu: %s", (unsigned long long)off, strerror(errno));
+            return -1;
+        }
+        int zero = 1;
+        for (int i = 0; i < 512 && zero; i++)
+            zero = h[i] == 0;
+        if (zero)
+            return 0; /* the end-of-archive blocks */
+        uint64_t sum = 0;
+        for (int i = 0; i < 512; i++)
+            sum += i >= 148 && i < 156 ? ' ' : h[i];
+        if (octal(h + 148, 8) != sum) {
+            snprintf(why, whylen, "tar header checksum wrong at offset %llu", (unsigned long long)off);
+            return -1;
+        }
+        uint64_t len = octal(h + 124, 12);
+        off += 512 + (len + 511) / 512 * 512;
+        if (off > size) {
+            snprintf(why, whylen, "tar member at %llu runs past the end (%llu bytes)",
+                     (unsigned long long)(off - 512 - (len + 511) / 512 * 512), (unsigned long long)size);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -49,7 +49,11 @@ def cache(tmp_path):
 
 
 def load(make_loader, source, **kw):
-    return all_batches(make_loader(source, shuffle=False, epochs=1, augment="val", **kw))
+    """Every batch of one epoch in order; the loader closed (its shards no longer held)."""
+    L = make_loader(source, shuffle=False, epochs=1, augment="val", **kw)
+    out = all_batches(L)
+    L.close()
+    return out
 
 
 def assert_same(got, ref):
@@ -232,3 +236,23 @@ def test_s3_listing_matching_nothing(make_loader, shards, s3env, cache):
     with pytest.raises(libfeed.FeedDatasetError) as e:
         make_loader("s3://feed-c/val/*.tar", cache_dir=cache)
     assert "s3://feed-c/val/*.tar matches no objects" in str(e.value)
+
+
+def test_a_running_loaders_shards_are_never_evicted(make_loader, shards, server, cache):
+    sizes = [os.path.getsize(shards / f"s-{i}.tar") for i in range(NSHARDS)]
+    a = make_loader(server.url + "/s-0.tar", cache_dir=cache, shuffle=False, epochs=1, augment="val")
+    held = os.listdir(os.path.join(cache, ".inuse"))
+    assert len(held) == 1
+    room = sizes[0] + sizes[2]
+    load(make_loader, server.url + "/s-1.tar", cache_dir=cache)  # closed: s-1 is evictable
+    make_loader(server.url + "/s-2.tar", cache_dir=cache, cache_size=room).close()  # evicts s-1, not s-0
+    with pytest.raises(libfeed.FeedResourceError) as e:  # s-0 and s-2 held, no room for s-1
+        b = make_loader(server.url + "/s-2.tar", cache_dir=cache)
+        make_loader(server.url + "/s-1.tar", cache_dir=cache, cache_size=room)
+    assert "other running loaders hold" in str(e.value) and f"{server.url}/s-1.tar" in str(e.value)
+    ref = load(make_loader, str(shards / "s-0.tar"))
+    gi, gl, gids = all_batches(a)  # a's shard is still there, whole
+    assert (gi == ref[0]).all() and (gl == ref[1]).all()
+    a.close()
+    b.close()
+    assert not os.listdir(os.path.join(cache, ".inuse"))  # closed loaders hold nothing

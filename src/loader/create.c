@@ -50,7 +50,8 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
     int remote = 0;
     feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
                            .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms, .worker_path = worker};
-    feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote, err, errlen);
+    feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote,
+                                           &L->remote, err, errlen);
     if (rst != FEED_OK)
         return rst;
     feed__shards_free(urls, npaths);
@@ -224,6 +225,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->ix.fd = -1;
     L->arena.fd = L->arena.cfg_fd = -1;
     L->bad.log_fd = -1;
+    L->remote.fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
     L->create_ns[0] = feed__now_ns();
@@ -385,6 +387,7 @@ void feed_loader_destroy(feed_loader *L)
         L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
+    feed__remote_release(&L->remote); /* after the workers: no one reads the shards now */
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     feed__free(L->held_tab);

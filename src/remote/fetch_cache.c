@@ -7,7 +7,10 @@
  * DIR/<h>.meta its record; a record's mtime is when the shard was last used
  * (eviction goes oldest first). A download goes to DIR/<h>.tar.part.<pid> and
  * is renamed once complete and checked, then its record is written (also by
- * rename): a .tar without a record that matches is never used.
+ * rename): a .tar without a record that matches is never used. A loader
+ * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
+ * while it runs (remote.h): eviction skips what a held list names and
+ * removes a list nobody holds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -15,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,6 +77,78 @@ void cache_touch(const char *meta)
     utimensat(AT_FDCWD, meta, NULL, 0);
 }
 
+typedef struct names {
+    char **v;
+    size_t n, cap;
+} names;
+
+static int names_add(names *l, const char *s)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 64;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return -1;
+        l->v = v, l->cap = cap;
+    }
+    if (!(l->v[l->n] = strdup(s)))
+        return -1;
+    l->n++;
+    return 0;
+}
+
+static void names_free(names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+}
+
+/* The shard files that running loaders hold (their .inuse lists); the lists
+ * of loaders that are gone are removed. */
+static int held_shards(const char *dir, names *out)
+{
+    char sub[4200], path[4500], meta[4200], tar[4200];
+    snprintf(sub, sizeof sub, "%s/.inuse", dir);
+    DIR *d = opendir(sub);
+    if (!d)
+        return errno == ENOENT ? 0 : -1;
+    struct dirent *de;
+    int rc = 0;
+    while (!rc && (de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+        if (len < 6 || strcmp(de->d_name + len - 5, ".list"))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", sub, de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0) { /* its loader is gone */
+            unlink(path);
+            close(fd);
+            continue;
+        }
+        FILE *f = fdopen(fd, "r");
+        if (!f) {
+            close(fd);
+            rc = -1;
+            break;
+        }
+        char *line = NULL;
+        size_t cap = 0;
+        ssize_t n;
+        while (!rc && (n = getline(&line, &cap, f)) > 0) {
+            line[strcspn(line, "\n")] = 0;
+            cache_names(dir, line, tar, meta, sizeof tar);
+            rc = names_add(out, tar);
+        }
+        free(line);
+        fclose(f);
+    }
+    closedir(d);
+    return rc;
+}
+
 typedef struct entry {
     char tar[4200], meta[4200];
     uint64_t bytes;
@@ -94,9 +170,16 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
     *kept_bytes = 0;
     if (!limit)
         return 0;
+    names held = {0};
+    if (held_shards(dir, &held) != 0) {
+        snprintf(why, whylen, "cache_dir %s: reading %s/.inuse: %s", dir, dir, strerror(errno));
+        names_free(&held);
+        return -1;
+    }
     DIR *d = opendir(dir);
     if (!d) {
         snprintf(why, whylen, "cache_dir %s: %s", dir, strerror(errno));
+        names_free(&held);
         return -1;
     }
     entry *v = NULL;
@@ -133,9 +216,13 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
         used += e->bytes;
         if (e->keep)
             *kept_bytes += e->bytes;
+        for (size_t k = 0; k < held.n && !e->keep; k++)
+            if (!strcmp(held.v[k], e->tar))
+                e->keep = 2; /* another loader's */
         n++;
     }
     closedir(d);
+    names_free(&held);
     if (rc) {
         free(v);
         return -1;

@@ -110,7 +110,7 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
     if (room > 0) {
         answer_err("resource",
                    "cache_dir %s: cache_size %llu cannot hold %s (%llu bytes) beside this loader's other shards "
-                   "(%llu bytes): raise cache_size",
+                   "(%llu bytes) and those other running loaders hold: raise cache_size",
                    c->cache_dir, (unsigned long long)c->cache_size, url, (unsigned long long)size,
                    (unsigned long long)kept);
         return;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -196,6 +197,55 @@ static feed_status cache_dir_of(const feed__remote_cfg *c, char *out, size_t cap
     return FEED_OK;
 }
 
+void feed__remote_release(feed__remote_hold *h)
+{
+    if (h->fd >= 0) {
+        if (h->path)
+            unlink(h->path);
+        close(h->fd);
+    }
+    feed__free(h->path);
+    h->fd = -1;
+    h->path = NULL;
+}
+
+/* Writes the URLs to a new list in DIR/.inuse and holds it (remote.h). */
+static feed_status hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
+                             size_t errlen)
+{
+    static unsigned counter;
+    char path[PATH_MAX];
+    int len = snprintf(path, sizeof path, "%s/.inuse", dir);
+    if (len < 0 || (size_t)len + 64 >= sizeof path)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: path too long", dir);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: cannot make %s: %s", dir, path, strerror(errno));
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 100; tries++) {
+        snprintf(path + len, sizeof path - (size_t)len, "/%ld-%u.list", (long)getpid(),
+                 __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
+        fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST)
+            break;
+    }
+    if (fd < 0)
+        return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: cannot make %s: %s", dir, path, strerror(errno));
+    /* the lock before the list: an evictor that reads it half-written keeps more, never less */
+    int ok = flock(fd, LOCK_SH) == 0;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = dprintf(fd, "%s\n", urls[i]) > 0;
+    size_t plen = strlen(path) + 1;
+    if (!ok || !(h->path = feed__malloc(plen))) {
+        int e = errno;
+        unlink(path);
+        close(fd);
+        return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: cannot write %s: %s", dir, path, strerror(e));
+    }
+    memcpy(h->path, path, plen);
+    h->fd = fd;
+    return FEED_OK;
+}
+
 /* Runs feed-fetch on the requests in reqs; its stdout into *answer (NUL-ended). */
 static feed_status run_fetch(const char *exe, const feed__remote_cfg *c, const char *dir, const char *reqs,
                              size_t reqlen, char **answer, char *err, size_t errlen)
@@ -308,8 +358,11 @@ static feed_status answer_error(char *line, char *err, size_t errlen)
 }
 
 feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, const char *file_list, char ***paths,
-                                char ***urls, size_t *n, int *is_remote, char *err, size_t errlen)
+                                char ***urls, size_t *n, int *is_remote, feed__remote_hold *hold, char *err,
+                                size_t errlen)
 {
+    hold->fd = -1;
+    hold->path = NULL;
     *paths = *urls = NULL;
     *n = 0;
     *is_remote = 0;
@@ -403,6 +456,8 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
     for (size_t i = 0; st == FEED_OK && i < u.n; i++)
         at += (size_t)sprintf(reqs + at, "get\t%s\n", u.v[i]);
     if (st == FEED_OK)
+        st = hold_urls(dir, u.v, u.n, hold, err, errlen);
+    if (st == FEED_OK)
         st = run_fetch(exe, c, dir, reqs, at, &answer, err, errlen);
     char *p = answer, *line;
     size_t dlen = strlen(dir);
@@ -432,6 +487,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
     feed__free(answer);
     feed__free(reqs);
     if (st != FEED_OK) {
+        feed__remote_release(hold);
         feed__shards_free(u.v, u.n);
         feed__shards_free(got.v, got.n);
         return st;

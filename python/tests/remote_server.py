@@ -7,7 +7,8 @@ to inject per path, each used once, in order:
   "truncate"   send the headers of the whole file, then half of it, then close
   "short"      send half the file as if it were all of it (its Content-Length)
   "corrupt"    send the whole file with one byte of its first tar header changed
-  "stall"      send nothing until the client gives up (or the server stops)
+  "stall"      send nothing until the client gives up, unstall is set or the
+               server stops (stalled is set when one starts)
   "etag"       answer this request as usual, then change the file's ETag
                (as if the object were replaced)
 
@@ -29,6 +30,7 @@ class Server:
         self.etag_salt = {}     # "/name" -> int: bumped by an "etag" fault
         self.rate, self.latency = rate, latency
         self.stop_event = threading.Event()
+        self.stalled, self.unstall = threading.Event(), threading.Event()
         self.lock = threading.Lock()
         outer = self
 
@@ -53,6 +55,7 @@ class Server:
 
     def close(self):
         self.stop_event.set()
+        self.unstall.set()
         self.httpd.shutdown()
         self.httpd.server_close()
 
@@ -86,7 +89,8 @@ class Server:
             h.connection.close()
             return
         if fault == "stall":
-            self.stop_event.wait(60)
+            self.stalled.set()
+            self.unstall.wait(60)
             h.close_connection = True
             return
         fp = os.path.join(self.root, path.lstrip("/"))

@@ -132,6 +132,34 @@ def test_stall_times_out_and_is_retried(make_loader, shards, server, cache, capf
     assert f"{server.url}/s-1.tar" in capfd.readouterr().err
 
 
+def test_feed_fetch_runs_confined(make_loader, shards, server, cache):
+    """While it waits on a stalled answer, feed-fetch (the loader's child) has
+    no_new_privs and a seccomp filter; the workers never have a socket."""
+    import threading
+
+    server.inject("/s-0.tar", "stall")
+    out = {}
+    t = threading.Thread(target=lambda: out.update(r=load(make_loader, server.url + "/s-0.tar", cache_dir=cache)))
+    t.start()
+    assert server.stalled.wait(60)
+    status = None
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                st = f.read()
+            if "(feed-fetch)" in st and int(st.rsplit(")", 1)[1].split()[1]) == os.getpid():
+                with open(f"/proc/{pid}/status") as f:
+                    status = dict(line.split(":", 1) for line in f.read().splitlines() if ":" in line)
+        except (OSError, ValueError):
+            pass
+    server.unstall.set()
+    t.join()
+    assert status is not None, "no feed-fetch child seen while the request stalled"
+    assert status["NoNewPrivs"].strip() == "1" and status["Seccomp"].strip() == "2"
+    ref = load(make_loader, str(shards / "s-0.tar"))  # the stalled try failed, the next one loaded
+    assert list(out["r"][2]) == list(ref[2]) and (out["r"][0] == ref[0]).all() and (out["r"][1] == ref[1]).all()
+
+
 def test_retries_used_up_is_an_error(make_loader, server, cache):
     server.inject("/s-1.tar", "503", "503", "503")
     with pytest.raises(libfeed.FeedIOError) as e:

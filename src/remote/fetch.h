@@ -49,6 +49,10 @@ int fetch_http_get(const fetch_cfg *c, const char *url, const char *if_match, in
  * sorted: 0, else -1 and why. */
 int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, char *why, size_t whylen);
 
+/* Confines this process before its first request (fetch_sandbox.c): 0, or
+ * -1 and why. */
+int fetch_sandbox(const char *cache_dir, char *why, size_t whylen);
+
 /* 0: buf[0..n) is a whole tar file (every header's checksum right, every
  * member inside, ends with the zero blocks or at a header boundary). */
 int fetch_tar_check(int fd, uint64_t size, char *why, size_t whylen);

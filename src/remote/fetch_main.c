@@ -271,6 +271,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "feed-fetch: cannot start libcurl\n");
         return 1;
     }
+    char why[512];
+    if (fetch_sandbox(c.cache_dir, why, sizeof why) != 0) {
+        fprintf(stderr, "feed-fetch: sandbox: %s\n", why);
+        return 1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (reqs[i].list)
             list(&c, reqs[i].url);

@@ -3,15 +3,17 @@
  * (URL, ETag, Last-Modified, size), least-recently-used eviction, and the tar
  * check of a finished download.
  *
- * DIR/<h>.tar is the shard of URL u (h: 64-bit FNV-1a of u, in hex) and
- * DIR/<h>.meta its record; a record's mtime is when the shard was last used
- * (eviction goes oldest first). A download goes to DIR/<h>.tar.part.<pid> and
- * is renamed once complete and checked, then its record is written (also by
+ * DIR/<h>-<name>.tar is the shard of URL u (h: 64-bit FNV-1a of u, in hex;
+ * name: the URL's last name) and DIR/<h>-<name>.meta its record; a record's
+ * mtime is when the shard was last used (eviction goes oldest first). A
+ * download goes to DIR/<h>-<name>.tar.part.<pid> and is renamed once complete
+ * and checked, then its record is written (also by
  * rename): a .tar without a record that matches is never used. A loader
  * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
  * while it runs (remote.h): eviction skips what a held list names and
  * removes a list nobody holds.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,8 +31,19 @@ void cache_names(const char *dir, const char *url, char *tar, char *meta, size_t
     uint64_t h = 1469598103934665603ull;
     for (const unsigned char *p = (const unsigned char *)url; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
-    snprintf(tar, cap, "%s/%016llx.tar", dir, (unsigned long long)h);
-    snprintf(meta, cap, "%s/%016llx.meta", dir, (unsigned long long)h);
+    /* the URL's last name too, so that a report naming the file says which shard */
+    const char *q = strchr(url, '?'), *end = q ? q : url + strlen(url), *base = end;
+    while (base > url && base[-1] != '/')
+        base--;
+    char name[101];
+    size_t n = 0;
+    for (const char *p = base; p < end && n < sizeof name - 1; p++)
+        name[n++] = (isalnum((unsigned char)*p) || strchr("-_.", *p)) ? *p : '_';
+    name[n] = 0;
+    if (n > 4 && !strcmp(name + n - 4, ".tar"))
+        name[n - 4] = 0;
+    snprintf(tar, cap, "%s/%016llx-%s.tar", dir, (unsigned long long)h, name);
+    snprintf(meta, cap, "%s/%016llx-%s.meta", dir, (unsigned long long)h, name);
 }
 
 int cache_meta_read(const char *meta, cache_rec *r)
@@ -189,7 +202,8 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
     int rc = 0;
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len != 20 || strcmp(de->d_name + 16, ".tar"))
+        if (len < 22 || de->d_name[16] != '-' || strspn(de->d_name, "0123456789abcdef") != 16 ||
+            strcmp(de->d_name + len - 4, ".tar"))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -203,7 +217,7 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
         }
         entry *e = &v[n];
         snprintf(e->tar, sizeof e->tar, "%s/%s", dir, de->d_name);
-        snprintf(e->meta, sizeof e->meta, "%s/%.16s.meta", dir, de->d_name);
+        snprintf(e->meta, sizeof e->meta, "%s/%.*s.meta", dir, (int)(len - 4), de->d_name);
         struct stat st, sm;
         if (stat(e->tar, &st) != 0)
             continue;

@@ -284,3 +284,24 @@ def test_a_running_loaders_shards_are_never_evicted(make_loader, shards, server,
     a.close()
     b.close()
     assert not os.listdir(os.path.join(cache, ".inuse"))  # closed loaders hold nothing
+
+
+def test_a_shard_replaced_on_the_server_is_a_new_file(make_loader, shards, cache, tmp_path):
+    """A loader that runs keeps reading the version it indexed while another
+    loader fetches the new one (each version is its own file)."""
+    srv_dir = tmp_path / "srv"
+    srv_dir.mkdir()
+    shutil.copy(shards / "s-0.tar", srv_dir / "s-0.tar")
+    server = Server(srv_dir)
+    try:
+        a = make_loader(server.url + "/s-0.tar", cache_dir=cache, shuffle=False, epochs=1, augment="val")
+        shutil.copy(shards / "s-1.tar", srv_dir / "s-0.tar")  # replaced: another ETag, other samples
+        got_b = load(make_loader, server.url + "/s-0.tar", cache_dir=cache)
+        got_a = all_batches(a)
+        a.close()
+    finally:
+        server.close()
+    for got, local in ((got_a, "s-0.tar"), (got_b, "s-1.tar")):
+        ref = load(make_loader, str(shards / local))
+        assert list(got[2]) == list(ref[2]) and (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
+    assert len([f for f in os.listdir(cache) if f.endswith(".tar")]) == 2

@@ -3,15 +3,17 @@
  * (URL, ETag, Last-Modified, size), least-recently-used eviction, and the tar
  * check of a finished download.
  *
- * DIR/<h>-<name>.tar is the shard of URL u (h: 64-bit FNV-1a of u, in hex;
- * name: the URL's last name) and DIR/<h>-<name>.meta its record; a record's
- * mtime is when the shard was last used (eviction goes oldest first). A
- * download goes to DIR/<h>-<name>.tar.part.<pid> and is renamed once complete
- * and checked, then its record is written (also by
- * rename): a .tar without a record that matches is never used. A loader
+ * DIR/<h>-<v>-<name>.tar is version v of the shard of URL u (h: 64-bit
+ * FNV-1a of u, v of its ETag, Last-Modified and size, in hex; name: the URL's
+ * last name) and DIR/<h>-<v>-<name>.meta its record; a record's mtime is when
+ * the shard was last used (eviction goes oldest first). Another version of a
+ * shard is another file: a running loader's file is never rewritten under it.
+ * A download goes to DIR/<h>-<v>-<name>.tar.part.<pid> and is renamed once
+ * complete and checked, then its record is written (also by rename): a .tar
+ * without a record that matches is never used. A loader
  * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
- * while it runs (remote.h): eviction skips what a held list names and
- * removes a list nobody holds.
+ * while it runs (remote.h): eviction skips every version of what a held list
+ * names and removes a list nobody holds.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -26,11 +28,22 @@
 
 #include "remote/fetch_cache.h"
 
-void cache_names(const char *dir, const char *url, char *tar, char *meta, size_t cap)
+static uint64_t fnv(const char *s, uint64_t h)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         h = (h ^ *p) * 1099511628211ull;
+    return h;
+}
+
+void cache_key(const char *url, char key[CACHE_KEY_LEN + 1])
+{
+    snprintf(key, CACHE_KEY_LEN + 1, "%016llx-", (unsigned long long)fnv(url, 1469598103934665603ull));
+}
+
+void cache_names(const char *dir, const char *url, const char *version, char *tar, char *meta, size_t cap)
+{
+    char key[CACHE_KEY_LEN + 1];
+    cache_key(url, key);
     /* the URL's last name too, so that a report naming the file says which shard */
     const char *q = strchr(url, '?'), *end = q ? q : url + strlen(url), *base = end;
     while (base > url && base[-1] != '/')
@@ -42,8 +55,9 @@ void cache_names(const char *dir, const char *url, char *tar, char *meta, size_t
     name[n] = 0;
     if (n > 4 && !strcmp(name + n - 4, ".tar"))
         name[n - 4] = 0;
-    snprintf(tar, cap, "%s/%016llx-%s.tar", dir, (unsigned long long)h, name);
-    snprintf(meta, cap, "%s/%016llx-%s.meta", dir, (unsigned long long)h, name);
+    unsigned long long v = (unsigned long long)fnv(version, 1469598103934665603ull);
+    snprintf(tar, cap, "%s/%s%016llx-%s.tar", dir, key, v, name);
+    snprintf(meta, cap, "%s/%s%016llx-%s.meta", dir, key, v, name);
 }
 
 int cache_meta_read(const char *meta, cache_rec *r)
@@ -121,7 +135,7 @@ static void names_free(names *l)
  * of loaders that are gone are removed. */
 static int held_shards(const char *dir, names *out)
 {
-    char sub[4200], path[4500], meta[4200], tar[4200];
+    char sub[4200], path[4500], key[CACHE_KEY_LEN + 1];
     snprintf(sub, sizeof sub, "%s/.inuse", dir);
     DIR *d = opendir(sub);
     if (!d)
@@ -152,8 +166,8 @@ static int held_shards(const char *dir, names *out)
         ssize_t n;
         while (!rc && (n = getline(&line, &cap, f)) > 0) {
             line[strcspn(line, "\n")] = 0;
-            cache_names(dir, line, tar, meta, sizeof tar);
-            rc = names_add(out, tar);
+            cache_key(line, key);
+            rc = names_add(out, key);
         }
         free(line);
         fclose(f);
@@ -202,8 +216,8 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
     int rc = 0;
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
-        if (len < 22 || de->d_name[16] != '-' || strspn(de->d_name, "0123456789abcdef") != 16 ||
-            strcmp(de->d_name + len - 4, ".tar"))
+        if (len < 2 * CACHE_KEY_LEN + 4 || de->d_name[16] != '-' || de->d_name[33] != '-' ||
+            strspn(de->d_name, "0123456789abcdef") != 16 || strcmp(de->d_name + len - 4, ".tar"))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -225,13 +239,13 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
         e->used = stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
         e->keep = 0;
         for (size_t k = 0; k < nkeep; k++)
-            if (!strcmp(keep[k], e->tar))
+            if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN))
                 e->keep = 1;
         used += e->bytes;
         if (e->keep)
             *kept_bytes += e->bytes;
         for (size_t k = 0; k < held.n && !e->keep; k++)
-            if (!strcmp(held.v[k], e->tar))
+            if (!strncmp(held.v[k], de->d_name, CACHE_KEY_LEN))
                 e->keep = 2; /* another loader's */
         n++;
     }

@@ -80,11 +80,12 @@ static int head(const fetch_cfg *c, const char *url, fetch_head *h)
 
 static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep)
 {
-    char tar[4200], meta[4200], tmp[4300], why[1024];
-    cache_names(c->cache_dir, url, tar, meta, sizeof tar);
+    char tar[4200], meta[4200], tmp[4300], why[1024], version[512];
     fetch_head h;
     if (head(c, url, &h))
         return;
+    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
+    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
     if (h.size < 0) {
         answer_err("dataset", "%s: the server gives no Content-Length", url);
         return;
@@ -99,8 +100,6 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
         fflush(stdout);
         return;
     }
-    unlink(meta); /* another version, or a stray file: replaced */
-    unlink(tar);
     uint64_t kept = 0;
     int room = cache_make_room(c->cache_dir, c->cache_size, size, keep, nkeep, &kept, why, sizeof why);
     if (room < 0) {
@@ -261,10 +260,9 @@ int main(int argc, char **argv)
     for (size_t i = 0; keep && i < n; i++) {
         if (reqs[i].list)
             continue;
-        char meta[4200];
-        if (!(keep[nkeep] = malloc(4200)))
+        if (!(keep[nkeep] = malloc(CACHE_KEY_LEN + 1)))
             return 1;
-        cache_names(c.cache_dir, reqs[i].url, keep[nkeep], meta, 4200);
+        cache_key(reqs[i].url, keep[nkeep]);
         nkeep++;
     }
     if (!keep || fetch_http_init() != 0) {

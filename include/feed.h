@@ -526,6 +526,7 @@ typedef struct feed_options {
                             backoff 100 ms doubling, at most 5 s; each try reported on stderr) */
     uint32_t fetch_timeout_ms; /* [fetch_timeout_ms] connect timeout, and the longest a transfer
                             may stall (under 1 byte/s) before it counts as failed (default 30000) */
+    uint32_t fetch_parallel; /* [fetch_parallel] shards downloaded at once (default 8, 1..64) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

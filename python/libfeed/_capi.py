@@ -139,6 +139,8 @@ class FeedOptions(ctypes.Structure):
         ("cache_size", u64),
         ("fetch_retries", u32),
         ("fetch_timeout_ms", u32),
+        ("fetch_parallel", u32),
+        ("pad_fetch_parallel", u32),
     ]
 
 

@@ -179,8 +179,8 @@ def test_cache_size_too_small_is_an_error(make_loader, shards, server, cache):
     total = sum(os.path.getsize(shards / f"s-{i}.tar") for i in range(NSHARDS))
     with pytest.raises(libfeed.FeedResourceError) as e:
         make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache, cache_size=total - 1)
-    msg = str(e.value)
-    assert "cache_size" in msg and f"{server.url}/s-2.tar" in msg
+    msg = str(e.value)  # downloads run in parallel: whichever shard found no room is named
+    assert "cache_size" in msg and any(f"{server.url}/s-{i}.tar" in msg for i in range(NSHARDS))
 
 
 def test_lru_eviction_keeps_this_loaders_shards(make_loader, shards, server, cache):

@@ -49,7 +49,8 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
     size_t npaths = 0;
     int remote = 0;
     feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
-                           .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms, .worker_path = worker};
+                           .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms,
+                           .parallel = L->o.fetch_parallel, .worker_path = worker};
     feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote,
                                            &L->remote, err, errlen);
     if (rst != FEED_OK)

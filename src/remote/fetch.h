@@ -11,6 +11,7 @@
  *   ok <TAB> PATH <TAB> SIZE <TAB> FETCHED     (get: the complete, checked file)
  *   url <TAB> URL ... then end                  (list: the matches, sorted)
  *   err <TAB> KIND <TAB> MESSAGE                (KIND: dataset, resource, io)
+ * Gets run --parallel at a time (threads); answers keep the request order.
  * Retries and evictions are reported on stderr as they happen.
  */
 #ifndef FEED_FETCH_H
@@ -24,6 +25,7 @@ typedef struct fetch_cfg {
     uint64_t cache_size;  /* bytes; 0: no limit */
     uint32_t retries;     /* tries after the first, for timeouts, resets, 5xx, bad downloads */
     uint32_t timeout_ms;  /* connect, and the longest a transfer may stall */
+    uint32_t parallel;    /* downloads at once */
 } fetch_cfg;
 
 /* What a HEAD or GET said. */

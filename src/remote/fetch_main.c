@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,9 @@
 
 #include "remote/fetch.h"
 #include "remote/fetch_cache.h"
+
+static pthread_mutex_t room_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t reserved; /* bytes of the downloads under way (room_mu) */
 
 typedef struct req {
     int list;
@@ -34,8 +38,13 @@ static void clean(char *s) /* one line, no tabs: the answer's fields */
             *s = ' ';
 }
 
-static void answer_err(const char *kind, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void answer_err(const char *kind, const char *fmt, ...)
+/* A request's answer line, written when the answers before it are. */
+typedef struct answer {
+    char text[4400 + 2048];
+} answer;
+
+static void answer_err(answer *a, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void answer_err(answer *a, const char *kind, const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
@@ -43,8 +52,7 @@ static void answer_err(const char *kind, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     clean(msg);
-    printf("err\t%s\t%s\n", kind, msg);
-    fflush(stdout);
+    snprintf(a->text, sizeof a->text, "err\t%s\t%s\n", kind, msg);
 }
 
 static void backoff(const char *url, const char *what, uint32_t try, uint32_t tries)
@@ -59,7 +67,7 @@ static void backoff(const char *url, const char *what, uint32_t try, uint32_t tr
 }
 
 /* HEAD with retries: 0 and *h, else answered. */
-static int head(const fetch_cfg *c, const char *url, fetch_head *h)
+static int head(const fetch_cfg *c, const char *url, fetch_head *h, answer *a)
 {
     uint32_t tries = c->retries + 1;
     for (uint32_t t = 0; t < tries; t++) {
@@ -67,86 +75,57 @@ static int head(const fetch_cfg *c, const char *url, fetch_head *h)
         if (rc == 0 && h->code >= 200 && h->code < 300)
             return 0;
         if (!h->retryable) {
-            answer_err("dataset", "%s: %s%s", url, h->why,
+            answer_err(a, "dataset", "%s: %s%s", url, h->why,
                        h->code == 404 ? " (not found)" : h->code == 403 ? " (forbidden: check the credentials)" : "");
             return -1;
         }
         if (t + 1 < tries)
             backoff(url, h->why, t, tries);
     }
-    answer_err("io", "%s: %s (tried %u times)", url, h->why, tries);
+    answer_err(a, "io", "%s: %s (tried %u times)", url, h->why, tries);
     return -1;
 }
 
-static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep)
+/* Downloads url (HEAD's answer h) to tar, checked, and its record to meta. */
+static void download(const fetch_cfg *c, const char *url, const fetch_head *h, uint64_t size, const char *tar,
+                     const char *meta, answer *a)
 {
-    char tar[4200], meta[4200], tmp[4300], why[1024], version[512];
-    fetch_head h;
-    if (head(c, url, &h))
-        return;
-    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
-    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
-    if (h.size < 0) {
-        answer_err("dataset", "%s: the server gives no Content-Length", url);
-        return;
-    }
-    uint64_t size = (uint64_t)h.size;
+    static unsigned counter;
+    char tmp[4300], why[1024];
     cache_rec r;
-    struct stat sb;
-    if (cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == size && !strcmp(r.etag, h.etag) &&
-        !strcmp(r.last_modified, h.last_modified) && stat(tar, &sb) == 0 && (uint64_t)sb.st_size == size) {
-        cache_touch(meta);
-        printf("ok\t%s\t%llu\t0\n", tar, (unsigned long long)size);
-        fflush(stdout);
-        return;
-    }
-    uint64_t kept = 0;
-    int room = cache_make_room(c->cache_dir, c->cache_size, size, keep, nkeep, &kept, why, sizeof why);
-    if (room < 0) {
-        answer_err("resource", "%s", why);
-        return;
-    }
-    if (room > 0) {
-        answer_err("resource",
-                   "cache_dir %s: cache_size %llu cannot hold %s (%llu bytes) beside this loader's other shards "
-                   "(%llu bytes) and those other running loaders hold: raise cache_size",
-                   c->cache_dir, (unsigned long long)c->cache_size, url, (unsigned long long)size,
-                   (unsigned long long)kept);
-        return;
-    }
-    snprintf(tmp, sizeof tmp, "%s.part.%ld", tar, (long)getpid());
+    snprintf(tmp, sizeof tmp, "%s.part.%ld.%u", tar, (long)getpid(), __atomic_fetch_add(&counter, 1, __ATOMIC_RELAXED));
     uint32_t tries = c->retries + 1;
     const char *problem = "";
     for (uint32_t t = 0; t < tries; t++) {
         int fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
         if (fd < 0) {
-            answer_err("resource", "cache_dir %s: cannot write %s: %s", c->cache_dir, tmp, strerror(errno));
+            answer_err(a, "resource", "cache_dir %s: cannot write %s: %s", c->cache_dir, tmp, strerror(errno));
             return;
         }
         fetch_head g;
         uint64_t written = 0;
         int werr = 0;
-        int rc = fetch_http_get(c, url, h.etag, fd, &g, &written, &werr);
+        int rc = fetch_http_get(c, url, h->etag, fd, &g, &written, &werr);
         if (!werr && fsync(fd) != 0)
             werr = errno;
         if (close(fd) != 0 && !werr)
             werr = errno;
         if (werr) {
             unlink(tmp);
-            answer_err("resource", "cache_dir %s: writing %s: %s%s", c->cache_dir, url, strerror(werr),
+            answer_err(a, "resource", "cache_dir %s: writing %s: %s%s", c->cache_dir, url, strerror(werr),
                        werr == ENOSPC || werr == EDQUOT ? " (the cache's disk is full)" : "");
             return;
         }
-        int changed = rc == 0 && (g.code == 412 || (g.code < 300 && g.etag[0] && h.etag[0] && strcmp(g.etag, h.etag)));
+        int changed = rc == 0 && (g.code == 412 || (g.code < 300 && g.etag[0] && h->etag[0] && strcmp(g.etag, h->etag)));
         if (changed) {
             unlink(tmp);
-            answer_err("dataset", "%s changed while it was read: its ETag was %s, now %s", url, h.etag,
+            answer_err(a, "dataset", "%s changed while it was read: its ETag was %s, now %s", url, h->etag,
                        g.code == 412 ? "another (412 Precondition Failed)" : g.etag);
             return;
         }
         if (rc == 0 && g.code >= 300 && !g.retryable) {
             unlink(tmp);
-            answer_err("dataset", "%s: %s", url, g.why);
+            answer_err(a, "dataset", "%s: %s", url, g.why);
             return;
         }
         problem = NULL;
@@ -165,17 +144,16 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
         }
         if (!problem) {
             snprintf(r.url, sizeof r.url, "%s", url);
-            snprintf(r.etag, sizeof r.etag, "%s", h.etag);
-            snprintf(r.last_modified, sizeof r.last_modified, "%s", h.last_modified);
+            snprintf(r.etag, sizeof r.etag, "%s", h->etag);
+            snprintf(r.last_modified, sizeof r.last_modified, "%s", h->last_modified);
             r.size = size;
             if (rename(tmp, tar) != 0 || cache_meta_write(meta, &r) != 0) {
                 int e = errno;
                 unlink(tmp);
-                answer_err("resource", "cache_dir %s: keeping %s: %s", c->cache_dir, url, strerror(e));
+                answer_err(a, "resource", "cache_dir %s: keeping %s: %s", c->cache_dir, url, strerror(e));
                 return;
             }
-            printf("ok\t%s\t%llu\t1\n", tar, (unsigned long long)size);
-            fflush(stdout);
+            snprintf(a->text, sizeof a->text, "ok\t%s\t%llu\t1\n", tar, (unsigned long long)size);
             return;
         }
         unlink(tmp);
@@ -184,7 +162,53 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
         if (t + 1 < tries)
             backoff(url, what, t, tries);
     }
-    answer_err("io", "%s: %s (tried %u times)", url, problem, tries);
+    answer_err(a, "io", "%s: %s (tried %u times)", url, problem, tries);
+}
+
+static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep, answer *a)
+{
+    char tar[4200], meta[4200], why[1024], version[512];
+    fetch_head h;
+    if (head(c, url, &h, a))
+        return;
+    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
+    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
+    if (h.size < 0) {
+        answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
+        return;
+    }
+    uint64_t size = (uint64_t)h.size;
+    cache_rec r;
+    struct stat sb;
+    if (cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == size && !strcmp(r.etag, h.etag) &&
+        !strcmp(r.last_modified, h.last_modified) && stat(tar, &sb) == 0 && (uint64_t)sb.st_size == size) {
+        cache_touch(meta);
+        snprintf(a->text, sizeof a->text, "ok\t%s\t%llu\t0\n", tar, (unsigned long long)size);
+        return;
+    }
+    /* room for it and for the downloads under way (on no disk yet) */
+    uint64_t kept = 0;
+    pthread_mutex_lock(&room_mu);
+    int room = cache_make_room(c->cache_dir, c->cache_size, size + reserved, keep, nkeep, &kept, why, sizeof why);
+    if (room == 0)
+        reserved += size;
+    pthread_mutex_unlock(&room_mu);
+    if (room < 0) {
+        answer_err(a, "resource", "%s", why);
+        return;
+    }
+    if (room > 0) {
+        answer_err(a, "resource",
+                   "cache_dir %s: cache_size %llu cannot hold %s (%llu bytes) beside this loader's other shards "
+                   "(%llu bytes) and those other running loaders hold: raise cache_size",
+                   c->cache_dir, (unsigned long long)c->cache_size, url, (unsigned long long)size,
+                   (unsigned long long)kept);
+        return;
+    }
+    download(c, url, &h, size, tar, meta, a);
+    pthread_mutex_lock(&room_mu);
+    reserved -= size;
+    pthread_mutex_unlock(&room_mu);
 }
 
 static void list(const fetch_cfg *c, const char *url)
@@ -192,7 +216,10 @@ static void list(const fetch_cfg *c, const char *url)
     char **v = NULL, why[1024];
     size_t n = 0;
     if (fetch_s3_list(c, url, &v, &n, why, sizeof why) != 0) {
-        answer_err("dataset", "%s", why);
+        answer a;
+        answer_err(&a, "dataset", "%s", why);
+        fputs(a.text, stdout);
+        fflush(stdout);
         return;
     }
     for (size_t i = 0; i < n; i++) {
@@ -205,16 +232,84 @@ static void list(const fetch_cfg *c, const char *url)
     fflush(stdout);
 }
 
+typedef struct pool {
+    const fetch_cfg *c;
+    const req *reqs;
+    answer *ans;
+    size_t n, next, printed;
+    char *const *keep;
+    size_t nkeep;
+    unsigned char *done;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+} pool;
+
+static void *get_loop(void *arg)
+{
+    pool *p = arg;
+    for (;;) {
+        size_t i = __atomic_fetch_add(&p->next, 1, __ATOMIC_RELAXED);
+        if (i >= p->n)
+            return NULL;
+        get(p->c, p->reqs[i].url, p->keep, p->nkeep, &p->ans[i]);
+        pthread_mutex_lock(&p->mu);
+        p->done[i] = 1;
+        pthread_cond_signal(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+    }
+}
+
+/* The gets, c->parallel at a time; the answers in request order, each as
+ * soon as those before it are in. */
+static int get_all(const fetch_cfg *c, const req *reqs, size_t n, char *const *keep, size_t nkeep)
+{
+    pool p = {.c = c, .reqs = reqs, .n = n, .keep = keep, .nkeep = nkeep, .ans = calloc(n ? n : 1, sizeof(answer)),
+              .done = calloc(n ? n : 1, 1)};
+    uint32_t nt = c->parallel ? c->parallel : 1;
+    if (nt > n)
+        nt = n ? (uint32_t)n : 1;
+    pthread_t *t = calloc(nt, sizeof *t);
+    if (!p.ans || !p.done || !t) {
+        fprintf(stderr, "feed-fetch: out of memory\n");
+        return 1;
+    }
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    uint32_t started = 0;
+    for (; started < nt; started++)
+        if (pthread_create(&t[started], NULL, get_loop, &p) != 0)
+            break;
+    if (!started) /* no thread: this one does them */
+        get_loop(&p);
+    pthread_mutex_lock(&p.mu);
+    while (p.printed < n) {
+        while (!p.done[p.printed])
+            pthread_cond_wait(&p.cv, &p.mu);
+        fputs(p.ans[p.printed].text, stdout);
+        fflush(stdout);
+        p.printed++;
+    }
+    pthread_mutex_unlock(&p.mu);
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    pthread_mutex_destroy(&p.mu);
+    pthread_cond_destroy(&p.cv);
+    free(t);
+    free(p.ans);
+    free(p.done);
+    return 0;
+}
+
 static int usage(void)
 {
-    fprintf(stderr, "usage: feed-fetch --cache DIR [--cache-size BYTES] [--retries N] [--timeout-ms MS] "
+    fprintf(stderr, "usage: feed-fetch --cache DIR [--cache-size BYTES] [--retries N] [--timeout-ms MS] [--parallel N] "
                     "< requests (fetch.h)\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
-    fetch_cfg c = {.retries = 4, .timeout_ms = 30000};
+    fetch_cfg c = {.retries = 4, .timeout_ms = 30000, .parallel = 8};
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--cache"))
@@ -225,6 +320,8 @@ int main(int argc, char **argv)
             c.retries = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(k, "--timeout-ms"))
             c.timeout_ms = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(k, "--parallel"))
+            c.parallel = (uint32_t)strtoul(v, NULL, 10);
         else
             return usage();
     }
@@ -274,17 +371,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "feed-fetch: sandbox: %s\n", why);
         return 1;
     }
-    for (size_t i = 0; i < n; i++) {
-        if (reqs[i].list)
-            list(&c, reqs[i].url);
-        else
-            get(&c, reqs[i].url, keep, nkeep);
-        free(reqs[i].url);
+    size_t nlist = 0;
+    for (size_t i = 0; i < n; i++)
+        nlist += reqs[i].list;
+    int rc = 0;
+    if (nlist) { /* listings: one after another */
+        for (size_t i = 0; i < n; i++) {
+            if (reqs[i].list) {
+                list(&c, reqs[i].url);
+            } else {
+                answer a;
+                get(&c, reqs[i].url, keep, nkeep, &a);
+                fputs(a.text, stdout);
+                fflush(stdout);
+            }
+        }
+    } else {
+        rc = get_all(&c, reqs, n, keep, nkeep);
     }
+    for (size_t i = 0; i < n; i++)
+        free(reqs[i].url);
     fetch_http_done();
     for (size_t i = 0; i < nkeep; i++)
         free(keep[i]);
     free(keep);
     free(reqs);
-    return 0;
+    return rc;
 }

@@ -267,12 +267,13 @@ static feed_status run_fetch(const char *exe, const feed__remote_cfg *c, const c
         done += (size_t)w;
     }
     lseek(in, 0, SEEK_SET);
-    char size[32], retries[16], timeout[16];
+    char size[32], retries[16], timeout[16], parallel[16];
     snprintf(size, sizeof size, "%llu", (unsigned long long)c->cache_size);
     snprintf(retries, sizeof retries, "%u", c->retries);
     snprintf(timeout, sizeof timeout, "%u", c->timeout_ms);
+    snprintf(parallel, sizeof parallel, "%u", c->parallel ? c->parallel : 1);
     char *argv[] = {(char *)exe, "--cache", (char *)dir, "--cache-size", size, "--retries", retries,
-                    "--timeout-ms", timeout, NULL};
+                    "--timeout-ms", timeout, "--parallel", parallel, NULL};
     posix_spawn_file_actions_t fa;
     posix_spawnattr_t at;
     posix_spawn_file_actions_init(&fa);

@@ -25,6 +25,7 @@ typedef struct feed__remote_cfg {
     uint64_t cache_size;    /* bytes; 0: no limit */
     uint32_t retries;
     uint32_t timeout_ms;
+    uint32_t parallel;       /* downloads at once */
     const char *worker_path; /* feed-fetch is looked for beside it (or FEED_FETCH) */
 } feed__remote_cfg;
 

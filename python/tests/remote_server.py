@@ -12,7 +12,8 @@ to inject per path, each used once, in order:
   "etag"       answer this request as usual, then change the file's ETag
                (as if the object were replaced)
 
-rate (bytes/s) and latency (s) throttle every answer (the benchmark's)."""
+rate (bytes/s, all answers together) and latency (s, added to each request)
+throttle the server (the benchmark's)."""
 import email.utils
 import hashlib
 import http.server
@@ -29,6 +30,7 @@ class Server:
         self.log = []           # (method, path, range or None)
         self.etag_salt = {}     # "/name" -> int: bumped by an "etag" fault
         self.rate, self.latency = rate, latency
+        self.next_t = 0.0  # the rate's clock: when the bytes sent so far are due
         self.stop_event = threading.Event()
         self.stalled, self.unstall = threading.Event(), threading.Event()
         self.lock = threading.Lock()
@@ -137,13 +139,16 @@ class Server:
             body = body[: len(body) // 2]
         try:
             if self.rate:
-                chunk = max(1, self.rate // 100)
-                t0 = time.monotonic()
+                chunk = max(1, min(1 << 16, self.rate // 100))
                 for i in range(0, len(body), chunk):
-                    h.wfile.write(body[i:i + chunk])
-                    ahead = (i + chunk) / self.rate - (time.monotonic() - t0)
-                    if ahead > 0:
-                        time.sleep(ahead)
+                    part = body[i:i + chunk]
+                    with self.lock:
+                        now = time.monotonic()
+                        self.next_t = max(now, self.next_t) + len(part) / self.rate
+                        wait = self.next_t - now
+                    if wait > 0:
+                        time.sleep(wait)
+                    h.wfile.write(part)
             else:
                 h.wfile.write(body)
             h.wfile.flush()

@@ -305,3 +305,18 @@ def test_a_shard_replaced_on_the_server_is_a_new_file(make_loader, shards, cache
         ref = load(make_loader, str(shards / local))
         assert list(got[2]) == list(ref[2]) and (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
     assert len([f for f in os.listdir(cache) if f.endswith(".tar")]) == 2
+
+
+def test_torch_loader_takes_the_url(shards, server, cache):
+    torch = pytest.importorskip("torch", reason="no torch")
+    import libfeed.torch
+
+    def run(source, **kw):
+        with libfeed.torch.Loader(source, 8, size=48, resize_shorter=64, seed=1234, workers=2, shuffle=False,
+                                  epochs=1, augment="val", **kw) as L:
+            return [(x.clone(), y.clone()) for x, y in L]
+
+    got, ref = run(server.url + "/s-{0..2}.tar", cache_dir=cache), run(str(shards / "s-{0..2}.tar"))
+    assert len(got) == len(ref)
+    for (gx, gy), (rx, ry) in zip(got, ref):
+        assert torch.equal(gx, rx) and torch.equal(gy, ry)

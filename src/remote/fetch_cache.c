@@ -255,7 +255,8 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
         free(v);
         return -1;
     }
-    qsort(v, n, sizeof *v, older);
+    if (n)
+        qsort(v, n, sizeof *v, older);
     for (size_t i = 0; i < n && used + need > limit; i++) {
         if (v[i].keep)
             continue;

@@ -373,7 +373,8 @@ int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, c
         *n = 0;
         return -1;
     }
-    qsort(v, *n, sizeof *v, cmp_str);
+    if (*n)
+        qsort(v, *n, sizeof *v, cmp_str);
     *out = v;
     return 0;
 }

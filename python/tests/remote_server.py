@@ -12,6 +12,10 @@ to inject per path, each used once, in order:
   "etag"       answer this request as usual, then change the file's ETag
                (as if the object were replaced)
 
+head_status: a status every HEAD gets instead of an answer (a server that
+refuses HEAD, as one serving presigned URLs does); ranges = False: Range is
+ignored (the whole file, 200).
+
 rate (bytes/s, all answers together) and latency (s, added to each request)
 throttle the server (the benchmark's)."""
 import email.utils
@@ -28,6 +32,8 @@ class Server:
         self.root = str(root)
         self.faults = {}        # "/name" -> [fault, ...]
         self.log = []           # (method, path, range or None)
+        self.head_status = None
+        self.ranges = True
         self.etag_salt = {}     # "/name" -> int: bumped by an "etag" fault
         self.rate, self.latency = rate, latency
         self.next_t = 0.0  # the rate's clock: when the bytes sent so far are due
@@ -80,7 +86,9 @@ class Server:
             fault = queue.pop(0) if queue else None
         if self.latency:
             time.sleep(self.latency)
-        if fault in ("503", "500", "403", "404"):
+        if head and self.head_status:
+            fault = str(self.head_status)
+        if fault in ("503", "500", "403", "404", "405"):
             h.send_response(int(fault))
             h.send_header("Content-Length", "0")
             h.end_headers()
@@ -115,7 +123,7 @@ class Server:
             return
         start, end, code = 0, len(data), 200
         rng = h.headers.get("Range")
-        if rng and rng.startswith("bytes="):
+        if rng and rng.startswith("bytes=") and self.ranges:
             a, _, b = rng[6:].partition("-")
             start = int(a) if a else max(0, len(data) - int(b))
             end = min(len(data), int(b) + 1) if a and b else len(data)

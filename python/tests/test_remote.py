@@ -92,10 +92,26 @@ def test_second_create_uses_the_cache(make_loader, shards, server, cache):
 
 @pytest.mark.parametrize("code", ["404", "403"])
 def test_missing_or_forbidden_fails_create_naming_the_shard(make_loader, server, cache, code):
-    server.inject("/s-1.tar", code)
+    server.inject("/s-1.tar", code, code)  # a refused HEAD is followed by a GET of byte 0
     with pytest.raises(libfeed.FeedDatasetError) as e:
         make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache)
     assert f"{server.url}/s-1.tar" in str(e.value) and f"HTTP {code}" in str(e.value)
+
+
+@pytest.mark.parametrize("status,ranges", [(403, True), (405, True), (405, False)])
+def test_a_server_that_refuses_head(make_loader, shards, server, cache, status, ranges):
+    """HEAD refused (presigned URLs are signed for GET only): the size and ETag
+    come from a GET of byte 0 (or, where Range is ignored, the whole answer's
+    Content-Length, the transfer cut short), then the download as ever."""
+    server.head_status, server.ranges = status, ranges
+    got = load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache)
+    assert_same(got, load(make_loader, str(shards / "s-{0..2}.tar")))
+    probes = sorted(p for m, p, r in server.requests("GET") if r == "bytes=0-0")
+    assert probes == [f"/s-{i}.tar" for i in range(NSHARDS)]
+    server.inject("/s-1.tar", None, "404")  # refused HEAD, then the probe: missing
+    with pytest.raises(libfeed.FeedDatasetError) as e:
+        make_loader(server.url + "/s-{0..2}.tar", cache_dir=str(cache) + "-2")
+    assert f"{server.url}/s-1.tar: HTTP 404" in str(e.value)
 
 
 def test_missing_shard_404(make_loader, server, cache):

@@ -32,6 +32,7 @@ typedef struct fetch_cfg {
 typedef struct fetch_head {
     long code;            /* HTTP status, 0: none (a transport error) */
     int64_t size;         /* Content-Length, -1 unknown */
+    int64_t range_total;  /* a 206's Content-Range total, -1 none */
     char etag[256];
     char last_modified[128];
     char why[512];        /* a transport error's words, or the HTTP status */
@@ -43,6 +44,11 @@ void fetch_http_done(void);
 /* HEAD url (s3:// signed, path-style). 0 on any answer (h->code set), -1 a
  * transport error (h->why). */
 int fetch_http_head(const fetch_cfg *c, const char *url, fetch_head *h);
+/* What HEAD would say, for a server that refuses HEAD (a presigned URL is
+ * signed for GET only): a GET of byte 0 (Range), its size from the
+ * Content-Range total, or from Content-Length where the range is ignored (the
+ * transfer then stops after 4 KiB). 0: h->size known. */
+int fetch_http_probe(const fetch_cfg *c, const char *url, fetch_head *h);
 /* GET url into fd from byte 0; if_match: the ETag the object must still have
  * (a 412 or another ETag: h->code 412). Writes fail: *werr = errno. */
 int fetch_http_get(const fetch_cfg *c, const char *url, const char *if_match, int fd, fetch_head *h,

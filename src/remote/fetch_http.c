@@ -96,8 +96,9 @@ typedef struct xfer {
     int fd;
     uint64_t written;
     int werr;
-    char *mem; /* a listing: the body in memory */
-    size_t memlen, memcap;
+    char *mem; /* a listing or a probe: the body in memory */
+    size_t memlen, memcap, memmax; /* memmax: more ends the transfer (0: no limit) */
+    int capped;                    /* it did */
 } xfer;
 
 static size_t on_header(char *buf, size_t size, size_t n, void *ud)
@@ -122,6 +123,8 @@ static size_t on_header(char *buf, size_t size, size_t n, void *ud)
             snprintf(x->h->etag, sizeof x->h->etag, "%s", v);
         else if (!strcasecmp(line, "last-modified"))
             snprintf(x->h->last_modified, sizeof x->h->last_modified, "%s", v);
+        else if (!strcasecmp(line, "content-range") && strchr(v, '/'))
+            x->h->range_total = strtoll(strchr(v, '/') + 1, NULL, 10);
     }
     return len;
 }
@@ -131,6 +134,10 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud)
     xfer *x = ud;
     size_t len = size * n;
     if (x->mem || x->fd < 0) {
+        if (x->memmax && x->memlen + len > x->memmax) {
+            x->capped = 1;
+            return 0;
+        }
         if (x->memlen + len + 1 > x->memcap) {
             size_t cap = (x->memlen + len + 1) * 2;
             char *p = realloc(x->mem, cap);
@@ -159,11 +166,12 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud)
 }
 
 /* One request: url (s3:// signed) with method HEAD (nobody) or GET. */
-static int perform(const fetch_cfg *c, const char *url, int nobody, const char *if_match, xfer *x)
+static int perform(const fetch_cfg *c, const char *url, int nobody, const char *if_match, const char *range,
+                   xfer *x)
 {
     fetch_head *h = x->h;
     memset(h, 0, sizeof *h);
-    h->size = -1;
+    h->size = h->range_total = -1;
     char http[8192], bucket[256];
     struct curl_slist *hdrs = NULL;
     char userpwd[1024], sigv4[128], hdr[4096];
@@ -204,6 +212,8 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
     curl_easy_setopt(e, CURLOPT_URL, http);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
     curl_easy_setopt(e, CURLOPT_NOBODY, (long)nobody);
+    if (range)
+        curl_easy_setopt(e, CURLOPT_RANGE, range);
     curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
     curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
     curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -225,6 +235,8 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
     curl_easy_getinfo(e, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
     h->size = len;
     int out = 0;
+    if (rc == CURLE_WRITE_ERROR && x->capped) /* ended on purpose, the headers in */
+        rc = CURLE_OK;
     if (rc != CURLE_OK) {
         snprintf(h->why, sizeof h->why, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
         h->retryable = rc != CURLE_WRITE_ERROR && rc != CURLE_UNSUPPORTED_PROTOCOL &&
@@ -243,16 +255,33 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
 int fetch_http_head(const fetch_cfg *c, const char *url, fetch_head *h)
 {
     xfer x = {.h = h, .fd = -1};
-    int rc = perform(c, url, 1, NULL, &x);
+    int rc = perform(c, url, 1, NULL, NULL, &x);
     free(x.mem);
     return rc;
+}
+
+int fetch_http_probe(const fetch_cfg *c, const char *url, fetch_head *h)
+{
+    xfer x = {.h = h, .fd = -1, .memmax = 4096};
+    perform(c, url, 0, NULL, "0-0", &x);
+    free(x.mem);
+    if (h->code == 206 && h->range_total >= 0) {
+        h->size = h->range_total;
+        return 0;
+    }
+    if (h->code == 200 && h->size >= 0) { /* the range ignored: the length is the whole */
+        h->why[0] = 0;
+        h->retryable = 0;
+        return 0;
+    }
+    return -1; /* h->code and h->why say why (0: a transport error) */
 }
 
 int fetch_http_get(const fetch_cfg *c, const char *url, const char *if_match, int fd, fetch_head *h,
                    uint64_t *written, int *werr)
 {
     xfer x = {.h = h, .fd = fd};
-    int rc = perform(c, url, 0, if_match, &x);
+    int rc = perform(c, url, 0, if_match, NULL, &x);
     *written = x.written;
     *werr = x.werr;
     free(x.mem);
@@ -325,7 +354,7 @@ int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, c
         xfer x = {.h = &h, .fd = -1};
         char s3form[16384];
         snprintf(s3form, sizeof s3form, "s3://%s%s", bucket, strchr(req, '?'));
-        int r = perform(c, s3form, 0, NULL, &x);
+        int r = perform(c, s3form, 0, NULL, NULL, &x);
         if (r || h.code != 200) {
             snprintf(why, whylen, "listing %s: %s%s%.200s", url, h.why, x.mem ? ": " : "", x.mem ? x.mem : "");
             free(x.mem);

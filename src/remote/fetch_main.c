@@ -74,6 +74,15 @@ static int head(const fetch_cfg *c, const char *url, fetch_head *h, answer *a)
         int rc = fetch_http_head(c, url, h);
         if (rc == 0 && h->code >= 200 && h->code < 300)
             return 0;
+        /* HEAD refused (a presigned URL is signed for GET only): ask for byte 0 */
+        if (rc == 0 && (h->code == 403 || h->code == 405 || h->code == 501) && strncmp(url, "s3://", 5)) {
+            fetch_head p;
+            rc = fetch_http_probe(c, url, &p);
+            if (rc == 0 || p.code || p.retryable)
+                *h = p;
+            if (rc == 0)
+                return 0;
+        }
         if (!h->retryable) {
             answer_err(a, "dataset", "%s: %s%s", url, h->why,
                        h->code == 404 ? " (not found)" : h->code == 403 ? " (forbidden: check the credentials)" : "");

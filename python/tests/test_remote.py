@@ -176,6 +176,37 @@ def test_feed_fetch_runs_confined(make_loader, shards, server, cache):
     assert list(out["r"][2]) == list(ref[2]) and (out["r"][0] == ref[0]).all() and (out["r"][1] == ref[1]).all()
 
 
+def test_ctrl_c_stops_the_download(make_loader, server, cache):
+    """SIGINT while create waits on a stalled download: create ends (the
+    helper killed, no other request made), nothing half-written is kept."""
+    import signal
+    import threading
+
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    server.inject("/s-0.tar", None, "stall")  # its HEAD answers, its GET stalls
+    main = threading.get_ident()
+
+    def interrupt():
+        if server.stalled.wait(60):
+            signal.pthread_kill(main, signal.SIGINT)
+
+    t = threading.Thread(target=interrupt, daemon=True)
+    t.start()
+    try:
+        with pytest.raises((KeyboardInterrupt, libfeed.FeedInterruptedError)):
+            make_loader(server.url + "/s-0.tar", cache_dir=cache, fetch_retries=3)
+    finally:
+        signal.signal(signal.SIGINT, old)
+        server.unstall.set()
+        t.join()
+    assert [p for _, p, _ in server.requests("GET")] == ["/s-0.tar"]  # no retry: the helper is gone
+    assert not [f for f in os.listdir(cache) if f.endswith(".tar")]
+    assert not os.listdir(os.path.join(cache, ".inuse"))
+    assert [f for f in os.listdir(cache) if ".tar.part." in f]  # the killed download's
+    load(make_loader, server.url + "/s-0.tar", cache_dir=cache)  # the next run removes it
+    assert not [f for f in os.listdir(cache) if ".tar.part." in f]
+
+
 def test_retries_used_up_is_an_error(make_loader, server, cache):
     server.inject("/s-1.tar", "503", "503", "503")
     with pytest.raises(libfeed.FeedIOError) as e:

@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -271,6 +272,26 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
     }
     free(v);
     return used + need > limit ? 1 : 0;
+}
+
+void cache_clean_parts(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *de;
+    char path[4500];
+    while ((de = readdir(d))) {
+        const char *p = strstr(de->d_name, ".tar.part.");
+        if (!p)
+            continue;
+        long pid = strtol(p + 10, NULL, 10);
+        if (pid <= 0 || (kill((pid_t)pid, 0) != 0 && errno == ESRCH)) {
+            snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+            unlink(path);
+        }
+    }
+    closedir(d);
 }
 
 static uint64_t octal(const unsigned char *p, size_t n)

@@ -21,6 +21,8 @@ void cache_names(const char *dir, const char *url, const char *version, char *ta
 /* 0: read (every field), -1: none or malformed. */
 int cache_meta_read(const char *meta, cache_rec *r);
 int cache_meta_write(const char *meta, const cache_rec *r);
+/* Removes the temporary files of downloads whose process is gone (killed). */
+void cache_clean_parts(const char *dir);
 /* Marks the record used now (the eviction's order). */
 void cache_touch(const char *meta);
 /* Evicts least-recently-used shards, never a version of a URL whose key is in

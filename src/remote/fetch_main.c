@@ -375,6 +375,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "feed-fetch: cannot start libcurl\n");
         return 1;
     }
+    cache_clean_parts(c.cache_dir);
     char why[512];
     if (fetch_sandbox(c.cache_dir, why, sizeof why) != 0) {
         fprintf(stderr, "feed-fetch: sandbox: %s\n", why);

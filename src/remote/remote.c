@@ -312,8 +312,14 @@ static feed_status run_fetch(const char *exe, const feed__remote_cfg *c, const c
         }
         char sink[4096];
         ssize_t r = st == FEED_OK ? read(out[0], buf + len, cap - 1 - len) : read(out[0], sink, sizeof sink);
-        if (r < 0 && errno == EINTR)
+        if (r < 0 && errno == EINTR) {
+            /* a handler installed without SA_RESTART ran (Python's Ctrl-C): the
+             * download stops with create */
+            if (st == FEED_OK)
+                st = feed__err(FEED_E_INTERRUPTED, err, errlen, "interrupted while fetching remote shards");
+            kill(pid, SIGKILL);
             continue;
+        }
         if (r <= 0)
             break;
         if (st == FEED_OK)

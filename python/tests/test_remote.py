@@ -367,3 +367,10 @@ def test_torch_loader_takes_the_url(shards, server, cache):
     assert len(got) == len(ref)
     for (gx, gy), (rx, ry) in zip(got, ref):
         assert torch.equal(gx, rx) and torch.equal(gy, ry)
+
+
+def test_feed_fetch_named_but_missing(make_loader, server, cache, monkeypatch, tmp_path):
+    monkeypatch.setenv("FEED_FETCH", str(tmp_path / "no-such-feed-fetch"))
+    with pytest.raises(libfeed.FeedResourceError) as e:
+        make_loader(server.url + "/s-0.tar", cache_dir=cache)
+    assert "no-such-feed-fetch is not an executable file" in str(e.value)

@@ -50,7 +50,8 @@ def cache(tmp_path):
 
 def load(make_loader, source, **kw):
     """Every batch of one epoch in order; the loader closed (its shards no longer held)."""
-    L = make_loader(source, shuffle=False, epochs=1, augment="val", **kw)
+    kw = {"shuffle": False, **kw}
+    L = make_loader(source, epochs=1, augment="val", **kw)
     out = all_batches(L)
     L.close()
     return out
@@ -374,3 +375,16 @@ def test_feed_fetch_named_but_missing(make_loader, server, cache, monkeypatch, t
     with pytest.raises(libfeed.FeedResourceError) as e:
         make_loader(server.url + "/s-0.tar", cache_dir=cache)
     assert "no-such-feed-fetch is not an executable file" in str(e.value)
+
+
+def test_rank_shares_as_for_local_shards(make_loader, shards, server, cache):
+    """Each rank gets from the URLs what it gets from the same shards on disk
+    (ids, labels, pixels), the two shares cover every sample."""
+    ids = []
+    for rank in (0, 1):
+        kw = dict(rank=rank, world_size=2, shuffle=True, seed=7)
+        got = load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, **kw)
+        ref = load(make_loader, str(shards / "s-{0..2}.tar"), **kw)
+        assert list(got[2]) == list(ref[2]) and (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
+        ids += list(got[2])
+    assert set(ids) == set(range(NIMG))

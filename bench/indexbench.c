@@ -11,9 +11,11 @@
  *           KEY.jpg + KEY.cls each), scanned by the real tar scanner and
  *           indexed with feed__index_build_shards. The shard bytes are one
  *           in-memory shard served for every shard path, so this times the
- *           scan and the index, not a disk (no system calls per header).
+ *           scan and the index, not a disk (no system calls per header);
+ *   meta:   the same shards with a KEY.json member each, indexed with
+ *           meta_members=json (each member's range in the index).
  *
- *   indexbench --entries N [--mode list|multi|shards|both|all] [--tmp DIR] [--json FILE]
+ *   indexbench --entries N [--mode list|multi|shards|meta|both|all] [--tmp DIR] [--json FILE]
  *
  * Reports seconds (build only, wall clock; cpu_seconds too, steadier on a
  * shared machine), bytes_per_sample (the whole index / N),
@@ -131,6 +133,7 @@ static int run_list(uint64_t n, const char *tmp, int multi, result *r)
 
 typedef struct shardgen {
     uint8_t *bytes; /* one shard of SHARD_SAMPLES samples */
+    int meta;       /* a KEY.json member a sample */
     uint64_t size, last_size; /* the last shard holds the remainder */
 } shardgen;
 
@@ -164,10 +167,10 @@ static void close_shard(void *ctx, feed__tar_io *io)
     (void)ctx, (void)io;
 }
 
-/* A shard of k samples: KEY.jpg (700 bytes: two blocks) + KEY.cls. */
+/* A shard of k samples: KEY.jpg (700 bytes: two blocks) + KEY.cls (+ KEY.json). */
 static int make_shard(shardgen *g, uint32_t k)
 {
-    g->size = (uint64_t)k * 5 * 512 + 1024;
+    g->size = (uint64_t)k * (g->meta ? 7 : 5) * 512 + 1024;
     g->bytes = calloc(1, g->size);
     if (!g->bytes)
         return -1;
@@ -183,13 +186,20 @@ static int make_shard(shardgen *g, uint32_t k)
         feed__tar_header(g->bytes + o, name, (uint64_t)n, 0);
         memcpy(g->bytes + o + 512, lab, (size_t)n);
         o += 2 * 512;
+        if (g->meta) {
+            snprintf(name, sizeof name, "sample_%06u.json", i);
+            n = snprintf(lab, sizeof lab, "{\"i\": %u}", i % 100000);
+            feed__tar_header(g->bytes + o, name, (uint64_t)n, 0);
+            memcpy(g->bytes + o + 512, lab, (size_t)n);
+            o += 2 * 512;
+        }
     }
     return 0;
 }
 
-static int run_shards(uint64_t n, result *r)
+static int run_shards(uint64_t n, int meta, result *r)
 {
-    shards_ctx c = {0};
+    shards_ctx c = {.full.meta = meta, .last.meta = meta};
     uint64_t ns = (n + SHARD_SAMPLES - 1) / SHARD_SAMPLES;
     uint32_t rem = (uint32_t)(n - (ns - 1) * SHARD_SAMPLES);
     double t0 = now();
@@ -213,8 +223,10 @@ static int run_shards(uint64_t n, result *r)
     char err[1024];
     t0 = now();
     double c0 = cpu();
-    feed_status st = feed__index_build_shards(&ix, "/", paths, ns, open_shard, close_shard, &c, 0, err,
-                                              sizeof err);
+    static const char *const exts[] = {"json"};
+    feed__shard_members mem = {.meta_exts = exts, .nmeta = meta ? 1 : 0};
+    feed_status st = feed__index_build_shards_with(&ix, "/", paths, ns, open_shard, close_shard, &c, &mem, err,
+                                                   sizeof err);
     r->seconds = now() - t0;
     r->cpu_seconds = cpu() - c0;
     for (uint64_t i = 0; i < ns; i++)
@@ -232,7 +244,11 @@ static int run_shards(uint64_t n, result *r)
                 (unsigned long long)n);
         return -1;
     }
-    r->mode = "shards";
+    if (meta && ix.hdr->nmeta != 1) {
+        fprintf(stderr, "indexbench: meta: the index keeps no member ranges\n");
+        return -1;
+    }
+    r->mode = meta ? "meta" : "shards";
     r->n = n;
     fill(r, &ix);
     feed__index_free(&ix);
@@ -243,7 +259,7 @@ static int run_shards(uint64_t n, result *r)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: indexbench --entries N [--mode list|multi|shards|both|all] [--tmp DIR] [--json FILE]\n");
+    fprintf(f, "usage: indexbench --entries N [--mode list|multi|shards|meta|both|all] [--tmp DIR] [--json FILE]\n");
 }
 
 int main(int argc, char **argv)
@@ -280,14 +296,20 @@ int main(int argc, char **argv)
     int do_list = !strcmp(mode, "list") || !strcmp(mode, "both") || all;
     int do_multi = !strcmp(mode, "multi") || all;
     int do_shards = !strcmp(mode, "shards") || !strcmp(mode, "both") || all;
-    if (!do_list && !do_shards && !do_multi) {
+    int do_meta = !strcmp(mode, "meta") || all;
+    if (!do_list && !do_shards && !do_multi && !do_meta) {
         usage(stderr);
         return 2;
     }
-    result res[3];
+    result res[4];
     int nres = 0;
     if (do_shards) { /* first: its peak RSS is not the list's */
-        if (run_shards(n, &res[nres]))
+        if (run_shards(n, 0, &res[nres]))
+            return 1;
+        nres++;
+    }
+    if (do_meta) {
+        if (run_shards(n, 1, &res[nres]))
             return 1;
         nres++;
     }

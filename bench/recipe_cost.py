@@ -19,6 +19,15 @@ images, listed in the dataset's files.txt):
   multi     the images as a file list with 3 labels a line, multi_label=1
               (multi-hot float32 rows of the dataset's classes)
 
+and, over WebDataset shards feed-mkdata --format tar --meta --targets makes
+for the run (as many images as the data, 250 a shard), compared with each
+other (--configs shards,meta):
+
+  shards    the shards, one label a sample
+  meta      + targets= their targets.npy (N x 3 float32) and
+              meta_members=json:txt (each sample's KEY.json record and
+              KEY.txt caption, 80-220 bytes each, read by the workers)
+
 and prints, per configuration, images/s and CPU time per image (user + sys of
 feedbench and its workers) as medians over the rounds, and each over plain's:
 the cost as a share of the batch time. JSON with --json.
@@ -27,6 +36,8 @@ the cost as a share of the batch time. JSON with --json.
       --json bench/results/vm-2vcpu/recipe_cost.json
   python3 bench/recipe_cost.py --data data/gen2000 --configs plain,targets,multi \\
       --json bench/results/vm-2vcpu/targets_cost.json
+  python3 bench/recipe_cost.py --data data/gen2000 --configs shards,meta \\
+      --json bench/results/vm-2vcpu/meta_cost.json
 """
 import argparse
 import json
@@ -48,6 +59,8 @@ CONFIGS = [
     ("mix", "mixup_alpha=0.2,cutmix_alpha=1.0,label_smoothing=0.1"),
     ("targets", "targets={tmp}/targets.npy"),
     ("multi", "multi_label=1"),
+    ("shards", ""),
+    ("meta", "targets={tmp}/shards/targets.npy,meta_members=json:txt"),
 ]
 
 
@@ -67,10 +80,21 @@ def make_inputs(data, tmp):
                                        (c + 2) % classes))
 
 
+def make_shards(args, tmp):
+    """The shard set of the shards and meta configurations: as many images as
+    the data's files.txt lists."""
+    with open(os.path.join(args.data, "files.txt")) as f:
+        n = sum(1 for ln in f if ln.strip())
+    mk = os.path.join(os.path.dirname(args.feedbench), "feed-mkdata")
+    subprocess.run([mk, "--out", os.path.join(tmp, "shards"), "--count", str(n), "--seed", "1", "--format", "tar",
+                    "--shard-size", "250", "--meta", "--targets", "--quiet"], check=True)
+
+
 def run(args, name, opts):
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "fb.json")
-        data = os.path.join(args.tmp, "multi.txt") if name == "multi" else args.data
+        data = {"multi": os.path.join(args.tmp, "multi.txt"), "shards": os.path.join(args.tmp, "shards", "shards.txt"),
+                "meta": os.path.join(args.tmp, "shards", "shards.txt")}.get(name, args.data)
         opts = opts.replace("{tmp}", args.tmp)
         cmd = [args.feedbench, "--data", data, "--batch", str(args.batch), "--workers", str(args.workers),
                "--augment", "train", "--dtype", "float32", "--batches", str(args.batches), "--warmup", "4",
@@ -94,18 +118,21 @@ def main():
     ap.add_argument("--batches", type=int, default=40, help="batches per run (4 more of warm-up)")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--configs", default="plain,erase,erase_px,mix",
-                    help="which, by name (plain first): " + ",".join(n for n, _ in CONFIGS))
+                    help="which, by name (plain or shards first: the others are compared with it): " +
+                    ",".join(n for n, _ in CONFIGS))
     ap.add_argument("--json")
     args = ap.parse_args()
     names = args.configs.split(",")
     known = dict(CONFIGS)
-    if names[0] != "plain" or any(n not in known for n in names):
-        ap.error("--configs: plain first, then any of " + ",".join(known))
+    if names[0] not in ("plain", "shards") or any(n not in known for n in names):
+        ap.error("--configs: plain or shards first, then any of " + ",".join(known))
     configs = [(n, known[n]) for n in names]
     with tempfile.TemporaryDirectory() as tmp:
         args.tmp = tmp
         if "targets" in names or "multi" in names:
             make_inputs(args.data, tmp)
+        if "shards" in names or "meta" in names:
+            make_shards(args, tmp)
         return measure(args, configs)
 
 
@@ -124,9 +151,11 @@ def measure(args, CONFIGS):
     res = {"data": args.data, "batch": args.batch, "workers": args.workers, "batches": args.batches,
            "rounds": args.rounds, "dtype": "float32", "augment": "train", "cpu": cpu_model(),
            "nproc": os.cpu_count(), "loadavg_1m": loads, "configs": {}}
-    p_img = statistics.median(got["plain"]["img_s"])
-    p_cpu = statistics.median(got["plain"]["cpu_ms"])
-    print("\n%-9s %10s %14s %16s %18s" % ("config", "images/s", "CPU ms/image", "time vs plain", "CPU vs plain"))
+    base = CONFIGS[0][0]
+    res["base"] = base
+    p_img = statistics.median(got[base]["img_s"])
+    p_cpu = statistics.median(got[base]["cpu_ms"])
+    print("\n%-9s %10s %14s %16s %18s" % ("config", "images/s", "CPU ms/image", "time vs " + base, "CPU vs " + base))
     for name, opts in CONFIGS:
         v, c = statistics.median(got[name]["img_s"]), statistics.median(got[name]["cpu_ms"])
         res["configs"][name] = {"opts": opts, "img_s": round(v, 2), "cpu_ms_per_img": round(c, 4),

@@ -11,7 +11,10 @@
  * first scan gave (one label is a valid list of labels); then once more with
  * a KEY.npy target member required: each handed over inside the shard and
  * within the limit, the samples a subset of the first scan's, none without
- * its target accepted.
+ * its target accepted; the third pass also asks for KEY.json and KEY.txt
+ * metadata members: each one given lies inside the shard, on a block
+ * boundary after a header, the two apart, and "none" is exactly
+ * (UINT64_MAX, 0).
  */
 #include <stdint.h>
 #include <string.h>
@@ -26,6 +29,7 @@ typedef struct tz {
     uint32_t multi;
     uint64_t samples;
     uint64_t targets; /* target members handed over */
+    uint64_t members; /* metadata members handed over */
 } tz;
 
 static int64_t tz_read(void *ctx, void *buf, size_t n, uint64_t off)
@@ -82,14 +86,35 @@ static int tz_target(void *ctx, const char *member, uint64_t hdr_off, const uint
     return n % 3 == 0; /* some rejected, as a sink may */
 }
 
+/* A sample's metadata members: inside the shard, after a header, apart. */
+static int tz_members(void *ctx, const uint64_t *off, const uint64_t *len)
+{
+    tz *f = ctx;
+    for (uint32_t j = 0; j < 2; j++) {
+        if (off[j] == UINT64_MAX) {
+            FZ_CHECK(len[j] == 0, "a missing member of %llu bytes", (unsigned long long)len[j]);
+            continue;
+        }
+        FZ_CHECK(off[j] >= 512 && off[j] % 512 == 0 && off[j] <= f->n && len[j] <= f->n - off[j],
+                 "member %u at %llu+%llu (shard %zu)", j, (unsigned long long)off[j], (unsigned long long)len[j],
+                 f->n);
+        FZ_CHECK(j == 0 || off[0] == UINT64_MAX || off[0] != off[1], "two members at %llu", (unsigned long long)off[j]);
+        f->members++;
+    }
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     uint64_t single = 0;
     for (uint32_t multi = 0; multi < 3; multi++) {
-        tz f = {data, size, 0, multi == 1, 0, 0};
+        tz f = {data, size, 0, multi == 1, 0, 0, 0};
         feed__tar_io io = {tz_read, &f, size};
-        /* the third pass: each sample also needs a KEY.npy member */
-        feed__tar_sink sink = {tz_sample, tz_problem, &f, multi == 1, multi == 2 ? "npy" : NULL, tz_target};
+        /* the third pass: each sample also needs a KEY.npy member, and takes KEY.json and KEY.txt */
+        static const char *const exts[] = {"json", "txt"};
+        feed__tar_sink sink = {.sample = tz_sample, .problem = tz_problem, .ctx = &f, .multi_label = multi == 1,
+                               .target_ext = multi == 2 ? "npy" : NULL, .target = tz_target,
+                               .meta_exts = exts, .nmeta = multi == 2 ? 2 : 0, .members = tz_members};
         char err[256];
         feed_status st = feed__tar_scan(&io, "fuzz.tar", &sink, err, sizeof err);
         FZ_CHECK(st == FEED_OK, "scan failed: %s", err);

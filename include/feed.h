@@ -150,6 +150,8 @@ enum {
     FEED_POLICY_RAND = 2,    /* RandAugment */
     FEED_POLICY_AUTO = 3     /* AutoAugment, ImageNet policy */
 };
+/* meta_missing (since 0.2.0): a sample without one of its meta_members */
+enum { FEED_META_MISSING_BAD = 0, FEED_META_MISSING_EMPTY = 1 };
 /* mix_mode (since 0.2.0) */
 enum { FEED_MIX_BATCH = 0, FEED_MIX_PAIR = 1, FEED_MIX_ELEM = 2 };
 /* jpeg_entropy (since 0.2.0): whose Huffman decoder decodes a JPEG's scans */
@@ -510,6 +512,19 @@ typedef struct feed_options {
                             values, as its target row (as targets gives it: float32 or int64);
                             a sample without one, or with another K or kind than the first's,
                             is reported and skipped. "" (default): none */
+    char meta_members[128]; /* [meta_members] "json:txt": with tar shards, each sample's KEY.json
+                            and KEY.txt members (at most 4 extensions, none an image's, cls
+                            or target_member) delivered with the batch as bytes, unparsed
+                            (feed_batch.meta: the worker reads them beside the image, the
+                            parent checks every length it wrote against the index). Index
+                            memory: 12 bytes a sample a member. "" (default): none */
+    uint32_t meta_max_bytes; /* [meta_max_bytes] room for one sample's members together, 1 ..
+                            16777216 (default 16384): a sample whose members hold more is a
+                            bad sample (FEED_E_TOO_LARGE, replaced and reported). Each ring
+                            slot has batch_size x this much shared memory for them */
+    uint32_t meta_missing;  /* [meta_missing] a sample without one of its members: "bad"
+                            (default: a bad sample, replaced and reported naming the member) or
+                            "empty" (delivered with that member 0 bytes long) */
     /* since 0.2.0: remote shards (source an https://, http:// or s3:// URL pattern, or a
      * local list file of shard URLs; docs/datasets.md). The parent's helper process
      * feed-fetch downloads every shard into cache_dir before create returns (a copy
@@ -632,6 +647,16 @@ typedef struct feed_batch {
                                 ready_event; NULL on host */
     uint32_t target_dim;     /* K */
     uint32_t target_dtype;   /* FEED_TARGET_FLOAT32 or FEED_TARGET_INT64 */
+    /* since 0.2.0, with meta_members (NULL and 0 otherwise): member j (meta_members' order) of
+       sample i is meta_lengths[i * meta_members + j] bytes at meta + meta_offsets[same], as the
+       shard holds them (a replaced sample's are its substitute's; a missing one with
+       meta_missing=empty is 0 bytes). Host memory: on the host backend the ring slot itself
+       (no copy), with a CUDA device a copy; valid until release */
+    const uint8_t *meta;
+    const uint64_t *meta_offsets; /* count x meta_members */
+    const uint32_t *meta_lengths; /* count x meta_members */
+    uint32_t meta_members;
+    uint32_t reserved2;
 } feed_batch;
 
 /*

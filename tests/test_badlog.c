@@ -39,7 +39,7 @@ static void test_bounded(void **state)
     char *dir = tu_dataset("badlog", 16, 1, 2, &ix);
     feed__arena a;
     char err[256];
-    feed__arena_geom g = {2, B, 1, 16};
+    feed__arena_geom g = {2, B, 1, 16, 0, 0};
     assert_int_equal(feed__arena_create(&a, &g, err, sizeof err), FEED_OK);
     feed__badlog b;
     feed_options o;

@@ -32,6 +32,7 @@
 #include "fake_cuda.h"
 #endif
 #include "dataset/index.h"
+#include "dataset/tar.h"
 #include "hooks/loader_test.h"
 #include "pixels/pipeline.h"
 #include "testutil.h"
@@ -416,16 +417,16 @@ static void test_no_device(void **state)
 /* One epoch of a loader, every batch kept on the host: pixels (fetched from
  * the device for cuda), ids, labels, soft labels (and their device copy). */
 typedef struct epoch_copy {
-    uint32_t batches, count[8], classes;
+    uint32_t batches, count[16], classes, n; /* n: samples (NIMG x repeats) */
     size_t sample_bytes;
     uint8_t *pix;
-    uint64_t ids[NIMG];
-    int32_t labels[NIMG];
-    float soft[NIMG * 8], soft_dev[NIMG * 8];
-    uint32_t nlabels[NIMG]; /* multi_label: each sample's labels, one after another */
-    int32_t lists[NIMG * 3];
+    uint64_t ids[NIMG * 2];
+    int32_t labels[NIMG * 2];
+    float soft[NIMG * 2 * 8], soft_dev[NIMG * 2 * 8];
+    uint32_t nlabels[NIMG * 2]; /* multi_label: each sample's labels, one after another */
+    int32_t lists[NIMG * 2 * 3];
     uint32_t listed;
-    float tg[NIMG * 2], tg_dev[NIMG * 2]; /* the targets rows, host and device copies */
+    float tg[NIMG * 2 * 2], tg_dev[NIMG * 2 * 2]; /* the targets rows, host and device copies */
 } epoch_copy;
 
 static void take_epoch(const char *opts, epoch_copy *c)
@@ -435,9 +436,9 @@ static void take_epoch(const char *opts, epoch_copy *c)
     feed_status s;
     uint32_t n = 0;
     memset(c, 0, sizeof *c);
-    c->pix = calloc(NIMG, SIDE * SIDE * 3 * 4);
+    c->pix = calloc(NIMG * 2, SIDE * SIDE * 3 * 4);
     while ((s = feed_loader_next(L, &b, 60000)) == FEED_OK) {
-        assert_true(c->batches < 8);
+        assert_true(c->batches < 16);
         c->count[c->batches++] = b.count;
         c->sample_bytes = b.sample_bytes;
         if (b.device >= 0)
@@ -450,7 +451,7 @@ static void take_epoch(const char *opts, epoch_copy *c)
         assert_true(!b.label_offsets == !b.label_list);
         for (uint32_t i = 0; b.label_offsets && i < b.count; i++) {
             uint32_t k = b.label_offsets[i + 1] - b.label_offsets[i];
-            assert_true(k >= 1 && k <= 2 && c->listed + k <= NIMG * 3);
+            assert_true(k >= 1 && k <= 2 && c->listed + k <= NIMG * 2 * 3);
             c->nlabels[n + i] = k;
             memcpy(c->lists + c->listed, b.label_list + b.label_offsets[i], k * sizeof(int32_t));
             c->listed += k;
@@ -481,12 +482,15 @@ static void take_epoch(const char *opts, epoch_copy *c)
         assert_int_equal(feed_batch_release(L, &b, b.device >= 0 ? consumer : NULL), FEED_OK);
     }
     assert_int_equal(s, FEED_END_OF_EPOCH);
-    assert_int_equal(n, NIMG);
+    assert_int_equal(n, feed_loader_samples_per_epoch(L));
+    assert_true(n <= NIMG * 2);
+    c->n = n;
     feed_loader_destroy(L);
 }
 
 /* The recipe on the GPU: RandomErasing (a value, per-element draws) and
- * MixUp/CutMix (batch, pair and elem modes, an odd batch) run in the CUDA
+ * MixUp/CutMix (batch, pair and elem modes, an odd batch, two repeats of
+ * every sample an epoch) run in the CUDA
  * conversion kernel, soft labels are copied to the device; every batch is
  * bitwise the host backend's (workers erase, the parent mixes the host
  * slot), in every dtype and layout. The fake runtime computes the kernel's
@@ -506,6 +510,7 @@ static void test_recipe_same_as_host(void **state)
         "augment=train,label_smoothing=0.2,dtype=float32,layout=chw",
         "augment=train,multi_label=1,erase_p=0.5,cutmix_alpha=1,mixup_alpha=1,mix_mode=pair,dtype=float32,"
         "layout=hwc",
+        "augment=train,erase_p=1,erase_random=1,mixup_alpha=0.5,mix_mode=elem,dtype=float32,layout=chw,repeats=2",
     };
     epoch_copy *h = malloc(sizeof *h), *d = malloc(sizeof *d), *plain = malloc(sizeof *plain);
     for (size_t r = 0; r < sizeof recipes / sizeof *recipes; r++) {
@@ -520,9 +525,11 @@ static void test_recipe_same_as_host(void **state)
         assert_int_equal(h->batches, d->batches);
         assert_memory_equal(h->count, d->count, sizeof h->count);
         assert_int_equal(h->sample_bytes, d->sample_bytes);
+        assert_int_equal(h->n, d->n);
+        assert_int_equal(h->n, strstr(recipes[r], "repeats=2") ? NIMG * 2 : NIMG);
         assert_memory_equal(h->ids, d->ids, sizeof h->ids);
         assert_memory_equal(h->labels, d->labels, sizeof h->labels);
-        assert_memory_equal(h->pix, d->pix, NIMG * h->sample_bytes);
+        assert_memory_equal(h->pix, d->pix, h->n * h->sample_bytes);
         assert_int_equal(h->classes, d->classes);
         assert_int_equal(h->classes, strstr(recipes[r], "alpha") || strstr(recipes[r], "smoothing") ||
                                              strstr(recipes[r], "multi_label") ? 3 : 0);
@@ -533,7 +540,7 @@ static void test_recipe_same_as_host(void **state)
         assert_memory_equal(h->lists, d->lists, sizeof h->lists);
         assert_memory_equal(h->tg, d->tg, sizeof h->tg);
         assert_memory_equal(h->tg, d->tg_dev, sizeof h->tg);
-        for (uint32_t i = 0; i < NIMG; i++) /* row i of the file for sample i */
+        for (uint32_t i = 0; i < h->n; i++) /* row i of the file for sample i */
             assert_true(h->tg[i * 2 + 1] == (float)(h->ids[i] * 2 + 1) * 0.25f - 3.0f);
         if (h->classes)
             assert_memory_equal(h->soft, d->soft_dev, sizeof h->soft);
@@ -546,12 +553,99 @@ static void test_recipe_same_as_host(void **state)
         take_epoch(o, plain);
         assert_memory_equal(plain->ids, h->ids, sizeof h->ids);
         if (!strstr(recipes[r], "erase") && !strstr(recipes[r], "alpha"))
-            assert_memory_equal(plain->pix, h->pix, NIMG * h->sample_bytes);
+            assert_memory_equal(plain->pix, h->pix, h->n * h->sample_bytes);
         else
-            assert_memory_not_equal(plain->pix, h->pix, NIMG * h->sample_bytes);
+            assert_memory_not_equal(plain->pix, h->pix, h->n * h->sample_bytes);
         free(h->pix), free(d->pix), free(plain->pix);
     }
     free(h), free(d), free(plain);
+}
+
+/* Sample k's .json member in the shard test_meta_same_as_host writes. */
+static size_t meta_json(uint32_t k, char *out, size_t cap)
+{
+    int n = snprintf(out, cap, "{\"k\": %u, \"pad\": \"", k);
+    for (uint32_t i = 0; i < (k * 53) % 700; i++)
+        out[n++] = (char)('a' + i % 26);
+    return (size_t)(n + snprintf(out + n, cap - (size_t)n, "\"}"));
+}
+
+/* Checks batch b's members against the shard's, by key; appends them to
+ * log (length, bytes) for the backends' comparison. */
+static void meta_check(feed_loader *L, const feed_batch *b, uint8_t *log, size_t *at)
+{
+    assert_non_null(b->meta);
+    assert_int_equal(b->meta_members, 1);
+    for (uint32_t i = 0; i < b->count; i++) {
+        char path[8700], want[1024];
+        int32_t label;
+        assert_int_equal(feed_loader_sample_info(L, b->sample_ids[i], path, sizeof path, &label), FEED_OK);
+        size_t n = meta_json((uint32_t)atoi(strrchr(path, ':') + 2), want, sizeof want);
+        assert_int_equal(b->meta_lengths[i], n);
+        assert_memory_equal(b->meta + b->meta_offsets[i], want, n);
+        memcpy(log + *at, &n, sizeof n);
+        memcpy(log + *at + sizeof n, want, n);
+        *at += sizeof n + n;
+    }
+}
+
+/* Metadata members with a CUDA device: each batch's bytes (host memory, a
+ * copy: the ring slot goes back to the workers once the pixels are on the
+ * device) are the shard's for each delivered sample, stay so while the
+ * caller holds the batch and the copier fills the next ones, and are the
+ * host backend's, batch by batch. */
+static void test_meta_same_as_host(void **state)
+{
+    char shard[4200];
+    snprintf(shard, sizeof shard, "%s/meta-000000.tar", data);
+    FILE *f = fopen(shard, "wb");
+    uint8_t pad[512] = {0};
+    for (uint32_t i = 0; i < NIMG; i++) {
+        char src[8700], name[64], text[1024];
+        size_t n;
+        snprintf(src, sizeof src, "%s/%s", data, feed__index_path(ix.hdr, i));
+        uint8_t *img = tu_read_file(src, &n);
+        const void *body[3] = {img, text, NULL};
+        size_t len[3] = {n, 0, 0};
+        char cls[16];
+        snprintf(cls, sizeof cls, "%d", feed__index_label(ix.hdr, i));
+        len[1] = meta_json(i, text, sizeof text);
+        body[2] = cls, len[2] = strlen(cls);
+        const char *ext[3] = {"jpg", "json", "cls"};
+        for (int m = 0; m < 3; m++) {
+            snprintf(name, sizeof name, "s%03u.%s", i, ext[m]);
+            assert_int_equal(tu_tar_member(f, name, body[m], len[m]), 0);
+        }
+        free(img);
+    }
+    fwrite(pad, 1, 512, f);
+    fwrite(pad, 1, 512, f);
+    fclose(f);
+    size_t cap = NIMG * 1024, at[2] = {0, 0};
+    uint8_t *log[2] = {malloc(cap), malloc(cap)};
+    for (int dev = 0; dev < 2; dev++) {
+        char o[5000];
+        snprintf(o, sizeof o, "source=%s,meta_members=json,meta_max_bytes=1024,device=%s,device_prefetch=3,"
+                 "prefetch=3,augment=train", shard, dev ? "cuda:0" : "host");
+        feed_loader *L = make(o);
+        feed_batch b[2] = {{.struct_size = sizeof b[0]}, {.struct_size = sizeof b[1]}};
+        uint32_t n = 0;
+        feed_status s = feed_loader_next(L, &b[0], 60000);
+        while (s == FEED_OK) {
+            /* the next batch fetched (and the copier refilling) before this one is read */
+            feed_status s2 = feed_loader_next(L, &b[1], 60000);
+            meta_check(L, &b[0], log[dev], &at[dev]);
+            n += b[0].count;
+            assert_int_equal(feed_batch_release(L, &b[0], dev ? consumer : NULL), FEED_OK);
+            b[0] = b[1], s = s2;
+        }
+        assert_int_equal(s, FEED_END_OF_EPOCH);
+        assert_int_equal(n, NIMG);
+        feed_loader_destroy(L);
+    }
+    assert_int_equal(at[0], at[1]);
+    assert_memory_equal(log[0], log[1], at[0]);
+    free(log[0]), free(log[1]);
 }
 
 static feed_status make_local(const char *local, char *backend, char *err, size_t errlen)
@@ -678,6 +772,7 @@ int main(void)
         cmocka_unit_test(test_no_device),
         cmocka_unit_test(test_local_rank_device),
         cmocka_unit_test(test_recipe_same_as_host),
+        cmocka_unit_test(test_meta_same_as_host),
         cmocka_unit_test(test_ranks_touch_only_their_device),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -25,7 +25,7 @@ static feed__arena make_arena(uint32_t nslots, uint32_t batch, uint32_t workers)
 {
     feed__arena a;
     char err[256];
-    feed__arena_geom g = {nslots, batch, workers, SAMPLE_BYTES};
+    feed__arena_geom g = {nslots, batch, workers, SAMPLE_BYTES, 0, 0};
     assert_int_equal(feed__arena_create(&a, &g, err, sizeof err), FEED_OK);
     a.cfg->max_retries = 2;
     return a;

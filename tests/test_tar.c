@@ -103,7 +103,7 @@ static void scan(tbuf *t, found *f)
 {
     memset(f, 0, sizeof *f);
     feed__tar_io io = {mem_read, t, t->n};
-    feed__tar_sink sink = {on_sample, on_problem, f, 0, NULL, NULL};
+    feed__tar_sink sink = {.sample = on_sample, .problem = on_problem, .ctx = f};
     char err[256];
     assert_int_equal(feed__tar_scan(&io, "/d/s.tar", &sink, err, sizeof err), FEED_OK);
 }

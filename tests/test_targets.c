@@ -345,15 +345,6 @@ static void test_csv_refused(void **state)
 }
 
 /* One member into a tar being written: header, data, padding. */
-static void tar_member(FILE *f, const char *name, const void *data, size_t n)
-{
-    uint8_t h[512], pad[512] = {0};
-    assert_int_equal(feed__tar_header(h, name, n, 0), 0);
-    fwrite(h, 1, 512, f);
-    fwrite(data, 1, n, f);
-    fwrite(pad, 1, (512 - n % 512) % 512, f);
-}
-
 /* A .npy of k values in memory (version 1.0), as numpy writes one. */
 static size_t npy_bytes(uint8_t *out, const char *descr, uint32_t k, const void *data, size_t n)
 {
@@ -381,11 +372,11 @@ static void test_shard_members(void **state)
         snprintf(src, sizeof src, "%s/%s", data, feed__index_path(ix.hdr, i));
         uint8_t *img = tu_read_file(src, &n), npy[256];
         snprintf(name, sizeof name, "s%03u.jpg", i);
-        tar_member(f, name, img, n);
+        assert_int_equal(tu_tar_member(f, name, img, n), 0);
         free(img);
         snprintf(name, sizeof name, "s%03u.cls", i);
         snprintf(cls, sizeof cls, "%d", feed__index_label(ix.hdr, i));
-        tar_member(f, name, cls, strlen(cls));
+        assert_int_equal(tu_tar_member(f, name, cls, strlen(cls)), 0);
         float v[3] = {f32_at(i, 0), f32_at(i, 2), 9.0f};
         int64_t w[2] = {1, 2};
         snprintf(name, sizeof name, "s%03u.npy", i);
@@ -397,7 +388,7 @@ static void test_shard_members(void **state)
             n = npy_bytes(npy, "<i8", 2, w, sizeof w); /* int where the first was float: skipped */
         else
             n = npy_bytes(npy, "<f4", 2, v, 2 * sizeof *v);
-        tar_member(f, name, npy, n);
+        assert_int_equal(tu_tar_member(f, name, npy, n), 0);
     }
     uint8_t end[1024] = {0};
     fwrite(end, 1, sizeof end, f);

@@ -24,7 +24,7 @@ static feed__arena arena;
 
 static int setup(void **state)
 {
-    feed__arena_geom g = {2, 4, 2, 64};
+    feed__arena_geom g = {2, 4, 2, 64, 0, 0};
     char err[256];
     arena.fd = -1;
     if (feed__arena_create(&arena, &g, err, sizeof err) != FEED_OK) {

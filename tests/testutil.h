@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "dataset/index.h"
+#include "dataset/tar_header.h"
 #include "feed.h"
 #include "pixels/pipeline.h"
 
@@ -298,5 +299,16 @@ static inline int tu_test_clean(void **state)
 
 /* A cmocka test with tu_test_clean before and after it. */
 #define TU_TEST(f) cmocka_unit_test_setup_teardown(f, tu_test_clean, tu_test_clean)
+
+/* One member of a tar being written: its ustar header, its n bytes, the
+ * padding to a block. 0, or -1 (a name too long, a short write). */
+static inline int tu_tar_member(FILE *f, const char *name, const void *data, size_t n)
+{
+    uint8_t h[512], pad[512] = {0};
+    if (feed__tar_header(h, name, n, 0))
+        return -1;
+    size_t p = (512 - n % 512) % 512;
+    return fwrite(h, 1, 512, f) == 512 && fwrite(data, 1, n, f) == n && fwrite(pad, 1, p, f) == p ? 0 : -1;
+}
 
 #endif

@@ -134,6 +134,9 @@ class FeedOptions(ctypes.Structure):
         ("targets", ctypes.c_char * FEED_PATH_MAX),
         ("target_columns", ctypes.c_char * 1024),
         ("target_member", ctypes.c_char * 64),
+        ("meta_members", ctypes.c_char * 128),
+        ("meta_max_bytes", u32),
+        ("meta_missing", u32),
         # since 0.2.0: remote shards
         ("cache_dir", ctypes.c_char * FEED_PATH_MAX),
         ("cache_size", u64),
@@ -182,6 +185,11 @@ class FeedBatch(ctypes.Structure):
         ("targets_device", ctypes.c_void_p),
         ("target_dim", u32),
         ("target_dtype", u32),
+        ("meta", ctypes.c_void_p),
+        ("meta_offsets", ctypes.POINTER(u64)),
+        ("meta_lengths", ctypes.POINTER(u32)),
+        ("meta_members", u32),
+        ("reserved2", u32),
     ]
 
 

@@ -7,6 +7,7 @@ batch back. A batch goes back to C when its last pin goes (_Held: the
 loader's current batch, each live DLPack export), on the loader's own thread.
 """
 import ctypes
+import json
 import threading
 import time
 
@@ -51,10 +52,14 @@ class Batch(tuple):
     targets         targets=: each sample's row of the targets array, count x K
                     float32 or int64 (a view like the images: host numpy, or
                     libfeed.Array on a device); else None
+    meta            meta_members=: {member: [one value a sample]}, e.g.
+                    meta["json"][i], the member's bytes as the shard holds them
+                    (a replaced sample's are its substitute's), or str or parsed
+                    JSON as meta_decode asks; else None
     """
 
     def __new__(cls, images, labels, epoch, index, sample_ids, flags, bad, soft_labels=None,
-                class_labels=None, label_lists=None, targets=None):
+                class_labels=None, label_lists=None, targets=None, meta=None):
         self = super().__new__(cls, (images, labels))
         self.epoch, self.index, self.sample_ids, self.flags, self.bad = (
             epoch, index, sample_ids, flags, bad)
@@ -62,6 +67,7 @@ class Batch(tuple):
         self.class_labels = labels if class_labels is None else class_labels
         self.label_lists = label_lists
         self.targets = targets
+        self.meta = meta
         return self
 
     def replace(self, **changes):
@@ -69,7 +75,7 @@ class Batch(tuple):
         now = {"images": self[0], "labels": self[1], "epoch": self.epoch, "index": self.index,
                "sample_ids": self.sample_ids, "flags": self.flags, "bad": self.bad,
                "soft_labels": self.soft_labels, "class_labels": self.class_labels,
-               "label_lists": self.label_lists, "targets": self.targets}
+               "label_lists": self.label_lists, "targets": self.targets, "meta": self.meta}
         unknown = set(changes) - set(now)
         if unknown:
             raise TypeError(f"Batch.replace: no field {sorted(unknown)}")
@@ -319,8 +325,34 @@ class Iteration:
             offsets = np.ctypeslib.as_array(b.label_offsets, (n + 1,)).copy()
             lists = (offsets, np.ctypeslib.as_array(b.label_list, (max(int(offsets[-1]), 1),))
                      [:int(offsets[-1])].copy())
+        meta = self._meta_values(b, ids) if b.meta_members and b.meta else None
         return Batch(images, labels, int(b.epoch), int(b.index), ids, flags, int(b.bad),
-                     soft_labels=soft, label_lists=lists, targets=tg)
+                     soft_labels=soft, label_lists=lists, targets=tg, meta=meta)
+
+    def _meta_values(self, b, ids):
+        """The batch's metadata members, copied out of its memory and decoded
+        as meta_decode asks: {member: [value of sample 0, 1, ...]}."""
+        n, m = int(b.count), int(b.meta_members)
+        offs = np.ctypeslib.as_array(b.meta_offsets, (n * m,))
+        lens = np.ctypeslib.as_array(b.meta_lengths, (n * m,))
+        base = b.meta
+        out = {}
+        for j, ext in enumerate(self._meta_exts[:m]):
+            how = self._meta_decode.get(ext, "bytes")
+            vals = []
+            for i in range(n):
+                raw = ctypes.string_at(base + int(offs[i * m + j]), int(lens[i * m + j]))
+                if how == "bytes":
+                    vals.append(raw)
+                    continue
+                try:
+                    text = raw.decode()
+                    vals.append(json.loads(text) if how == "json" else text)
+                except ValueError as e:  # UnicodeDecodeError and JSONDecodeError both are
+                    raise ValueError(f"libfeed: the .{ext} member of {self.samples[int(ids[i])][0]} is not "
+                                     f"{'JSON' if how == 'json' else 'UTF-8 text'} (meta_decode): {e}") from None
+            out[ext] = vals
+        return out
 
     # -- giving batches back ------------------------------------------------------------
     def _unpin(self, held):

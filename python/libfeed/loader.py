@@ -35,6 +35,18 @@ from ._stats import Stats  # noqa: F401,E402
 _lib = _capi.lib
 
 
+def _meta_decode(how):
+    """meta_decode as {member: mode} ({None: mode} for every member)."""
+    modes = ("bytes", "str", "json")
+    if isinstance(how, str):
+        if how not in modes:
+            raise ValueError(f"libfeed: meta_decode={how!r}: expected 'bytes', 'str', 'json' or a dict of them")
+        return {None: how}
+    if isinstance(how, dict) and all(isinstance(v, str) and v in modes for v in how.values()):
+        return dict(how)
+    raise ValueError(f"libfeed: meta_decode={how!r}: expected 'bytes', 'str', 'json' or a dict of them")
+
+
 class Loader(Iteration, Position, DatasetInfo, Reports):
     """Batches of decoded, augmented images from worker processes, like a
     PyTorch DataLoader over an ImageFolder.
@@ -96,6 +108,9 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
       timeout  seconds one batch may take before FeedTimeoutError (None: no limit).
       stream   CUDA stream (int, torch/cupy stream) that device batches are
                made ready on; default the legacy default stream.
+      meta_decode  with meta_members (["json", "txt"] or "json:txt"): how
+               Batch.meta gives each member: "bytes" (default), "str" (UTF-8)
+               or "json" (parsed), or a dict {member: one of those}.
 
     Iterating gives one epoch (a Batch, which unpacks as (images, labels));
     the next `for` continues with the next epoch while the workers keep
@@ -109,7 +124,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     def __init__(self, source=None, batch_size=None, *, shuffle=None, seed=None, workers=None,
                  augment=None, size=None, dtype=None, layout=None, device=None, rank=None,
                  world_size=None, drop_last=None, prefetch=None, epochs=None, copy=False,
-                 output="numpy", timeout=None, stream=None, options=None, **kwargs):
+                 output="numpy", timeout=None, stream=None, options=None, meta_decode="bytes", **kwargs):
         self._h = None
         self._native = None
         self._lock = threading.RLock()
@@ -130,6 +145,8 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
                 raise ValueError(f"libfeed: timeout={timeout}: must not be negative")
         self._timeout = timeout
         self._stream = _stream_value(stream)
+        self._meta_exts = []
+        self._meta_decode = _meta_decode(meta_decode)
 
         # targets= an array: written to a temporary .npy that create reads
         # whole and that is removed right after it.
@@ -163,6 +180,11 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
             raise make_error(st, msg, path=path)
         self._h = handle.value
         self._native = _Native(self._h)
+        if _capi.options_mirror_ok:  # the members' names, as create took them
+            names = _capi.FeedOptions.from_buffer(opts).meta_members.decode()
+            self._meta_exts = [e for e in names.split(":") if e]
+            if isinstance(self._meta_decode.get(None), str):
+                self._meta_decode = {e: self._meta_decode[None] for e in self._meta_exts}
         self._owner_thread = threading.get_ident()
         stats = self.stats()
         self._device = "cpu" if stats["backend"] == "host" else stats["backend"]

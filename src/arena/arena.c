@@ -38,7 +38,15 @@ static void layout(feed__layout *l, const feed__arena_geom *g)
     l->off_flags = off;
     off = FEED_ALIGN_UP(off + B, 4096);
     l->off_pixels = off;
-    l->slot_stride = FEED_ALIGN_UP(off + B * g->sample_bytes, FEED_ARENA_PAGE_MAX);
+    off += B * g->sample_bytes;
+    if (g->nmeta) { /* after the pixels: paged in only where a worker writes */
+        l->nmeta = g->nmeta;
+        l->meta_bytes = g->meta_bytes;
+        l->off_mlens = off = FEED_ALIGN_UP(off, 64);
+        l->off_meta = off = FEED_ALIGN_UP(off + B * g->nmeta * sizeof(uint32_t), 64);
+        off += B * g->meta_bytes;
+    }
+    l->slot_stride = FEED_ALIGN_UP(off, FEED_ARENA_PAGE_MAX);
     l->total_bytes = l->hdr_bytes + (uint64_t)g->nslots * l->slot_stride;
 }
 
@@ -54,6 +62,7 @@ static void write_layout(feed__arena_hdr *h, const feed__layout *l)
     h->off_trace = l->off_trace, h->trace_stride = l->trace_stride;
     h->off_states = l->off_states, h->off_recs = l->off_recs, h->off_labels = l->off_labels;
     h->off_ids = l->off_ids, h->off_flags = l->off_flags, h->off_pixels = l->off_pixels;
+    h->nmeta = l->nmeta, h->meta_bytes = l->meta_bytes, h->off_mlens = l->off_mlens, h->off_meta = l->off_meta;
 }
 
 static feed_status alloc_private(feed__arena *a)
@@ -74,6 +83,9 @@ static feed_status alloc_private(feed__arena *a)
             !(m->ids = feed__calloc(l->batch_size, sizeof *m->ids)) ||
             !(m->flags = feed__calloc(l->batch_size, sizeof *m->flags)))
             return FEED_E_NOMEM;
+        if (l->nmeta && (!(m->meta_off = feed__calloc((size_t)l->batch_size * l->nmeta, sizeof *m->meta_off)) ||
+                         !(m->meta_len = feed__calloc((size_t)l->batch_size * l->nmeta, sizeof *m->meta_len))))
+            return FEED_E_NOMEM;
     }
     return FEED_OK;
 }
@@ -87,6 +99,8 @@ static void free_private(feed__arena *a)
         feed__free(a->meta[i].labels);
         feed__free(a->meta[i].ids);
         feed__free(a->meta[i].flags);
+        feed__free(a->meta[i].meta_off);
+        feed__free(a->meta[i].meta_len);
     }
     feed__free(a->meta);
     feed__free(a->cfg_mem);
@@ -279,7 +293,7 @@ feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, si
         return feed__err(FEED_E_RESOURCE, err, errlen, "arena: cannot map the configuration: %s", strerror(e));
     }
     feed__arena_hdr *h = p;
-    feed__arena_geom g = {h->nslots, h->batch_size, h->nworkers, h->sample_bytes};
+    feed__arena_geom g = {h->nslots, h->batch_size, h->nworkers, h->sample_bytes, h->nmeta, h->meta_bytes};
     layout(&a->lay, &g);
     const feed__layout *l = &a->lay;
     if (h->magic != FEED_ARENA_MAGIC || h->layout_version != FEED_ARENA_VERSION ||
@@ -287,7 +301,8 @@ feed_status feed__arena_attach(feed__arena *a, int fd, int cfg_fd, char *err, si
         h->hdr_bytes != l->hdr_bytes || h->off_trace != l->off_trace || h->trace_stride != l->trace_stride ||
         h->slot_stride != l->slot_stride || h->off_states != l->off_states || h->off_recs != l->off_recs ||
         h->off_labels != l->off_labels || h->off_ids != l->off_ids || h->off_flags != l->off_flags ||
-        h->off_pixels != l->off_pixels || !l->nslots || !l->batch_size || !l->nworkers) {
+        h->off_pixels != l->off_pixels || h->off_mlens != l->off_mlens || h->off_meta != l->off_meta ||
+        !l->nslots || !l->batch_size || !l->nworkers) {
         munmap(p, (size_t)sb.st_size);
         memset(&a->lay, 0, sizeof a->lay);
         return feed__err(FEED_E_INTERNAL, err, errlen,

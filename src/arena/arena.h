@@ -17,6 +17,8 @@
  *       ids[B]             uint64_t
  *       flags[B]           uint8_t
  *       pixels             B * sample_bytes, 4 KiB aligned
+ *       mlens[B * nmeta]   uint32_t: the metadata members' lengths (nmeta > 0 only)
+ *       meta               B * meta_bytes: sample t's members at t * meta_bytes, one after another
  *
  * The header begins with magic, layout version and sizes; a worker checks
  * them on attach and refuses a layout it was not built for.
@@ -49,7 +51,7 @@
 #include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 8u
+#define FEED_ARENA_VERSION 9u
 #define FEED_ARENA_MAX_WORKERS 250u
 /* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
  * arm64 such as Grace, which ships with 64 KiB pages): the configuration,
@@ -139,6 +141,10 @@ typedef struct feed__arena_hdr {
             uint32_t sandbox; /* 1: workers enter the seccomp sandbox after setup (sandbox.h) */
             uint64_t max_file_bytes;
             uint64_t dataset_size;
+            /* metadata members (meta_members): nmeta a sample, meta_bytes of room each */
+            uint32_t nmeta, meta_missing; /* FEED_META_MISSING_* */
+            uint64_t meta_bytes, off_mlens, off_meta; /* offsets within a slot */
+            char meta_exts[4][32];                    /* their extensions, for reports */
         };
         char cfg_pages[FEED_ARENA_PAGE_MAX];
     };
@@ -160,7 +166,8 @@ typedef struct feed__layout {
     uint64_t total_bytes, hdr_bytes, slot_stride, sample_bytes;
     uint64_t off_trace, trace_stride;
     uint64_t off_states, off_recs, off_labels, off_ids, off_flags, off_pixels;
-    uint32_t nslots, batch_size, nworkers;
+    uint64_t meta_bytes, off_mlens, off_meta;
+    uint32_t nslots, batch_size, nworkers, nmeta;
 } feed__layout;
 
 /* The parent's own record of sample t of a slot: what it asked for and the
@@ -189,6 +196,11 @@ typedef struct feed__slot_meta {
     int32_t *labels;      /* batch_size, delivered */
     uint64_t *ids;
     uint8_t *flags;
+    /* metadata members (nmeta > 0): where sample t's member j is in the
+     * slot's meta region and how long, [t * nmeta + j], from the index and
+     * the lengths the worker wrote, checked */
+    uint64_t *meta_off;
+    uint32_t *meta_len;
 } feed__slot_meta;
 
 typedef struct feed__arena {
@@ -212,6 +224,8 @@ typedef struct feed__arena {
 typedef struct feed__arena_geom {
     uint32_t nslots, batch_size, nworkers;
     uint64_t sample_bytes;
+    uint32_t nmeta;      /* metadata members a sample (0: none) */
+    uint64_t meta_bytes; /* room for one sample's */
 } feed__arena_geom;
 
 /* Creates the memfd, sizes it, maps it (the control words populated, the
@@ -269,6 +283,14 @@ static inline uint8_t *feed__slot_flags(const feed__arena *a, uint32_t i)
 static inline uint8_t *feed__slot_pixels(const feed__arena *a, uint32_t i)
 {
     return (uint8_t *)(feed__slot_base(a, i) + a->lay.off_pixels);
+}
+static inline uint32_t *feed__slot_mlens(const feed__arena *a, uint32_t i)
+{
+    return (uint32_t *)(feed__slot_base(a, i) + a->lay.off_mlens);
+}
+static inline uint8_t *feed__slot_members(const feed__arena *a, uint32_t i)
+{
+    return (uint8_t *)(feed__slot_base(a, i) + a->lay.off_meta);
 }
 
 #endif

@@ -213,8 +213,33 @@ int feed__builder_add_key(feed__builder *b, const char *key, size_t len)
     return 0;
 }
 
+int feed__builder_add_members(feed__builder *b, const uint64_t *off, const uint64_t *len)
+{
+    uint64_t i = b->n - 1;
+    if (i >= b->mcap) {
+        uint64_t cap = b->mcap ? b->mcap * 2 : 1024;
+        uint64_t *o = feed__realloc(b->moffs, (size_t)(cap * b->nmeta * sizeof *o));
+        if (!o)
+            return -1;
+        b->moffs = o;
+        uint32_t *l = feed__realloc(b->mlens, (size_t)(cap * b->nmeta * sizeof *l));
+        if (!l)
+            return -1;
+        b->mlens = l, b->mcap = cap;
+    }
+    for (uint32_t j = 0; j < b->nmeta; j++) {
+        b->moffs[i * b->nmeta + j] = off[j];
+        /* a member past 4 GiB is kept as 4 GiB - 1: over any meta_max_bytes, so the worker reports it */
+        b->mlens[i * b->nmeta + j] = off[j] == FEED_INDEX_NO_MEMBER ? 0 : len[j] > UINT32_MAX ? UINT32_MAX
+                                                                                             : (uint32_t)len[j];
+    }
+    return 0;
+}
+
 void feed__builder_free(feed__builder *b)
 {
+    feed__free(b->moffs);
+    feed__free(b->mlens);
     feed__free(b->keys);
     feed__free(b->ents);
     feed__free(b->pool);
@@ -257,6 +282,11 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
     uint64_t keys_off = FEED_ALIGN_UP(end, 64);
     if (keyed)
         end = keys_off + b->n * sizeof(uint32_t);
+    int membered = kind == FEED_INDEX_SHARDS && b->nmeta && b->n;
+    uint64_t moffs_off = FEED_ALIGN_UP(end, 64);
+    uint64_t mlens_off = moffs_off + (membered ? b->n * b->nmeta * sizeof(uint64_t) : 0);
+    if (membered)
+        end = mlens_off + b->n * b->nmeta * sizeof(uint32_t);
     uint64_t total = FEED_ALIGN_UP(end, 4096);
     feed__index_hdr *h = feed__calloc(1, total);
     if (!h) {
@@ -301,6 +331,13 @@ feed_status feed__builder_finish(feed__index *ix, feed__builder *b, const char *
     if (keyed) {
         memcpy((char *)h + keys_off, b->keys, b->n * sizeof(uint32_t));
         h->keys_off = keys_off;
+    }
+    if (membered) {
+        memcpy((char *)h + moffs_off, b->moffs, b->n * b->nmeta * sizeof(uint64_t));
+        memcpy((char *)h + mlens_off, b->mlens, b->n * b->nmeta * sizeof(uint32_t));
+        h->nmeta = b->nmeta;
+        h->moffs_off = moffs_off;
+        h->mlens_off = mlens_off;
     }
     feed__builder_free(b);
     ix->hdr = h;

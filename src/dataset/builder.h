@@ -39,6 +39,11 @@ typedef struct feed__builder {
     uint32_t max_labels;
     uint32_t *keys; /* tar shards: each sample's key, a pool offset (FEED_INDEX_NO_KEY: none) */
     uint64_t keys_cap;
+    /* tar shards with metadata members: nmeta ranges a sample (index.h) */
+    uint32_t nmeta;
+    uint64_t *moffs;
+    uint32_t *mlens;
+    uint64_t mcap; /* samples the two tables hold */
     char first_problem[FEED_INDEX_SKIPPED_NAMES]; /* the first one's report */
 } feed__builder;
 
@@ -55,6 +60,9 @@ int feed__builder_add_labels(feed__builder *b, const int32_t *labels, uint32_t n
 /* The WebDataset key of the last sample added, key[0..len), into the pool
  * (tar shards). 0 or -1 (out of memory). */
 int feed__builder_add_key(feed__builder *b, const char *key, size_t len);
+/* The metadata member ranges of the last sample added (b->nmeta of them;
+ * off FEED_INDEX_NO_MEMBER: none). 0 or -1 (out of memory). */
+int feed__builder_add_members(feed__builder *b, const uint64_t *off, const uint64_t *len);
 /* Writes src[0..n) into dst fit for a message (escaped); returns dst. */
 typedef const char *(*feed__quote_fn)(char *dst, size_t dstlen, const char *src, size_t n);
 /* Parses s[0..len): integers 0..FEED_MAX_LABEL (an optional '+', decimal

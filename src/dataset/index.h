@@ -11,10 +11,12 @@
  *   feed__index_hdr | entries[count] | class name offsets[nclasses]
  *   | shard path offsets[nshards] | string pool
  *   | extra label starts[count + 1] | extra labels[nextra] | key offsets[count]
+ *   | member offsets[count x nmeta] | member lengths[count x nmeta]
  * (the class name offsets only for an ImageFolder, named_classes = 1; the
  * shard table and the key offsets only for tar shards, kind =
  * FEED_INDEX_SHARDS; the extra labels only when some sample has several
- * labels, nextra > 0).
+ * labels, nextra > 0; the member tables only for tar shards read with
+ * meta_members, nmeta > 0).
  *
  * Labels: a sample's first label is its entry's; a multi-label sample's
  * others are extra labels[starts[i] .. starts[i + 1]), in the order the
@@ -26,6 +28,11 @@
  * in the pool too, found by its uint32 offset in the key table (4 bytes a
  * sample plus the key and its NUL): it names the sample in reports and
  * feed_loader_sample_info ("SHARD.tar:KEY"); the worker never reads it.
+ * A shard sample's metadata members (meta_members: KEY.json, KEY.txt, ...)
+ * are byte ranges of its shard too: member j of sample i at offset
+ * moffs[i * nmeta + j] (FEED_INDEX_NO_MEMBER: the sample has none),
+ * mlens[...] bytes; 12 bytes a sample a member. The worker reads them
+ * beside the image; the parent checks what it wrote against these lengths.
  *
  * Every sample of kinds FILES and SHARDS is a byte range of a file: a whole
  * file (ImageFolder, file list) or a member of a tar shard. The worker and the
@@ -47,7 +54,7 @@
 #include "feed.h"
 
 #define FEED_INDEX_MAGIC 0x5844494445454621ull /* "!FEEDIDX" */
-#define FEED_INDEX_VERSION 4u
+#define FEED_INDEX_VERSION 5u
 /* Labels are int32 (feed_batch.labels): 0..FEED_MAX_LABEL, so at most
  * FEED_MAX_LABEL + 1 classes. Index memory does not depend on the labels: a
  * file list has no per-class table, an ImageFolder one entry per folder. */
@@ -101,8 +108,14 @@ typedef struct feed__index_hdr {
      * pool (FEED_INDEX_NO_KEY: none kept, the pool was past 4 GiB); 0 for
      * the other kinds */
     uint64_t keys_off;
+    /* kind SHARDS with metadata members: nmeta per sample (0: none) */
+    uint32_t nmeta, reserved2;
+    uint64_t moffs_off, mlens_off; /* uint64[count x nmeta], uint32[count x nmeta] */
 } feed__index_hdr;
 #define FEED_INDEX_NO_KEY UINT32_MAX
+#define FEED_INDEX_NO_MEMBER UINT64_MAX
+/* Metadata members a sample, at most (meta_members). */
+#define FEED_INDEX_MAX_META 4u
 
 /* Names of skipped files kept for the report, and the room they have. */
 #define FEED_INDEX_SKIPPED_SHOWN 5u
@@ -145,6 +158,8 @@ typedef struct feed__index_spec {
     const char *target_columns;  /* a .csv/.tsv list's target columns, "a:b:c" ("" or NULL: none) */
     const char *target_member;   /* tar shards: each sample's KEY.<this> .npy member as its target */
     struct feed__targets *targets; /* out (if not NULL): their values, zeroed when none */
+    const char *const *meta_exts; /* tar shards: the metadata members' extensions ("json", "txt") */
+    uint32_t nmeta;               /* how many (at most FEED_INDEX_MAX_META) */
     char *const *shard_paths;    /* tar shards found already (remote ones, in the cache), in their
                                     order: used instead of source and file_list; NULL: none */
     size_t nshard_paths;
@@ -170,14 +185,22 @@ typedef void (*feed__shard_close_fn)(void *ctx, struct feed__tar_io *io);
 feed_status feed__index_build_shards(feed__index *ix, const char *root, char *const *paths, size_t n,
                                      feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
                                      uint32_t multi_label, char *err, size_t errlen);
-/* The same, and with target_ext ("npy") each sample's KEY.<target_ext>
- * member read as its target row into *targets (shards.c says what is
- * accepted; a sample without one is reported and skipped). */
+/* The members a shard index takes beside the image and the label. */
 struct feed__targets;
-feed_status feed__index_build_shards_targets(feed__index *ix, const char *root, char *const *paths, size_t n,
-                                             feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
-                                             uint32_t multi_label, const char *target_ext,
-                                             struct feed__targets *targets, char *err, size_t errlen);
+typedef struct feed__shard_members {
+    uint32_t multi_label;
+    /* target_ext ("npy"): each sample's KEY.<target_ext> member read as its
+     * target row into *targets (shards.c says what is accepted; a sample
+     * without one is reported and skipped) */
+    const char *target_ext;
+    struct feed__targets *targets;
+    /* each sample's KEY.<meta_exts[j]> members as byte ranges (nmeta tables) */
+    const char *const *meta_exts;
+    uint32_t nmeta;
+} feed__shard_members;
+feed_status feed__index_build_shards_with(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                          feed__shard_open_fn open, feed__shard_close_fn close, void *ctx,
+                                          const feed__shard_members *mem, char *err, size_t errlen);
 
 static inline const feed__index_entry *feed__index_entries(const feed__index_hdr *h)
 {
@@ -222,6 +245,17 @@ static inline const char *feed__index_key(const feed__index_hdr *h, uint64_t i)
  * "SHARD.tar:KEY" for a shard member ("SHARD.tar[START:END]", its bytes,
  * when no key is kept). Returns what snprintf does (index.c). */
 int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len);
+/* Metadata member j of sample i: 1 and its byte range in the sample's
+ * shard, or 0 when the sample has none (or the index keeps none). */
+static inline int feed__index_member(const feed__index_hdr *h, uint64_t i, uint32_t j, uint64_t *off, uint32_t *len)
+{
+    if (j >= h->nmeta)
+        return 0;
+    uint64_t o = ((const uint64_t *)((const char *)h + h->moffs_off))[i * h->nmeta + j];
+    *off = o;
+    *len = ((const uint32_t *)((const char *)h + h->mlens_off))[i * h->nmeta + j];
+    return o != FEED_INDEX_NO_MEMBER;
+}
 static inline int32_t feed__index_label(const feed__index_hdr *h, uint64_t i)
 {
     if (h->kind == FEED_INDEX_NPY)

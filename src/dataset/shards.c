@@ -393,6 +393,7 @@ typedef struct shard_ctx {
     const char *path;
     feed__targets *tg; /* KEY.<target_ext> members: row b->n is the pending sample's */
     uint64_t tg_cap;   /* rows tg->data holds */
+    uint64_t moff[FEED_TAR_META_MAX], mlen[FEED_TAR_META_MAX]; /* the pending sample's members */
 } shard_ctx;
 
 static void shard_problem(void *ctx, const char *shard, const char *member, uint64_t off, const char *what);
@@ -426,6 +427,8 @@ static int shard_sample(void *ctx, const char *member, uint64_t hdr_off, uint64_
         shard_problem(ctx, c->path, member, hdr_off, "more labels in all than the index holds; skipped");
         return 0;
     }
+    if (rc == 0 && b->nmeta && feed__builder_add_members(b, c->moff, c->mlen))
+        return -1;
     for (uint32_t k = 0; k < nlabels; k++)
         if ((uint64_t)labels[k] + 1 > b->nclasses)
             b->nclasses = (uint32_t)labels[k] + 1;
@@ -471,6 +474,15 @@ static int shard_target(void *ctx, const char *member, uint64_t hdr_off, const u
     return 0;
 }
 
+/* The pending sample's metadata members, kept for shard_sample. */
+static int shard_members(void *ctx, const uint64_t *off, const uint64_t *len)
+{
+    shard_ctx *c = ctx;
+    for (uint32_t j = 0; j < c->b->nmeta; j++)
+        c->moff[j] = off[j], c->mlen[j] = len[j];
+    return 0;
+}
+
 /* Printed up to this many; then a count (a shard set broken throughout
  * must not bury the terminal). */
 #define SHARD_PROBLEMS_SHOWN 100
@@ -491,22 +503,27 @@ feed_status feed__index_build_shards(feed__index *ix, const char *root, char *co
                                      feed__shard_open_fn open_fn, feed__shard_close_fn close_fn,
                                      void *ctx, uint32_t multi_label, char *err, size_t errlen)
 {
-    return feed__index_build_shards_targets(ix, root, paths, n, open_fn, close_fn, ctx, multi_label, NULL, NULL, err,
-                                            errlen);
+    feed__shard_members mem = {.multi_label = multi_label};
+    return feed__index_build_shards_with(ix, root, paths, n, open_fn, close_fn, ctx, &mem, err, errlen);
 }
 
-feed_status feed__index_build_shards_targets(feed__index *ix, const char *root, char *const *paths, size_t n,
-                                             feed__shard_open_fn open_fn, feed__shard_close_fn close_fn, void *ctx,
-                                             uint32_t multi_label, const char *target_ext,
-                                             struct feed__targets *targets, char *err, size_t errlen)
+feed_status feed__index_build_shards_with(feed__index *ix, const char *root, char *const *paths, size_t n,
+                                          feed__shard_open_fn open_fn, feed__shard_close_fn close_fn, void *ctx,
+                                          const feed__shard_members *mem, char *err, size_t errlen)
 {
+    const char *target_ext = mem->target_ext;
+    feed__targets *targets = mem->targets;
+    uint32_t multi_label = mem->multi_label;
+    if (mem->nmeta > FEED_TAR_META_MAX)
+        return feed__err(FEED_E_INVALID, err, errlen, "dataset: %u metadata members, more than %u", mem->nmeta,
+                         FEED_TAR_META_MAX);
     feed__targets none = {0};
     feed__targets *tg = targets ? targets : &none;
     *tg = (feed__targets){0};
     uint64_t tg_cap = 0;
     memset(ix, 0, sizeof *ix);
     ix->fd = -1;
-    feed__builder b = {.multi_ok = multi_label};
+    feed__builder b = {.multi_ok = multi_label, .nmeta = mem->nmeta};
     feed_status st = FEED_OK;
     if (strlen(root) >= FEED_PATH_MAX)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
@@ -525,8 +542,9 @@ feed_status feed__index_build_shards_targets(feed__index *ix, const char *root, 
         feed__tar_io io = {0};
         if ((st = open_fn(ctx, (uint32_t)i, &io, err, errlen)) != FEED_OK)
             break;
-        shard_ctx c = {&b, i, paths[i], tg, tg_cap};
-        feed__tar_sink sink = {shard_sample, shard_problem, &c, multi_label, target_ext, shard_target};
+        shard_ctx c = {&b, i, paths[i], tg, tg_cap, {0}, {0}};
+        feed__tar_sink sink = {shard_sample, shard_problem, &c,          multi_label,   target_ext,
+                               shard_target, mem->meta_exts, mem->nmeta, shard_members};
         st = feed__tar_scan(&io, paths[i], &sink, err, errlen);
         tg_cap = c.tg_cap;
         close_fn(ctx, &io);

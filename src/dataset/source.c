@@ -66,6 +66,12 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
                          "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
                          spec->target_columns, source);
     }
+    if (!is_shards && spec->nmeta) {
+        feed__shards_free(shards, nshards);
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "meta_members=%s...: only tar shards have members; %s is not a shard set", spec->meta_exts[0],
+                         source && *source ? source : file_list);
+    }
     if (!is_shards && spec->target_member && *spec->target_member) {
         feed__shards_free(shards, nshards);
         return feed__err(FEED_E_INVALID, err, errlen,
@@ -78,8 +84,9 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
                          "dataset: labels=%s is for a .npy array source; %s names tar shards", labels, source);
     }
     if (is_shards) {
-        st = feed__index_build_shards_targets(ix, "/", shards, nshards, feed__shards_open, feed__shards_close, shards,
-                                              spec->multi_label, spec->target_member, spec->targets, err, errlen);
+        feed__shard_members mem = {spec->multi_label, spec->target_member, spec->targets, spec->meta_exts, spec->nmeta};
+        st = feed__index_build_shards_with(ix, "/", shards, nshards, feed__shards_open, feed__shards_close, shards,
+                                           &mem, err, errlen);
         feed__shards_free(shards, nshards);
         return st;
     }

@@ -10,7 +10,7 @@ set(FEED_DATASET_SOURCES
   src/dataset/npy.c
   src/dataset/scancache.c
   src/dataset/tar.c
-  src/dataset/tar_write.c
+  src/dataset/tar_header.c
   src/dataset/shards.c
   src/dataset/targets.c
 )

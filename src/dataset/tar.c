@@ -26,14 +26,7 @@
 #include "dataset/builder.h"
 #include "common/rng.h"
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #define BLK 512
-/* A pax header or GNU long name bigger than this is not a name: refused. */
-#define TAR_META_MAX (1u << 16)
-#define TAR_NAME_MAX 4096
 #define LABEL_MAX_BYTES 32
 /* A multi-label .cls member is read from its first block: at most BLK bytes,
  * so at most this many labels ("1,2,..." is two bytes a label). */
@@ -43,163 +36,6 @@ int feed__tar_is_image_ext(const char *ext)
 {
     return !strcasecmp(ext, "jpg") || !strcasecmp(ext, "jpeg") || !strcasecmp(ext, "png") ||
            !strcasecmp(ext, "webp");
-}
-
-/* ---- header fields ------------------------------------------------------------ */
-
-/* Octal (NUL/space terminated, leading spaces allowed) or GNU base-256.
- * Returns -1 when the field is neither. */
-static int parse_num(const uint8_t *f, size_t n, uint64_t *out)
-{
-    uint64_t v = 0;
-    if (f[0] & 0x80) { /* base-256: big-endian, the top bit of the first byte is the flag */
-        if (f[0] & 0x40)
-            return -1; /* negative */
-        v = f[0] & 0x3f;
-        for (size_t i = 1; i < n; i++) {
-            if (v >> 56)
-                return -1;
-            v = v << 8 | f[i];
-        }
-        *out = v;
-        return 0;
-    }
-    size_t i = 0;
-    while (i < n && f[i] == ' ')
-        i++;
-    size_t d = i;
-    for (; i < n && f[i] >= '0' && f[i] <= '7'; i++) {
-        if (v >> 60)
-            return -1;
-        v = v * 8 + (uint64_t)(f[i] - '0');
-    }
-    if (i == d || (i < n && f[i] != 0 && f[i] != ' '))
-        return -1;
-    *out = v;
-    return 0;
-}
-
-/* Sum of the 512 bytes of h, read as unsigned (flip = 0) or with each byte's
- * top bit flipped (flip = 0x80: the signed sum + 512 * 128). */
-static uint64_t byte_sum(const uint8_t *h, uint8_t flip)
-{
-#if defined(__SSE2__)
-    /* psadbw against zero: the sum of 8 bytes in each 64-bit half */
-    const __m128i z = _mm_setzero_si128(), f = _mm_set1_epi8((char)flip);
-    __m128i acc = z;
-    for (int i = 0; i < BLK; i += 16)
-        acc = _mm_add_epi64(acc, _mm_sad_epu8(_mm_xor_si128(_mm_loadu_si128((const __m128i *)(h + i)), f), z));
-    return (uint64_t)_mm_cvtsi128_si64(acc) + (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc, acc));
-#else
-    /* eight bytes at a time into four 16-bit lanes (64 words: at most 32640 a lane) */
-    uint64_t lanes = 0, fl = 0x0101010101010101ull * flip;
-    for (int i = 0; i < BLK; i += 8) {
-        uint64_t w;
-        memcpy(&w, h + i, 8);
-        w ^= fl;
-        lanes += (w & 0x00ff00ff00ff00ffull) + ((w >> 8) & 0x00ff00ff00ff00ffull);
-    }
-    return (lanes & 0xffff) + ((lanes >> 16) & 0xffff) + ((lanes >> 32) & 0xffff) + (lanes >> 48);
-#endif
-}
-
-/* The header's checksum: the sum of its bytes with the checksum field read
- * as spaces; some old tars summed signed chars. */
-static int checksum_ok(const uint8_t *h)
-{
-    uint64_t want;
-    if (parse_num(h + 148, 8, &want))
-        return 0;
-    uint64_t field = 0;
-    for (int i = 148; i < 156; i++)
-        field += h[i];
-    uint64_t u = byte_sum(h, 0) - field + 8 * ' ';
-    if (u == want)
-        return 1;
-    int64_t sfield = 0;
-    for (int i = 148; i < 156; i++)
-        sfield += (int8_t)h[i];
-    int64_t sg = (int64_t)byte_sum(h, 0x80) - BLK * 128 - sfield + 8 * ' ';
-    return (uint64_t)sg == want;
-}
-
-static int all_zero(const uint8_t *h)
-{
-    uint64_t any = 0;
-    for (int i = 0; i < BLK; i += 8) {
-        uint64_t w;
-        memcpy(&w, h + i, 8);
-        any |= w;
-        if (any) /* a header's name starts it: the first word decides */
-            return 0;
-    }
-    return 1;
-}
-
-/* The name in the header: POSIX ustar joins prefix/name; GNU ("ustar  ")
- * uses the prefix bytes for other fields. */
-static void header_name(const uint8_t *h, char *out, size_t outlen)
-{
-    int posix = !memcmp(h + 257, "ustar\0", 6);
-    size_t nl = strnlen((const char *)h, 100), pl = posix ? strnlen((const char *)h + 345, 155) : 0;
-    size_t o = 0;
-    if (pl + nl + 2 > outlen) /* cannot happen: outlen is TAR_NAME_MAX */
-        pl = 0, nl = nl < outlen ? nl : outlen - 1;
-    if (pl) {
-        memcpy(out, h + 345, pl);
-        out[pl] = '/';
-        o = pl + 1;
-    }
-    memcpy(out + o, h, nl);
-    out[o + nl] = 0;
-}
-
-/* Control bytes of a name become '?' before it goes into a message. */
-static void printable(char *s)
-{
-    for (; *s; s++)
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
-}
-
-/* pax records "LEN key=value\n": picks path and size. -1 if malformed. */
-static int parse_pax(const char *p, size_t n, char *path, size_t pathlen, int *have_path,
-                     uint64_t *size, int *have_size)
-{
-    size_t i = 0;
-    while (i < n) {
-        size_t len = 0, j = i;
-        while (j < n && p[j] >= '0' && p[j] <= '9' && len < TAR_META_MAX)
-            len = len * 10 + (size_t)(p[j++] - '0');
-        if (j == i || j >= n || p[j] != ' ' || len < 5 || len > n - i || p[i + len - 1] != '\n')
-            return -1;
-        const char *kv = p + j + 1, *end = p + i + len - 1;
-        const char *eq = memchr(kv, '=', (size_t)(end - kv));
-        if (!eq)
-            return -1;
-        size_t klen = (size_t)(eq - kv), vlen = (size_t)(end - eq - 1);
-        if (klen == 4 && !memcmp(kv, "path", 4)) {
-            if (vlen >= pathlen)
-                return -1;
-            memcpy(path, eq + 1, vlen);
-            path[vlen] = 0;
-            *have_path = 1;
-        } else if (klen == 4 && !memcmp(kv, "size", 4)) {
-            uint64_t v = 0;
-            if (!vlen)
-                return -1;
-            for (size_t k = 0; k < vlen; k++) {
-                char c = eq[1 + k];
-                if (c < '0' || c > '9' || v > UINT64_MAX / 10 - 10)
-                    return -1;
-                v = v * 10 + (uint64_t)(c - '0');
-            }
-            *size = v;
-            *have_size = 1;
-        }
-        i += len;
-    }
-    return 0;
 }
 
 /* ---- keys seen in this shard: an open-addressing set of 64-bit hashes --------------- */
@@ -256,6 +92,8 @@ typedef struct group {
     uint32_t nlabels;
     uint64_t label_hdr, target_hdr;
     size_t target_len;
+    uint64_t meta_off[FEED_TAR_META_MAX], meta_len[FEED_TAR_META_MAX];
+    uint8_t have_meta[FEED_TAR_META_MAX];
     /* the strings and labels last: a new group resets only what is above */
     int32_t labels[TAR_CLS_MAX_LABELS];
     char img_name[TAR_NAME_MAX];
@@ -283,7 +121,7 @@ static void problem(scan *s, const char *member, uint64_t off, const char *fmt, 
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     snprintf(m, sizeof m, "%s", member);
-    printable(m);
+    feed__tarh_printable(m);
     if (s->sink->problem)
         s->sink->problem(s->sink->ctx, s->path, m, off, what);
 }
@@ -302,6 +140,12 @@ static int flush(scan *s)
             int t = want_target ? s->sink->target(s->sink->ctx, g->target_name, g->target_hdr, s->target,
                                                   g->target_len)
                                 : 0;
+            if (t == 0 && s->sink->nmeta) {
+                for (uint32_t j = 0; j < s->sink->nmeta; j++)
+                    if (!g->have_meta[j])
+                        g->meta_off[j] = UINT64_MAX, g->meta_len[j] = 0;
+                t = s->sink->members(s->sink->ctx, g->meta_off, g->meta_len) ? -1 : 0;
+            }
             if (t < 0)
                 rc = -1;
             else if (t == 0)
@@ -362,7 +206,7 @@ static int label_member(scan *s, group *g, const char *name, uint64_t hoff, uint
         if (nl > 1)
             snprintf(why, sizeof why, "%u labels: several labels a sample need multi_label=1", nl);
         else {
-            printable(p);
+            feed__tarh_printable(p);
             snprintf(why, sizeof why, "label '%.*s' is not an integer 0..2147483647",
                      size <= lim ? (int)(e - p < 64 ? e - p : 64) : 0, p);
         }
@@ -466,6 +310,19 @@ static int member(scan *s, const char *name, uint64_t hoff, uint64_t doff, uint6
         g->target_hdr = hoff;
         g->target_len = (size_t)size;
         g->have_target = 1;
+    } else {
+        for (uint32_t j = 0; j < s->sink->nmeta; j++) {
+            if (strcasecmp(ext, s->sink->meta_exts[j]))
+                continue;
+            if (g->have_meta[j]) {
+                problem(s, name, hoff, "sample '%s' has a second %s member; skipped", g->key, s->sink->meta_exts[j]);
+                g->dup = 1;
+                return 0;
+            }
+            g->have_meta[j] = 1;
+            g->meta_off[j] = doff, g->meta_len[j] = size;
+            break;
+        }
     }
     return 0;
 }
@@ -509,11 +366,11 @@ feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed_
             goto io_error;
         if (got < BLK)
             break;
-        if (all_zero(blk))
+        if (feed__tarh_all_zero(blk))
             break; /* end of archive */
         uint64_t size;
-        header_name(blk, name, sizeof name);
-        if (!checksum_ok(blk) || parse_num(blk + 124, 12, &size)) {
+        feed__tarh_header_name(blk, name, sizeof name);
+        if (!feed__tarh_checksum_ok(blk) || feed__tarh_parse_num(blk + 124, 12, &size)) {
             problem(&s, name, off, "bad tar header (checksum or size field); looking for the next header");
             if (flush(&s))
                 goto nomem;
@@ -522,7 +379,7 @@ feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed_
             for (off += BLK; off + BLK <= io->size; off += BLK) {
                 if ((e = read_at(io, blk, BLK, off, &got)))
                     goto io_error;
-                if (got < BLK || all_zero(blk) || (checksum_ok(blk) && !parse_num(blk + 124, 12, &size)))
+                if (got < BLK || feed__tarh_all_zero(blk) || (feed__tarh_checksum_ok(blk) && !feed__tarh_parse_num(blk + 124, 12, &size)))
                     break;
             }
             continue;
@@ -559,7 +416,7 @@ feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed_
                 if (type == 'L') {
                     snprintf(long_name, sizeof long_name, "%s", meta);
                     have_long = 1;
-                } else if (parse_pax(meta, got, pax_path, sizeof pax_path, &have_pax_path, &pax_size,
+                } else if (feed__tarh_parse_pax(meta, got, pax_path, sizeof pax_path, &have_pax_path, &pax_size,
                                      &have_pax_size)) {
                     problem(&s, name, off, "malformed pax header; ignored");
                 }

@@ -7,7 +7,8 @@
  * extension "seg.jpg"). A sample is a run of consecutive members with one key
  * holding exactly one image member (jpg, jpeg, png, webp; any case) and one
  * label member (cls: the label as decimal text, 0..2147483647); other members
- * (json, txt, ...) are ignored. Formats read: POSIX ustar (name + prefix), pax
+ * (json, txt, ...) are ignored unless the sink asks for them (target_ext,
+ * meta_exts). Formats read: POSIX ustar (name + prefix), pax
  * extended headers (path, size), GNU long names ('L'); base-256 sizes.
  *
  * A malformed shard loses only what is broken: each problem (bad header
@@ -22,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/tar_header.h"
 #include "feed.h"
 
 /* Where the scanner reads a shard: a file (feed__tar_scan_fd) or, for the
@@ -55,7 +57,16 @@ typedef struct feed__tar_sink {
      * is skipped), -1 to stop. */
     const char *target_ext;
     int (*target)(void *ctx, const char *member, uint64_t hdr_off, const uint8_t *bytes, size_t n);
+    /* With nmeta metadata extensions (meta_exts[j]: "json" for KEY.json),
+     * members just before sample: each one's data range (off UINT64_MAX and
+     * len 0 when the sample has none); a second member of one extension is
+     * a problem, the sample skipped. 0 to go on, -1 to stop. The bytes are
+     * not read. */
+    const char *const *meta_exts;
+    uint32_t nmeta;
+    int (*members)(void *ctx, const uint64_t *off, const uint64_t *len);
 } feed__tar_sink;
+#define FEED_TAR_META_MAX 4u
 
 #define FEED_TAR_TARGET_MAX (64u << 10)
 
@@ -65,9 +76,6 @@ typedef struct feed__tar_sink {
 feed_status feed__tar_scan(const feed__tar_io *io, const char *path, const feed__tar_sink *sink,
                            char *err, size_t errlen);
 
-/* Writes one ustar header for a regular file into hdr[512] (name < 100 bytes,
- * or split name/prefix; longer ones return -1): for feed-mkdata and tests. */
-int feed__tar_header(uint8_t hdr[512], const char *name, uint64_t size, uint64_t mtime);
 
 /* 1 if name (a member's last component) names an image member / the label. */
 int feed__tar_is_image_ext(const char *ext);

@@ -44,6 +44,12 @@ typedef struct feed__slot_view {
     const uint32_t *label_offsets; /* multi_label: count + 1 offsets into label_list */
     const int32_t *label_list;
     const void *targets;           /* count rows of target_row bytes */
+    /* Metadata members (feed__device_config.nmeta > 0; NULL otherwise):
+     * member j of sample i is meta_len[i * nmeta + j] bytes at meta +
+     * meta_off[same], in the host slot, checked. */
+    const uint8_t *meta;
+    const uint64_t *meta_off;
+    const uint32_t *meta_len;
 } feed__slot_view;
 
 typedef struct feed__device_config {
@@ -66,6 +72,8 @@ typedef struct feed__device_config {
     uint32_t max_labels;      /* > 0: each view carries multi-label lists, at most this a sample */
     uint32_t target_row;      /* > 0: each view carries targets, rows of this many bytes */
     uint32_t target_dim, target_dtype; /* for feed_batch */
+    uint32_t nmeta;           /* > 0: each view carries metadata members, nmeta a sample */
+    uint64_t meta_bytes;      /* at most this many bytes of them a sample */
     /* the shared arena: register it once for zero-copy DMA */
     void *arena;
     size_t arena_bytes;

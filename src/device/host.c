@@ -69,6 +69,10 @@ static feed_status host_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     b->flags = v.flags;
     b->bad = v.bad;
     b->ready_event = NULL;
+    b->meta = v.meta; /* the slot's own bytes, no copy */
+    b->meta_offsets = v.meta_off;
+    b->meta_lengths = v.meta_len;
+    b->meta_members = v.meta ? d->cfg.nmeta : 0;
     b->handle = seq;
     d->held[seq % d->cfg.ring_slots] = 1;
     return FEED_OK;

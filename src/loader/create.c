@@ -42,7 +42,11 @@ static size_t dtype_size(uint32_t dt)
 /* The index, and what an array source needs of the options. */
 static feed_status build_index(feed_loader *L, const char *worker, char *err, size_t errlen)
 {
-    char note[1024];
+    char note[1024], exts[FEED_INDEX_MAX_META][32];
+    const char *ext_p[FEED_INDEX_MAX_META];
+    int nmeta = feed__options_meta_members(&L->o, exts, note, sizeof note); /* validate checked it */
+    for (int j = 0; j < nmeta; j++)
+        ext_p[j] = exts[j];
     /* Remote shards: complete and checked in the cache before the index is
      * built from them, so a worker never reads a shard still arriving. */
     char **paths = NULL, **urls = NULL;
@@ -61,6 +65,7 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
                              .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
                              .target_member = L->o.target_member, .targets = &L->tg,
+                             .meta_exts = ext_p, .nmeta = nmeta > 0 ? (uint32_t)nmeta : 0,
                              .shard_paths = remote ? paths : NULL, .nshard_paths = npaths};
     if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1) {
         feed__shards_free(paths, npaths);
@@ -267,7 +272,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->host_dtype = on_host ? L->o.dtype : FEED_DTYPE_UINT8;
     L->host_layout = on_host ? L->o.layout : FEED_LAYOUT_HWC;
     uint64_t sample_bytes = (uint64_t)L->o.height * L->o.width * 3 * dtype_size(L->host_dtype);
-    feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes};
+    feed__arena_geom g = {L->o.prefetch, L->o.batch_size, L->o.workers, sample_bytes, L->ix.hdr->nmeta,
+                          L->o.meta_max_bytes};
     if ((st = feed__arena_create(&L->arena, &g, err, errlen)) != FEED_OK ||
         (st = arena_fits(L, err, errlen)) != FEED_OK)
         goto fail;
@@ -283,6 +289,9 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->sandbox = L->o.sandbox;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
+    h->meta_missing = L->o.meta_missing;
+    if (feed__options_meta_members(&L->o, h->meta_exts, L->last_error, sizeof L->last_error) < 0)
+        L->last_error[0] = 0; /* validate refused that already */
     feed__xform_from_options(&h->xform, &L->o);
     if (!on_host && h->xform.erase_p > 0) { /* the device erases after converting (recipe.c) */
         L->post_xf = h->xform;
@@ -312,6 +321,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         .arena_bytes = L->arena.bytes,
         .ring = L,
         .ring_slots = h->nslots,
+        .nmeta = L->arena.lay.nmeta,
+        .meta_bytes = L->arena.lay.meta_bytes,
         .wait_ready = feed__loader_wait_ready,
         .release_slot = feed__loader_release_slot,
     };

@@ -152,8 +152,22 @@ static void mix_elem(const side *sa, const side *sb, uint8_t *a, uint8_t *b, uin
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
+#include <cpuid.h>
 #include <immintrin.h>
+#include <stdatomic.h>
 #define FEED_MIX_AVX2 1
+/* AVX2 and F16C, asked once (clang's __builtin_cpu_supports knows no "f16c"). */
+static int mix_avx2_ok(void)
+{
+    static _Atomic int ok = -1;
+    int v = atomic_load_explicit(&ok, memory_order_relaxed);
+    if (v < 0) {
+        unsigned a, b, c, d;
+        v = __builtin_cpu_supports("avx2") && __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C);
+        atomic_store_explicit(&ok, v, memory_order_relaxed);
+    }
+    return v;
+}
 /* MixUp of a pair with AVX2, 8 elements a step, the same operations in the
  * same order as the scalar loop (two products, one sum, no fused
  * multiply-add; uint8: + 0.5 and truncation; float16 by F16C, bfloat16 by
@@ -238,7 +252,7 @@ static void mixup_pair(const side *sa, const side *sb, uint8_t *restrict A, uint
     const float a0 = sa->fa, a1 = sa->fb, b0 = sb->fa, b1 = sb->fb;
     uint64_t e = 0;
 #ifdef FEED_MIX_AVX2
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) {
+    if (mix_avx2_ok()) {
         const float f[4] = {a0, a1, b0, b1};
         e = mixup_avx2(A, B, n, dtype, f);
     }

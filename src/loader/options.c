@@ -6,6 +6,7 @@
  * and the command-line tools use text keys only, so they never depend on the
  * struct layout.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include <strings.h>
 
 #include "common/internal.h"
+#include "dataset/tar.h"
 #include "loader/options.h"
 #include "pixels/convert.h"
 #include "pixels/xform.h"
@@ -38,6 +40,7 @@ static const char *const interp_words[] = {"nearest", "bilinear", "bicubic", NUL
 static const char *const aa_interp_words[] = {"nearest", "bilinear", NULL};
 static const char *const policy_aa_words[] = {"none", "trivialaugment", "randaugment", "autoaugment", NULL};
 static const char *const mix_mode_words[] = {"batch", "pair", "elem", NULL};
+static const char *const meta_missing_words[] = {"bad", "empty", NULL};
 
 #define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
 #define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
@@ -126,6 +129,9 @@ static const opt_def defs[] = {
     OPT("targets", T_STR, targets),
     OPT("target_columns", T_STR, target_columns),
     OPT("target_member", T_STR, target_member),
+    OPT("meta_members", T_STR, meta_members),
+    OPT("meta_max_bytes", T_U32, meta_max_bytes),
+    OPTE("meta_missing", meta_missing, meta_missing_words),
     OPT("cache_dir", T_STR, cache_dir),
     OPT("cache_size", T_U64, cache_size),
     OPT("fetch_retries", T_U32, fetch_retries),
@@ -192,6 +198,40 @@ static void set_defaults(feed_options *o)
     o->mix_switch_p = 0.5f;
     o->mix_mode = FEED_MIX_BATCH;
     o->repeats = 1;
+    o->meta_max_bytes = 16384;
+}
+
+int feed__options_meta_members(const feed_options *o, char exts[][32], char *why, size_t whylen)
+{
+    int n = 0;
+    for (const char *p = o->meta_members; *p;) {
+        size_t len = strcspn(p, ":");
+        const char *bad = NULL;
+        if (n == 4)
+            bad = "more than 4 members";
+        else if (len == 0 || len > 31)
+            bad = "each member's extension is 1..31 bytes";
+        for (size_t k = 0; !bad && k < len; k++)
+            if (!(isalnum((unsigned char)p[k]) || p[k] == '_' || p[k] == '-' || (p[k] == '.' && k > 0)))
+                bad = "an extension is letters, digits, '_', '-' and '.'";
+        if (!bad) {
+            memcpy(exts[n], p, len);
+            exts[n][len] = 0;
+            if (feed__tar_is_image_ext(exts[n]) || !strcasecmp(exts[n], "cls") ||
+                !strcasecmp(exts[n], o->target_member))
+                bad = "the image, the label (cls) and target_member are read otherwise";
+            for (int j = 0; !bad && j < n; j++)
+                if (!strcasecmp(exts[j], exts[n]))
+                    bad = "a member named twice";
+        }
+        if (bad) {
+            snprintf(why, whylen, "meta_members=%s: %s", o->meta_members, bad);
+            return -1;
+        }
+        n++;
+        p += len + (p[len] == ':');
+    }
+    return n;
 }
 
 feed_status feed_options_init(feed_options *opts, size_t struct_size)
@@ -531,6 +571,12 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     for (size_t i = 0; i < sizeof defs / sizeof defs[0]; i++)
         REQUIRE(defs[i].type != T_STR || memchr((const char *)o + defs[i].offset, 0, defs[i].size),
                 "%s is not NUL-terminated (max %zu bytes)", defs[i].key, defs[i].size - 1);
+    char exts[4][32], why[256];
+    REQUIRE(feed__options_meta_members(o, exts, why, sizeof why) >= 0, "%s", why);
+    REQUIRE(o->meta_max_bytes >= 1 && o->meta_max_bytes <= FEED_MAX_META_BYTES,
+            "meta_max_bytes=%u must be in 1..%u", o->meta_max_bytes, FEED_MAX_META_BYTES);
+    REQUIRE(o->meta_missing <= FEED_META_MISSING_EMPTY, "meta_missing=%u unknown (bad|empty, 0..1)",
+            o->meta_missing);
 #undef REQUIRE
     return FEED_OK;
 }

@@ -32,6 +32,13 @@ typedef struct feed__launcher {
  * (err empty) or if its values are unusable (err says which). */
 int feed__launcher_find(feed__launcher *l, char *err, size_t errlen);
 
+/* meta_max_bytes, at most. */
+#define FEED_MAX_META_BYTES (16u << 20)
+/* meta_members split at ':' into exts[0 .. return): 0..4 extensions, each
+ * 1..31 bytes of [A-Za-z0-9_-] and '.' (not first), none twice, none an
+ * image's, cls or target_member; -1 with why otherwise. */
+int feed__options_meta_members(const feed_options *o, char exts[][32], char *why, size_t whylen);
+
 /* Checks every field; resolves defaults that depend on others (and
  * rank/world_size=auto, from the launcher). */
 feed_status feed__options_validate(feed_options *o, char *err, size_t errlen);

@@ -178,5 +178,8 @@ feed_status feed__loader_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms
     v->sample_ids = m->ids;
     v->flags = m->flags;
     v->post = NULL, v->soft = NULL, v->label_offsets = NULL, v->label_list = NULL, v->targets = NULL;
+    v->meta = L->arena.lay.nmeta ? feed__slot_members(&L->arena, slot) : NULL;
+    v->meta_off = L->arena.lay.nmeta ? m->meta_off : NULL; /* the checked copies */
+    v->meta_len = L->arena.lay.nmeta ? m->meta_len : NULL;
     return L->dev_recipe ? device_recipe(L, seq, m, v) : FEED_OK;
 }

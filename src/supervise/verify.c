@@ -95,6 +95,29 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
         BAD("an invalid errno %d for sample %llu", p->got_errno, (unsigned long long)p->id);
     if (replaced && !terminated)
         BAD("a message of sample %llu without its end (\"%.40s...\")", (unsigned long long)p->id, p->got_message);
+    /* Metadata members: each length the one the index gives the delivered
+     * id (0 for a missing one, which only meta_missing=empty delivers), all
+     * within the sample's room; where each is, the parent's own sums. */
+    const uint32_t M = a->lay.nmeta;
+    const uint32_t *wrote = M ? feed__slot_mlens(a, i) + (uint64_t)t * M : NULL;
+    uint64_t at = (uint64_t)t * a->lay.meta_bytes, used = 0;
+    for (uint32_t j = 0; j < M; j++) {
+        uint32_t got = wrote[j], want = 0;
+        uint64_t off;
+        int have = feed__index_member(ix, id, j, &off, &want);
+        if (flags & FEED__SAMPLE_NO_SUBSTITUTE) /* not delivered: the loader fails the batch */
+            want = 0, have = 1;
+        if (!have && a->cfg->meta_missing != FEED_META_MISSING_EMPTY)
+            BAD("sample %llu as delivered without its .%.31s member (meta_missing=bad)", (unsigned long long)id,
+                a->cfg->meta_exts[j]);
+        if (got != want || want > a->lay.meta_bytes - used)
+            BAD("an invalid length %u of the .%.31s member of sample %llu (it has %u bytes%s)", got,
+                a->cfg->meta_exts[j], (unsigned long long)id, want,
+                want > a->lay.meta_bytes - used ? ", over meta_max_bytes with the others" : "");
+        m->meta_off[(uint64_t)t * M + j] = at + used;
+        m->meta_len[(uint64_t)t * M + j] = got;
+        used += got;
+    }
 #undef BAD
     return 0;
 }

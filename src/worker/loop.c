@@ -63,6 +63,10 @@ typedef struct wctx {
     size_t cap;
     uint8_t *scratch; /* uint8 HWC when the slot wants another dtype */
     uint64_t draw_off; /* the sample's repeat * dataset_size: added to an id, the key of its draws */
+    uint8_t *mdst;     /* metadata members (h->nmeta > 0): this sample's room in the slot */
+    uint32_t *mlens;   /* and its lengths there */
+    uint8_t *mbuf;     /* a member's bytes as read */
+    size_t mcap;
 #if FEED_TEST_HOOKS
     const char *fault;
     feed__scribbler scribble;
@@ -127,6 +131,65 @@ static int do_npy_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uin
     return FEED_OK;
 }
 
+/* Sample id's metadata members (meta_members), before anything is read: a
+ * missing one is a bad sample or empty (meta_missing), members over
+ * meta_bytes together a bad sample; [*lo, *hi) grows to hold them all. The
+ * lengths go into the slot (0 for now: copy_members writes them). */
+static int plan_members(wctx *c, uint64_t id, uint64_t *lo, uint64_t *hi, char *msg, size_t msglen)
+{
+    const feed__arena_hdr *h = c->h;
+    uint64_t used = 0;
+    for (uint32_t j = 0; j < h->nmeta; j++)
+        c->mlens[j] = 0;
+    for (uint32_t j = 0; j < h->nmeta; j++) {
+        uint64_t off;
+        uint32_t len;
+        const char *ext = h->meta_exts[j];
+        if (!feed__index_member(c->ix, id, j, &off, &len)) {
+            if (h->meta_missing == FEED_META_MISSING_EMPTY)
+                continue;
+            snprintf(msg, msglen, "the sample has no .%.31s member (meta_missing=bad)", ext);
+            return FEED_E_DATASET;
+        }
+        if (len > h->meta_bytes - used) {
+            snprintf(msg, msglen, "its meta_members hold %llu bytes or more (the .%.31s member %u), over "
+                     "meta_max_bytes %llu", (unsigned long long)(used + len), ext, len,
+                     (unsigned long long)h->meta_bytes);
+            return FEED_E_TOO_LARGE;
+        }
+        used += len;
+        *lo = off < *lo ? off : *lo;
+        *hi = off + len > *hi ? off + len : *hi;
+    }
+    return FEED_OK;
+}
+
+/* The members into the sample's room in the slot, one after another, and
+ * their lengths beside them, from buf: the shard's bytes from lo on, or
+ * (buf NULL) each read on its own. The parent checks the lengths against
+ * its index. */
+static int copy_members(wctx *c, uint64_t id, const char *path, const uint8_t *buf, uint64_t lo, int *sys_errno,
+                        char *msg, size_t msglen)
+{
+    uint64_t used = 0;
+    for (uint32_t j = 0; j < c->h->nmeta; j++) {
+        uint64_t off;
+        uint32_t len;
+        if (!feed__index_member(c->ix, id, j, &off, &len))
+            continue;
+        size_t got = 0;
+        int st = buf || !len ? FEED_OK
+                             : feed__reader_read_range(c->reader, c->rootfd, path, off, len, c->h->meta_bytes,
+                                                       &c->mbuf, &c->mcap, &got, sys_errno, msg, msglen);
+        if (st != FEED_OK)
+            return st;
+        memcpy(c->mdst + used, buf ? buf + (off - lo) : c->mbuf, len);
+        c->mlens[j] = len;
+        used += len;
+    }
+    return FEED_OK;
+}
+
 /* Reads and transforms dataset sample id into the slot. */
 static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t *flags, int *sys_errno,
                      char *msg, size_t msglen)
@@ -140,17 +203,38 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
     maybe_fault(c, path, FAULT_READ);
     size_t len = 0;
     uint64_t t0 = feed__now_ns();
-    uint64_t off, rlen;
-    int st = feed__index_range(c->ix, id, &off, &rlen)
-                 ? feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes,
-                                           &c->buf, &c->cap, &len, sys_errno, msg, msglen)
-                 : feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap,
+    uint64_t off = 0, rlen = 0;
+    int ranged = feed__index_range(c->ix, id, &off, &rlen);
+    uint64_t lo = off, hi = off + rlen;
+    int st = h->nmeta ? plan_members(c, id, &lo, &hi, msg, msglen) : FEED_OK;
+    if (st != FEED_OK)
+        return st;
+    /* With members, one read when they lie close to the image (WebDataset
+     * writes a sample's members one after another: headers and the label
+     * between them), else a read each. */
+    int span = h->nmeta && rlen <= h->max_file_bytes && hi - lo - rlen <= h->meta_bytes + 65536;
+    if (span)
+        st = feed__reader_read_range(c->reader, c->rootfd, path, lo, hi - lo, hi - lo, &c->buf, &c->cap, &len,
+                                     sys_errno, msg, msglen);
+    else if (h->nmeta && (st = copy_members(c, id, path, NULL, 0, sys_errno, msg, msglen)) != FEED_OK)
+        return st;
+    else if (ranged)
+        st = feed__reader_read_range(c->reader, c->rootfd, path, off, rlen, h->max_file_bytes, &c->buf, &c->cap,
                                      &len, sys_errno, msg, msglen);
+    else
+        st = feed__reader_read(c->reader, c->rootfd, path, h->max_file_bytes, &c->buf, &c->cap, &len, sys_errno,
+                               msg, msglen);
     uint64_t t1 = feed__now_ns();
     atomic_fetch_add_explicit(&c->rec->read_ns, t1 - t0, memory_order_relaxed);
     atomic_fetch_add_explicit(&c->rec->read_bytes, len, memory_order_relaxed);
     if (st != FEED_OK)
         return st;
+    const uint8_t *img = c->buf;
+    if (span) {
+        copy_members(c, id, path, c->buf, lo, sys_errno, msg, msglen); /* from the buffer: cannot fail */
+        img = c->buf + (off - lo);
+        len = (size_t)rlen;
+    }
     maybe_fault(c, path, FAULT_DECODE);
     int direct = h->out_dtype == FEED_DTYPE_UINT8 && h->out_layout == FEED_LAYOUT_HWC;
     feed__image_info info = {0};
@@ -164,7 +248,7 @@ static int do_sample(wctx *c, uint64_t epoch, uint64_t id, uint8_t *out, uint8_t
             snprintf(msg, msglen, "out of memory (FEED_TEST_FAULT)");
         } else
 #endif
-            st = feed__image_process(c->img, &h->xform, c->buf, len, h->seed, epoch, id + c->draw_off,
+            st = feed__image_process(c->img, &h->xform, img, len, h->seed, epoch, id + c->draw_off,
                                      direct ? out : c->scratch, &info, msg, msglen);
         if (st != FEED_E_NOMEM)
             break;
@@ -211,6 +295,10 @@ static void process(wctx *c, const feed__claim *cl)
      * keys no other sample or repeat has, and repeat 0's are the sample's own
      * (a substitute's repeats differ the same way). */
     c->draw_off = (uint64_t)r->repeat * c->h->dataset_size;
+    if (c->h->nmeta) {
+        c->mdst = feed__slot_members(a, cl->slot) + (uint64_t)cl->t * c->h->meta_bytes;
+        c->mlens = feed__slot_mlens(a, cl->slot) + (uint64_t)cl->t * c->h->nmeta;
+    }
     if (id >= c->ix->count) {
         /* The record is shared: another worker may have scribbled on it.
          * Deliver nothing; the parent sees an id it did not ask for and
@@ -255,6 +343,8 @@ static void process(wctx *c, const feed__claim *cl)
         }
         if (st != FEED_OK) { /* nothing decodes: no image to give, the loader fails the batch */
             memset(out, 0, a->lay.sample_bytes);
+            for (uint32_t j = 0; j < c->h->nmeta; j++)
+                c->mlens[j] = 0;
             got = id;
             flags |= FEED__SAMPLE_NO_SUBSTITUTE;
         }

@@ -386,6 +386,7 @@ void feed__scribble_init(feed__scribbler *s, uint32_t w)
     s->permille = permille;
     const char *area = getenv("FEED_TEST_SCRIBBLE_AREA");
     s->control = area && !strcmp(area, "control");
+    s->meta = area && !strcmp(area, "meta");
     feed__rng_init(&s->rng, seed, w, (uint64_t)getpid(), 0);
     /* Counted in a shared mapping of the file, not with write(): the
      * sandbox lets a worker write only its report pipe. */
@@ -429,6 +430,14 @@ void feed__scribble_maybe(feed__scribbler *s, const feed__arena *a, uint32_t w, 
         return;
     }
     const uint32_t i = c->slot, t = c->t;
+    if (s->meta && a->lay.nmeta) { /* a length no healthy worker writes */
+        uint32_t *len = &feed__slot_mlens(a, i)[(uint64_t)t * a->lay.nmeta + feed__rng_below(&s->rng, a->lay.nmeta)];
+        *len += 1 + (uint32_t)feed__rng_below(&s->rng, 255);
+        noise(s, feed__slot_members(a, i) + (uint64_t)t * a->lay.meta_bytes, a->lay.meta_bytes);
+        if (s->counts)
+            atomic_fetch_add(&s->counts[0], 1), atomic_fetch_add(&s->counts[1], 1);
+        return;
+    }
     feed__slot_hdr *sh = feed__slot(a, i);
     feed__sample_rec *r = &feed__slot_recs(a, i)[t];
     uint64_t fields = 0;

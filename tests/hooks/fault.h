@@ -75,7 +75,9 @@
  * words instead, and nothing else: each time 1 to 64 random bytes anywhere
  * from the first word after the configuration page to the end of the last
  * worker's record (the futex words and every worker's record, not only its
- * own), counted as one field.
+ * own), counted as one field. With FEED_TEST_SCRIBBLE_AREA=meta (an arena
+ * with metadata members) it changes one of its sample's member lengths
+ * (adds 1 to 255 to it) and scribbles the member bytes, nothing else.
  */
 #ifndef FEED_FAULT_H
 #define FEED_FAULT_H
@@ -98,6 +100,7 @@ enum { FAULT_READ, FAULT_DECODE, FAULT_PUBLISH };
 typedef struct feed__scribbler {
     int on;
     int control; /* FEED_TEST_SCRIBBLE_AREA=control */
+    int meta;    /* FEED_TEST_SCRIBBLE_AREA=meta */
     uint32_t permille;
     feed__rng rng;
     _Atomic uint64_t *counts; /* FEED_TEST_SCRIBBLE_COUNT mapped: scribbles, fields */

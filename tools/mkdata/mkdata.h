@@ -151,6 +151,7 @@ typedef struct mk_options {
     int image_fmt;   /* IMG_JPEG, IMG_PNG, IMG_WEBP or IMG_MIXED */
     int tar, quiet;
     int targets;     /* --targets: DIR/targets.npy */
+    int meta;        /* --meta: KEY.json and KEY.txt members in the shards */
 } mk_options;
 
 /* Reads argv into o: -1 to go on, else the exit status (0 after --help, 2

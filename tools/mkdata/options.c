@@ -14,6 +14,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: " PROG " --out DIR --count N --seed S [--classes K] [--image FMT] [--quiet]\n"
             "                   [--format folder|tar] [--shard-size M] [--multi-label L] [--targets]\n"
+            "                   [--meta]\n"
             "\n"
             "Writes N deterministic synthetic JPEGs (ImageNet-like sizes, 1/f texture, edges,\n"
             "colour regions) to DIR/class_XXX/img_XXXXXX.jpg, image i in class i %% K, and\n"
@@ -34,7 +35,10 @@ static void usage(FILE *f)
             "                 the seed, none twice) in files.txt (\"PATH 3 17 42\") or each .cls\n"
             "                 (\"3 17 42\"), for multi_label=1 (default: one label, its class)\n"
             "  --targets      also DIR/targets.npy: each image's mean R, G, B / 255 (float32,\n"
-            "                 count x 3, in the dataset's sample order), for targets=\n",
+            "                 count x 3, in the dataset's sample order), for targets=\n"
+            "  --meta         with --format tar, also img_XXXXXX.json ({\"id\": i, \"class\": c,\n"
+            "                 \"bytes\": image size, \"caption\": ...}) and img_XXXXXX.txt (the caption)\n"
+            "                 per sample, for meta_members=json:txt\n",
             1, MAX_COUNT, MAX_CLASSES, MAX_LABELS);
 }
 
@@ -63,7 +67,7 @@ static int parse_u64(const char *s, uint64_t *out)
 /* The arguments as given. */
 typedef struct args {
     const char *out, *count, *seed, *classes, *image, *format, *shard, *multi;
-    int quiet, targets;
+    int quiet, targets, meta;
 } args;
 
 /* -1 to go on, else the exit status. */
@@ -79,8 +83,8 @@ static int read_args(args *a, int argc, char **argv)
             a->quiet = 1;
             continue;
         }
-        if (!strcmp(s, "--targets")) {
-            a->targets = 1;
+        if (!strcmp(s, "--targets") || !strcmp(s, "--meta")) {
+            *(s[2] == 't' ? &a->targets : &a->meta) = 1;
             continue;
         }
         static const char *const keys[] = {"--out", "--count", "--seed", "--classes", "--image",
@@ -140,6 +144,9 @@ int mk_options_parse(mk_options *o, int argc, char **argv)
         return bad_usage("--multi-label '%s': want a whole number from 1 to 16", a.multi);
     o->quiet = a.quiet;
     o->targets = a.targets;
+    o->meta = a.meta;
+    if (o->meta && !o->tar)
+        return bad_usage("%s", "--meta needs --format tar (metadata members live in shards)");
     o->out = a.out;
     o->outlen = strlen(a.out);
     while (o->outlen > 1 && a.out[o->outlen - 1] == '/')

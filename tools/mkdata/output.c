@@ -91,6 +91,19 @@ static int shard_image(mk_output *w, uint64_t i, uint64_t c, const mk_encoded *e
     snprintf(rel, sizeof rel, "img_%0*u.cls", w->digits & 15, (unsigned)i % 1000000000u);
     int lablen = mk_labels(o, i, c, lab, sizeof lab);
     mk_shard_member(&w->sw, rel, lab, (size_t)lablen);
+    if (o->meta) { /* a caption whose length varies with i, and a JSON record holding it */
+        static const char *const words[] = {"a", "synthetic", "scene", "with", "edges", "and", "colour", "regions"};
+        char cap[256], js[512];
+        int cl = snprintf(cap, sizeof cap, "image %u of class %u:", (unsigned)i, (unsigned)c);
+        for (uint64_t k = 0; k < 1 + (i * 7) % 24; k++)
+            cl += snprintf(cap + cl, sizeof cap - (size_t)cl, " %s", words[(i + k) % 8]);
+        int jl = snprintf(js, sizeof js, "{\"id\": %u, \"class\": %u, \"bytes\": %lu, \"caption\": \"%s\"}",
+                          (unsigned)i, (unsigned)c, enc->size, cap);
+        snprintf(rel, sizeof rel, "img_%0*u.json", w->digits & 15, (unsigned)i % 1000000000u);
+        mk_shard_member(&w->sw, rel, js, (size_t)jl);
+        snprintf(rel, sizeof rel, "img_%0*u.txt", w->digits & 15, (unsigned)i % 1000000000u);
+        mk_shard_member(&w->sw, rel, cap, (size_t)cl);
+    }
     return 0;
 }
 

@@ -128,8 +128,19 @@ static int recipe_arrays(cuda_dev *d, cbuf *b, const feed__slot_view *v)
 {
     const feed__device_config *c = &d->cfg;
     if ((b->h_post && !v->post) || (b->h_soft && !v->soft) || (b->h_tgt && !v->targets) ||
-        (b->h_loffs && (!v->label_offsets || !v->label_list)))
+        (b->h_loffs && (!v->label_offsets || !v->label_list)) || (b->h_meta && (!v->meta || !v->meta_len)))
         return 0;
+    if (b->h_meta) { /* packed: the slot goes back to the workers once its pixels are copied */
+        uint64_t at = 0, n = (uint64_t)v->count * c->nmeta;
+        for (uint64_t k = 0; k < n; k++) {
+            if (v->meta_len[k] > c->meta_bytes * v->count - at)
+                return 0;
+            memcpy(b->h_meta + at, v->meta + v->meta_off[k], v->meta_len[k]);
+            b->h_moff[k] = at;
+            b->h_mlen[k] = v->meta_len[k];
+            at += v->meta_len[k];
+        }
+    }
     if (b->h_tgt)
         memcpy(b->h_tgt, v->targets, (size_t)v->count * c->target_row);
     if (b->h_post)

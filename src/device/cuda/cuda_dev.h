@@ -82,6 +82,9 @@ typedef struct cbuf {
     uint32_t *h_loffs;                  /* multi-label lists (host only): batch_size + 1 */
     int32_t *h_llist;                   /* batch_size x max_labels */
     uint8_t *h_tgt, *d_tgt;             /* targets: pinned (batch.targets) and device, batch_size rows */
+    uint8_t *h_meta;                    /* metadata members (host only): batch_size x meta_bytes, */
+    uint64_t *h_moff;                   /* packed one after another, and where each is and how long */
+    uint32_t *h_mlen;                   /* (batch_size x nmeta each) */
     cudaEvent_t ev_start, ev_copied; /* timing events around the H2D copies */
     cudaEvent_t ev_ready;            /* the batch is complete on the device */
     /* One release event per stream that used the batch (each stream wait()

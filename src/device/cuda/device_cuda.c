@@ -272,6 +272,10 @@ static feed_status cuda_next(void *state, uint64_t seq, int64_t timeout_ms, feed
     out->label_offsets = b->h_loffs;
     out->label_list = b->h_llist;
     out->targets = b->h_tgt;
+    out->meta = b->h_meta;
+    out->meta_offsets = b->h_moff;
+    out->meta_lengths = b->h_mlen;
+    out->meta_members = b->h_meta ? d->cfg.nmeta : 0;
     out->targets_device = b->d_tgt;
     out->target_dim = b->h_tgt ? d->cfg.target_dim : 0;
     out->target_dtype = b->h_tgt ? d->cfg.target_dtype : 0;

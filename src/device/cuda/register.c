@@ -51,6 +51,9 @@ static void free_buffers(cuda_dev *d)
         cudaFree(b->d_tgt);
         feed__free(b->h_loffs);
         feed__free(b->h_llist);
+        feed__free(b->h_meta);
+        feed__free(b->h_moff);
+        feed__free(b->h_mlen);
         cudaEvent_t *evs[] = {&b->ev_start, &b->ev_copied, &b->ev_ready};
         for (size_t k = 0; k < FEED_ARRAY_SIZE(evs); k++)
             if (*evs[k])
@@ -220,6 +223,13 @@ static feed_status setup_job(cuda_dev *d, char *err, size_t errlen)
             b->h_loffs = feed__calloc(B + 1, sizeof *b->h_loffs);
             b->h_llist = feed__calloc(B * cfg->max_labels, sizeof *b->h_llist);
             if (!b->h_loffs || !b->h_llist)
+                goto nomem;
+        }
+        if (cfg->nmeta) {
+            b->h_meta = feed__malloc(B * cfg->meta_bytes);
+            b->h_moff = feed__calloc(B * cfg->nmeta, sizeof *b->h_moff);
+            b->h_mlen = feed__calloc(B * cfg->nmeta, sizeof *b->h_mlen);
+            if (!b->h_meta || !b->h_moff || !b->h_mlen)
                 goto nomem;
         }
         what = "cudaEventCreateWithFlags";

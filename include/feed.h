@@ -525,6 +525,23 @@ typedef struct feed_options {
     uint32_t meta_missing;  /* [meta_missing] a sample without one of its members: "bad"
                             (default: a bad sample, replaced and reported naming the member) or
                             "empty" (delivered with that member 0 bytes long) */
+    /* since 0.2.0: remote shards (source an https://, http:// or s3:// URL pattern, or a
+     * local list file of shard URLs; docs/datasets.md). The parent's helper process
+     * feed-fetch downloads every shard into cache_dir before create returns (a copy
+     * whose URL, ETag, Last-Modified and size match is used without a download); the
+     * workers read the cached files as local shards and open no socket. */
+    char cache_dir[FEED_PATH_MAX]; /* [cache_dir] where remote shards are kept ("" default:
+                            $XDG_CACHE_HOME/libfeed/shards, else ~/.cache/libfeed/shards) */
+    uint64_t cache_size;    /* [cache_size] bytes the cache may hold (default 0: no limit); the
+                            least recently used shards of other datasets are evicted to make
+                            room, never this loader's; if this loader's shards alone do not
+                            fit, create fails naming the shard */
+    uint32_t fetch_retries; /* [fetch_retries] tries after the first for a timeout, a reset, a
+                            5xx or a download that is short or fails the tar check (default 4;
+                            backoff 100 ms doubling, at most 5 s; each try reported on stderr) */
+    uint32_t fetch_timeout_ms; /* [fetch_timeout_ms] connect timeout, and the longest a transfer
+                            may stall (under 1 byte/s) before it counts as failed (default 30000) */
+    uint32_t fetch_parallel; /* [fetch_parallel] shards downloaded at once (default 8, 1..64) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

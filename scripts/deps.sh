@@ -26,6 +26,9 @@ feed_check /usr/include/seccomp.h libseccomp-dev
 feed_check /usr/include/spng.h libspng-dev       # PNG, in feed-worker (src/decode/png.c)
 feed_check /usr/include/webp/decode.h libwebp-dev # WebP, in feed-worker (src/decode/webp.c)
 feed_check /usr/include/cmocka.h libcmocka-dev
+# libcurl: feed-fetch, the helper that downloads remote shards (src/remote/); without
+# it the build works and a URL source fails at create (FEED_E_UNSUPPORTED).
+feed_check "/usr/include/$(uname -m)-linux-gnu/curl/curl.h" libcurl4-openssl-dev
 feed_check python3 python3
 # Open MPI: examples/mpi_shards.c and its ctest (mpirun -np 2 / 4, two simulated nodes).
 feed_check mpirun openmpi-bin

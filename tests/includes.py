@@ -25,6 +25,7 @@ CODECS = [
     (re.compile(r'^(jpeglib|jpegint|jerror)\.h$'), re.compile(r'^decode/jpeg[a-z_]*\.c$')),
     (re.compile(r'^spng\.h$'), re.compile(r'^decode/png\.c$')),
     (re.compile(r'^webp/'), re.compile(r'^decode/webp\.c$')),
+    (re.compile(r'^curl/'), re.compile(r'^remote/fetch_[a-z_]*\.c$')),
     (re.compile(r'^(cuda|cuda_runtime|cuda_runtime_api|cuda_fp16|cuda_bf16)\.h$|^nvtx3/'),
      re.compile(r'^device/cuda/')),
 ]

@@ -9,7 +9,9 @@
 #     statically, or the system's with FEED_SYSTEM_LIBJPEG=ON), libspng and
 #     libwebp;
 #   - the shipped libfeed.so / libfeed.a carry no test hook, no decoder and
-#     no worker loop, and libfeed.so needs no codec library.
+#     no worker loop, and libfeed.so needs no codec library;
+#   - libcurl (and so OpenSSL) is feed-fetch's alone: libfeed.so and
+#     feed-worker need neither.
 set -euo pipefail
 build=$2
 fail=0
@@ -70,6 +72,16 @@ for lib in "$build/lib/libfeed.so" "$build/lib/libfeed.a"; do
     bad "$lib carries the decoders or the worker loop (feed-worker's alone)"
   fi
 done
+# 3. sockets and TLS: feed-fetch only (src/remote/fetch_*.c)
+for bin in "$build/lib/libfeed.so" "$w"; do
+  d=$(readelf -d "$bin")
+  if grep -qiE 'NEEDED.*(libcurl|libssl|libcrypto)' <<<"$d"; then
+    bad "$bin needs libcurl or OpenSSL (only feed-fetch downloads)"
+  fi
+done
+if [ -e "$build/bin/feed-fetch" ]; then
+  grep -q 'NEEDED.*libcurl' <<<"$(readelf -d "$build/bin/feed-fetch")" || bad "feed-fetch does not link libcurl"
+fi
 # the shipped worker is not the test one
 wstr=$(strings "$w")
 if grep -q FEED_TEST_FAULT <<<"$wstr"; then

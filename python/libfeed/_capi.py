@@ -137,6 +137,13 @@ class FeedOptions(ctypes.Structure):
         ("meta_members", ctypes.c_char * 128),
         ("meta_max_bytes", u32),
         ("meta_missing", u32),
+        # since 0.2.0: remote shards
+        ("cache_dir", ctypes.c_char * FEED_PATH_MAX),
+        ("cache_size", u64),
+        ("fetch_retries", u32),
+        ("fetch_timeout_ms", u32),
+        ("fetch_parallel", u32),
+        ("pad_fetch_parallel", u32),
     ]
 
 

@@ -60,7 +60,10 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
 
     The source is an ImageFolder root, a "path label" file list, or
     WebDataset tar shards: "/data/train-{000000..001023}.tar", a glob, one
-    .tar, or a text file of .tar paths (KEY.jpg/.png/.webp + KEY.cls members).
+    .tar, or a text file of .tar paths (KEY.jpg/.png/.webp + KEY.cls members);
+    shards may be URLs: "https://host/train-{000000..000999}.tar",
+    "s3://bucket/prefix/*.tar" or a text file of URLs, downloaded whole into
+    cache_dir before the first batch (docs/datasets.md, remote shards).
 
     Every option of include/feed.h can be given by its key: source,
     file_list, batch_size (32), shuffle (True), drop_last (False), seed (0),
@@ -79,8 +82,9 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     report_bad (True: a line per bad sample on stderr, rate-limited),
     bad_log (a file that gets every bad sample), sandbox (True),
     max_worker_memory ("auto"; bytes, 0 = no cap), labels (a .npy source's labels
-    .npy), scan_cache (False), scan_cache_path. Unset options keep libfeed's
-    defaults (in brackets). options= takes more as "key=value,..." or a dict.
+    .npy), scan_cache (False), scan_cache_path, cache_dir, cache_size (0 =
+    no limit), fetch_retries (4), fetch_timeout_ms (30000), fetch_parallel (8).
+    Unset options keep libfeed's defaults (in brackets). options= takes more as "key=value,..." or a dict.
     Numbers are checked before anything starts: an integer option refuses a
     bool, a fraction or a negative value, a float option a bool (TypeError
     or ValueError naming the option); text is left to libfeed's parser.

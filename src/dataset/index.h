@@ -160,6 +160,9 @@ typedef struct feed__index_spec {
     struct feed__targets *targets; /* out (if not NULL): their values, zeroed when none */
     const char *const *meta_exts; /* tar shards: the metadata members' extensions ("json", "txt") */
     uint32_t nmeta;               /* how many (at most FEED_INDEX_MAX_META) */
+    char *const *shard_paths;    /* tar shards found already (remote ones, in the cache), in their
+                                    order: used instead of source and file_list; NULL: none */
+    size_t nshard_paths;
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
 /* The folder scan's rules (which names are images, the index version) as a

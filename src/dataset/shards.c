@@ -148,6 +148,19 @@ static int expand_braces(const char *pat, plist *out)
     return rc;
 }
 
+int feed__shards_braces(const char *pat, char ***out, size_t *n)
+{
+    plist l = {0};
+    int rc = expand_braces(pat, &l);
+    if (rc) {
+        feed__shards_free(l.v, l.n);
+        return rc;
+    }
+    *out = l.v;
+    *n = l.n;
+    return 0;
+}
+
 /* Appends absolute path of p (relative to base when not absolute) to out,
  * checking it is a regular .tar file. */
 static feed_status add_shard(plist *out, const char *base, const char *p, const char *from,

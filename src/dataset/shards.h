@@ -29,6 +29,10 @@
 feed_status feed__shards_expand(const char *source, const char *file_list, char ***paths, size_t *n,
                                 int *is_shards, char *err, size_t errlen);
 void feed__shards_free(char **paths, size_t n);
+/* The brace expansion of a pattern alone (no globs, no files looked at):
+ * 0 and *out[0..*n) (free with feed__shards_free), -1 out of memory, -2 more
+ * than the index holds, -3 malformed (unclosed or nested). */
+int feed__shards_braces(const char *pat, char ***out, size_t *n);
 
 struct feed__tar_io;
 /* feed__index_build_shards' open and close for shard files: ctx is the paths

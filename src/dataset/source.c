@@ -17,6 +17,13 @@
 #include "dataset/npy.h"
 #include "dataset/shards.h"
 
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *p = feed__malloc(n);
+    return p ? memcpy(p, s, n) : NULL;
+}
+
 feed_status feed__index_build(feed__index *ix, const char *source, const char *file_list, char *err,
                               size_t errlen)
 {
@@ -41,8 +48,18 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     char **shards = NULL;
     size_t nshards = 0;
     int is_shards = 0;
-    if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK)
+    if (spec->shard_paths) {
+        if (!(shards = feed__calloc(spec->nshard_paths ? spec->nshard_paths : 1, sizeof *shards)))
+            return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+        for (nshards = 0; nshards < spec->nshard_paths; nshards++)
+            if (!(shards[nshards] = dup_str(spec->shard_paths[nshards]))) {
+                feed__shards_free(shards, nshards);
+                return feed__err(FEED_E_NOMEM, err, errlen, "dataset: out of memory");
+            }
+        is_shards = 1;
+    } else if ((st = feed__shards_expand(source, file_list, &shards, &nshards, &is_shards, err, errlen)) != FEED_OK) {
         return st;
+    }
     if ((is_shards || (source && feed__npy_is_source(source))) && spec->target_columns && *spec->target_columns) {
         feed__shards_free(shards, nshards);
         return feed__err(FEED_E_INVALID, err, errlen,

@@ -15,6 +15,7 @@
 #include "common/internal.h"
 #include "common/rng.h"
 #include "dataset/index.h"
+#include "dataset/shards.h"
 #include "device/device.h"
 #if FEED_TEST_HOOKS
 #include "hooks/loader_test.h"
@@ -30,6 +31,7 @@
 #include "loader/schedule.h"
 #include "pixels/convert.h"
 #include "pixels/xform.h"
+#include "remote/remote.h"
 #include "supervise/pool.h"
 
 static size_t dtype_size(uint32_t dt)
@@ -38,24 +40,41 @@ static size_t dtype_size(uint32_t dt)
 }
 
 /* The index, and what an array source needs of the options. */
-static feed_status build_index(feed_loader *L, char *err, size_t errlen)
+static feed_status build_index(feed_loader *L, const char *worker, char *err, size_t errlen)
 {
     char note[1024], exts[FEED_INDEX_MAX_META][32];
     const char *ext_p[FEED_INDEX_MAX_META];
     int nmeta = feed__options_meta_members(&L->o, exts, note, sizeof note); /* validate checked it */
     for (int j = 0; j < nmeta; j++)
         ext_p[j] = exts[j];
+    /* Remote shards: complete and checked in the cache before the index is
+     * built from them, so a worker never reads a shard still arriving. */
+    char **paths = NULL, **urls = NULL;
+    size_t npaths = 0;
+    int remote = 0;
+    feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
+                           .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms,
+                           .parallel = L->o.fetch_parallel, .worker_path = worker};
+    feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote,
+                                           &L->remote, err, errlen);
+    if (rst != FEED_OK)
+        return rst;
+    feed__shards_free(urls, npaths);
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
                              .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
                              .target_member = L->o.target_member, .targets = &L->tg,
-                             .meta_exts = ext_p, .nmeta = nmeta > 0 ? (uint32_t)nmeta : 0};
-    if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1)
+                             .meta_exts = ext_p, .nmeta = nmeta > 0 ? (uint32_t)nmeta : 0,
+                             .shard_paths = remote ? paths : NULL, .nshard_paths = npaths};
+    if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1) {
+        feed__shards_free(paths, npaths);
         return feed__err(FEED_E_INVALID, err, errlen,
                          "targets=%s, target_columns=%s and target_member=%s: set one of them (each gives the "
                          "targets)", L->o.targets, L->o.target_columns, L->o.target_member);
+    }
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
+    feed__shards_free(paths, npaths);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
     if (st != FEED_OK || L->ix.hdr->kind != FEED_INDEX_NPY)
@@ -212,6 +231,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->ix.fd = -1;
     L->arena.fd = L->arena.cfg_fd = -1;
     L->bad.log_fd = -1;
+    L->remote.fd = -1;
     feed_status st;
     char worker[FEED_PATH_MAX];
     L->create_ns[0] = feed__now_ns();
@@ -225,7 +245,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         (st = feed__pool_find_worker(L->o.worker_path, worker, sizeof worker, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[1] = feed__now_ns();
-    if ((st = build_index(L, err, errlen)) != FEED_OK ||
+    if ((st = build_index(L, worker, err, errlen)) != FEED_OK ||
         (st = feed__index_share(&L->ix, err, errlen)) != FEED_OK)
         goto fail;
     L->create_ns[2] = feed__now_ns();
@@ -379,6 +399,7 @@ void feed_loader_destroy(feed_loader *L)
         L->dev.ops->close(L->dev_state);
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
+    feed__remote_release(&L->remote); /* after the workers: no one reads the shards now */
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     feed__free(L->held_tab);

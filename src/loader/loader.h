@@ -40,6 +40,7 @@
 #include "loader/mix.h"
 #include "loader/readahead.h"
 #include "loader/sampler.h"
+#include "remote/remote.h"
 #include "loader/schedule.h"
 #include "supervise/pool.h"
 #include "supervise/trace.h"
@@ -115,6 +116,7 @@ struct feed_loader {
      * slot's rows (ring slots x batch_size rows, the batch in slot seq %
      * tg_slots), gathered by next() (host) or wait_ready (device). */
     feed__targets tg;
+    feed__remote_hold remote; /* the claim on remote shards in the cache (remote.h); fd -1: none */
     uint8_t *tg_buf;
     uint32_t tg_slots;
     /* multi_label: each slot's label_offsets (batch_size + 1) and label_list

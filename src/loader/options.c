@@ -132,6 +132,11 @@ static const opt_def defs[] = {
     OPT("meta_members", T_STR, meta_members),
     OPT("meta_max_bytes", T_U32, meta_max_bytes),
     OPTE("meta_missing", meta_missing, meta_missing_words),
+    OPT("cache_dir", T_STR, cache_dir),
+    OPT("cache_size", T_U64, cache_size),
+    OPT("fetch_retries", T_U32, fetch_retries),
+    OPT("fetch_timeout_ms", T_U32, fetch_timeout_ms),
+    OPT("fetch_parallel", T_U32, fetch_parallel),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -167,6 +172,9 @@ static void set_defaults(feed_options *o)
     o->bad_policy = FEED_BAD_REPLACE;
     o->max_retries = 2;
     o->sample_timeout_ms = 30000;
+    o->fetch_retries = 4;
+    o->fetch_timeout_ms = 30000;
+    o->fetch_parallel = 8;
     o->max_pixels = 100u * 1000u * 1000u;
     o->max_file_bytes = 256u << 20;
     o->reader = FEED_READER_AUTO;
@@ -536,6 +544,11 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
             "device_prefetch=%u must be in 1..64", o->device_prefetch);
     REQUIRE(o->bad_policy <= FEED_BAD_FAIL, "bad_policy=%u unknown (replace|fail, 0..1)", o->bad_policy);
     REQUIRE(o->max_retries <= 100, "max_retries=%u must be in 0..100", o->max_retries);
+    REQUIRE(o->fetch_parallel >= 1 && o->fetch_parallel <= 64, "fetch_parallel=%u must be in 1..64",
+            o->fetch_parallel);
+    REQUIRE(o->fetch_retries <= 100, "fetch_retries=%u must be in 0..100", o->fetch_retries);
+    REQUIRE(o->fetch_timeout_ms >= 100 && o->fetch_timeout_ms <= 3600000,
+            "fetch_timeout_ms=%u must be in 100..3600000", o->fetch_timeout_ms);
     REQUIRE(o->sample_timeout_ms == 0 || o->sample_timeout_ms >= FEED_MIN_SAMPLE_TIMEOUT_MS,
             "sample_timeout_ms=%u must be 0 (never) or >= %u: a worker busy longer than this on one "
             "sample is killed as hung, and a large JPEG takes tens of ms to decode",

@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Remote tar shards against the same shards on local disk: feedbench over
+DIR/shards.txt, then over the same shards from a local HTTP server with a
+bandwidth cap (all connections together) and a latency per request
+(python/tests/remote_server.py), once with an empty cache_dir (every shard
+downloaded at create) and once with the cache kept (HEAD requests only), for
+each cap of --rate-mbs, with a local run before and after each remote one,
+for --rounds rounds.
+
+    bench/remotebench.py [--shards DIR] [--count 2000] [--shard-size 100]
+        [--rate-mbs 400,40] [--latency-ms 20] [--rounds 4] [--batch 64]
+        [--workers 2] [--epochs 3] [--augment val] [--json out.json]
+
+Without --shards the shards are made with feed-mkdata (--count, --shard-size,
+seed 1). Prints a table: images/s of each run (feedbench's measured loop, after
+create and its warm-up batches) and over the mean of the local runs around it,
+startup (the process's wall time less that
+loop: create with its downloads, the warm-up batches, the exit), the GETs the
+server saw, and for each cold run the startup over the local one's against
+what the cap alone gives. Writes JSON.
+"""
+import argparse
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(ROOT, "python", "tests"))
+from benchcommon import write_json  # noqa: E402
+from remote_server import Server  # noqa: E402
+
+
+def feedbench(exe, data, args, opts, out):
+    cmd = [exe, "--data", data, "--batch", str(args.batch), "--workers", str(args.workers), "--epochs",
+           str(args.epochs), "--augment", args.augment, "--no-progress", "--quiet", "--json", out]
+    if opts:
+        cmd += ["--opts", opts]
+    t0 = time.monotonic()
+    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+    total = time.monotonic() - t0
+    with open(out) as f:
+        j = json.load(f)
+    return {"images_per_sec": j["images_per_sec"], "loop_s": j["wall_s"], "process_s": round(total, 3),
+            "create_s": round(total - j["wall_s"], 3)}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--shards", help="folder of tar shards with shards.txt (feed-mkdata --format tar)")
+    ap.add_argument("--count", type=int, default=2000)
+    ap.add_argument("--shard-size", type=int, default=100)
+    ap.add_argument("--rate-mbs", default="400,40", help="bandwidth caps, MB/s (10^6 bytes), comma-separated")
+    ap.add_argument("--latency-ms", type=float, default=20.0, help="added to every request")
+    ap.add_argument("--rounds", type=int, default=4)
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--epochs", type=int, default=3)
+    ap.add_argument("--augment", default="val")
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    exe = os.path.join(args.build, "bin", "feedbench")
+    tmp = tempfile.mkdtemp(prefix="remotebench-")
+    try:
+        shards = args.shards
+        if not shards:
+            shards = os.path.join(tmp, "shards")
+            subprocess.run([os.path.join(args.build, "bin", "feed-mkdata"), "--out", shards, "--count",
+                            str(args.count), "--seed", "1", "--format", "tar", "--shard-size",
+                            str(args.shard_size), "--quiet"], check=True)
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(shards, "*.tar")))
+        nbytes = sum(os.path.getsize(os.path.join(shards, n)) for n in names)
+        rates = [float(r) for r in args.rate_mbs.split(",")]
+        out = os.path.join(tmp, "r.json")
+        rounds = []
+        local = os.path.join(shards, "shards.txt")
+        for r in range(args.rounds):
+            # a local run before and after each remote one: each remote run is compared with
+            # the mean of its two neighbours, so a load that drifts falls on both sides
+            row = {"local": [feedbench(exe, local, args, "", out)]}
+            for rate in rates:
+                srv = Server(shards, rate=int(rate * 1e6), latency=args.latency_ms / 1000)
+                try:
+                    urls = os.path.join(tmp, "urls.txt")
+                    with open(urls, "w") as f:
+                        f.writelines(f"{srv.url}/{n}\n" for n in names)
+                    cache = os.path.join(tmp, f"cache-{r}-{rate:g}")
+                    for kind in ("cold", "cached"):
+                        n0 = len(srv.requests("GET"))
+                        res = feedbench(exe, urls, args, f"cache_dir={cache}", out)
+                        res["gets"] = len(srv.requests("GET")) - n0
+                        row["local"].append(feedbench(exe, local, args, "", out))
+                        around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
+                        res["vs_local"] = round(res["images_per_sec"] / around, 4)
+                        row[f"{rate:g}MB/s {kind}"] = res
+                finally:
+                    srv.close()
+            rounds.append(row)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    kinds = [k for k in rounds[0] if k != "local"]
+    locals_ = [x for r in rounds for x in r["local"]]
+    med = {"local": {"images_per_sec": statistics.median(x["images_per_sec"] for x in locals_),
+                     "create_s": statistics.median(x["create_s"] for x in locals_), "vs_local": 1.0}}
+    for k in kinds:
+        med[k] = {m: statistics.median(r[k][m] for r in rounds) for m in ("images_per_sec", "create_s", "vs_local")}
+    print(f"{len(names)} shards, {nbytes / 1e6:.1f} MB; {args.latency_ms:g} ms a request; batch {args.batch}, "
+          f"{args.workers} workers, {args.epochs} epochs, augment={args.augment}; medians of {args.rounds} rounds "
+          f"(vs local: each run over the mean of the local runs just before and after it)")
+    print(f"{'run':<20} {'images/s':>9} {'vs local':>17} {'startup s':>9} {'GETs':>5}  where the time goes")
+    for k in ["local"] + kinds:
+        gets = statistics.median(r[k].get("gets", 0) for r in rounds) if k != "local" else 0
+        ratios = [r[k]["vs_local"] for r in rounds] if k != "local" else [1.0]
+        where = ""
+        if k.endswith("cold"):
+            rate = float(k.split("MB/s")[0])
+            extra = med[k]["create_s"] - med["local"]["create_s"]
+            where = (f"startup +{extra:.2f} s over local: {nbytes / 1e6:.1f} MB at the {rate:g} MB/s cap "
+                     f"alone is {nbytes / rate / 1e6:.2f} s")
+        vs = f"{med[k]['vs_local']:.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
+        print(f"{k:<20} {med[k]['images_per_sec']:>9.1f} {vs:>17} {med[k]['create_s']:>9.2f} {gets:>5g}  {where}")
+    write_json(args.json, {"shards": len(names), "bytes": nbytes, "rates_mbs": rates, "latency_ms": args.latency_ms,
+                           "batch": args.batch, "workers": args.workers, "epochs": args.epochs,
+                           "augment": args.augment, "fetch_parallel": 8, "rounds": rounds, "median": med})
+
+
+if __name__ == "__main__":
+    main()

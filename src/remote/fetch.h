@@ -1,0 +1,68 @@
+/*
+ * fetch.h - feed-fetch, the helper process that downloads remote shards into
+ * the cache directory (remote.h is the parent's side of it).
+ *
+ * feed-fetch is the only program that links libcurl: libfeed.so and the
+ * sandboxed workers open no socket. It reads its requests on stdin, one a
+ * line, all before it starts:
+ *   get <TAB> URL     the shard into the cache (or found there)
+ *   list <TAB> URL    the objects an s3:// glob names (ListObjectsV2)
+ * and answers each on stdout, in order:
+ *   ok <TAB> PATH <TAB> SIZE <TAB> FETCHED     (get: the complete, checked file)
+ *   url <TAB> URL ... then end                  (list: the matches, sorted)
+ *   err <TAB> KIND <TAB> MESSAGE                (KIND: dataset, resource, io)
+ * Gets run --parallel at a time (threads); answers keep the request order.
+ * Retries and evictions are reported on stderr as they happen.
+ */
+#ifndef FEED_FETCH_H
+#define FEED_FETCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fetch_cfg {
+    const char *cache_dir;
+    uint64_t cache_size;  /* bytes; 0: no limit */
+    uint32_t retries;     /* tries after the first, for timeouts, resets, 5xx, bad downloads */
+    uint32_t timeout_ms;  /* connect, and the longest a transfer may stall */
+    uint32_t parallel;    /* downloads at once */
+} fetch_cfg;
+
+/* What a HEAD or GET said. */
+typedef struct fetch_head {
+    long code;            /* HTTP status, 0: none (a transport error) */
+    int64_t size;         /* Content-Length, -1 unknown */
+    int64_t range_total;  /* a 206's Content-Range total, -1 none */
+    char etag[256];
+    char last_modified[128];
+    char why[512];        /* a transport error's words, or the HTTP status */
+    int retryable;        /* a timeout, a reset, a 5xx */
+} fetch_head;
+
+int fetch_http_init(void);
+void fetch_http_done(void);
+/* HEAD url (s3:// signed, path-style). 0 on any answer (h->code set), -1 a
+ * transport error (h->why). */
+int fetch_http_head(const fetch_cfg *c, const char *url, fetch_head *h);
+/* What HEAD would say, for a server that refuses HEAD (a presigned URL is
+ * signed for GET only): a GET of byte 0 (Range), its size from the
+ * Content-Range total, or from Content-Length where the range is ignored (the
+ * transfer then stops after 4 KiB). 0: h->size known. */
+int fetch_http_probe(const fetch_cfg *c, const char *url, fetch_head *h);
+/* GET url into fd from byte 0; if_match: the ETag the object must still have
+ * (a 412 or another ETag: h->code 412). Writes fail: *werr = errno. */
+int fetch_http_get(const fetch_cfg *c, const char *url, const char *if_match, int fd, fetch_head *h,
+                   uint64_t *written, int *werr);
+/* The keys under s3://bucket/prefix matching the glob of url, as s3:// URLs,
+ * sorted: 0, else -1 and why. */
+int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, char *why, size_t whylen);
+
+/* Confines this process before its first request (fetch_sandbox.c): 0, or
+ * -1 and why. */
+int fetch_sandbox(const char *cache_dir, char *why, size_t whylen);
+
+/* 0: buf[0..n) is a whole tar file (every header's checksum right, every
+ * member inside, ends with the zero blocks or at a header boundary). */
+int fetch_tar_check(int fd, uint64_t size, char *why, size_t whylen);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * test_fetch_cache.c - feed-fetch's cache directory (src/remote/fetch_cache.c):
+ * the tar check of a download (a whole tar passes; a changed header byte, a cut
+ * file, a member past the end do not), the records, and eviction: least
+ * recently used first, never a version of a URL this run keeps or a running
+ * loader holds (a flocked .inuse list), a list whose owner is gone removed,
+ * and "no room" when what is kept does not leave enough.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dataset/tar.h"
+#include "remote/fetch.h"
+#include "remote/fetch_cache.h"
+#include "testutil.h"
+
+/* A tar of members of the given sizes (each with its data), two zero blocks. */
+static size_t make_tar(uint8_t *buf, const uint64_t *sizes, int n)
+{
+    size_t off = 0;
+    for (int i = 0; i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "s%05d.jpg", i);
+        assert_int_equal(feed__tar_header(buf + off, name, sizes[i], 0), 0);
+        off += 512;
+        memset(buf + off, 'a' + i, sizes[i]);
+        off += (sizes[i] + 511) / 512 * 512;
+    }
+    memset(buf + off, 0, 1024);
+    return off + 1024;
+}
+
+static int check_bytes(const uint8_t *buf, size_t len, char *why, size_t whylen)
+{
+    char path[] = "/tmp/feed-tarcheck-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    unlink(path);
+    assert_int_equal(write(fd, buf, len), (ssize_t)len);
+    int rc = fetch_tar_check(fd, len, why, whylen);
+    close(fd);
+    return rc;
+}
+
+static void test_tar_check(void **state)
+{
+    (void)state;
+    static uint8_t buf[64 * 1024];
+    const uint64_t sizes[] = {1000, 0, 513, 4096};
+    size_t len = make_tar(buf, sizes, 4);
+    char why[256] = "";
+    assert_int_equal(check_bytes(buf, len, why, sizeof why), 0);
+    /* a tar that ends at a header boundary without the zero blocks is whole too */
+    assert_int_equal(check_bytes(buf, len - 1024, why, sizeof why), 0);
+    /* one byte of the second header changed */
+    size_t h2 = 512 + 1024;
+    buf[h2 + 5] ^= 0x20;
+    assert_int_equal(check_bytes(buf, len, why, sizeof why), -1);
+    assert_non_null(strstr(why, "checksum wrong at offset 1536"));
+    buf[h2 + 5] ^= 0x20;
+    /* cut inside the last member's data: past the end */
+    size_t last = len - 1024 - 4096;
+    assert_int_equal(check_bytes(buf, last + 1024, why, sizeof why), -1);
+    assert_non_null(strstr(why, "runs past the end"));
+    /* not a whole number of blocks */
+    assert_int_equal(check_bytes(buf, len - 100, why, sizeof why), -1);
+    assert_non_null(strstr(why, "512-byte"));
+}
+
+/* A cached shard of url (version v) of `bytes` bytes, last used at `used`. */
+static void put(const char *dir, const char *url, const char *v, size_t bytes, time_t used, char *tar_out)
+{
+    char tar[4200], meta[4200];
+    cache_names(dir, url, v, tar, meta, sizeof tar);
+    char *data = calloc(1, bytes);
+    tu_write(tar, data, bytes);
+    free(data);
+    cache_rec r = {.size = bytes};
+    snprintf(r.url, sizeof r.url, "%s", url);
+    snprintf(r.etag, sizeof r.etag, "\"%s\"", v);
+    assert_int_equal(cache_meta_write(meta, &r), 0);
+    struct timespec ts[2] = {{used, 0}, {used, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, meta, ts, 0), 0);
+    if (tar_out)
+        strcpy(tar_out, tar);
+}
+
+static int exists(const char *p)
+{
+    return access(p, F_OK) == 0;
+}
+
+static void test_records_and_names(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("feed-cache");
+    char tar[4200], meta[4200], tar2[4200], meta2[4200];
+    cache_names(dir, "https://h/a/train-000001.tar?x=1", "\"e1\"\n\n100", tar, meta, sizeof tar);
+    assert_non_null(strstr(tar, "-train-000001.tar"));  /* the URL's own name, readable */
+    cache_names(dir, "https://h/a/train-000001.tar?x=1", "\"e2\"\n\n100", tar2, meta2, sizeof tar2);
+    assert_string_not_equal(tar, tar2);                   /* another version, another file */
+    assert_memory_equal(tar, tar2, strlen(dir) + 1 + CACHE_KEY_LEN); /* the same key */
+    cache_rec r = {.size = 12345}, back;
+    strcpy(r.url, "s3://b/k.tar");
+    strcpy(r.etag, "\"abc\"");
+    strcpy(r.last_modified, "Mon, 01 Jan 2024 00:00:00 GMT");
+    assert_int_equal(cache_meta_write(meta, &r), 0);
+    assert_int_equal(cache_meta_read(meta, &back), 0);
+    assert_string_equal(back.url, r.url);
+    assert_string_equal(back.etag, r.etag);
+    assert_string_equal(back.last_modified, r.last_modified);
+    assert_int_equal(back.size, 12345);
+    tu_write(meta, "s3://b/k.tar\n\"abc\"\n", 19); /* cut short */
+    assert_int_equal(cache_meta_read(meta, &back), -1);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+static void test_eviction(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("feed-cache");
+    char a[4200], b[4200], c[4200], d[4200], why[512];
+    put(dir, "http://h/a.tar", "1", 1000, 1000, a); /* oldest */
+    put(dir, "http://h/b.tar", "1", 1000, 2000, b);
+    put(dir, "http://h/c.tar", "1", 1000, 3000, c);
+    put(dir, "http://h/d.tar", "1", 1000, 4000, d); /* newest */
+    uint64_t kept = 0;
+    /* 4000 used, limit 3500, 1000 more: two go, the oldest first, but a.tar is kept */
+    char ka[CACHE_KEY_LEN + 1];
+    cache_key("http://h/a.tar", ka);
+    char *keep[] = {ka};
+    int saved = tu_stderr_to("/dev/null");
+    int rc = cache_make_room(dir, 3500, 1000, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_int_equal(kept, 1000);
+    assert_true(exists(a) && !exists(b) && !exists(c) && exists(d));
+    /* d.tar held by a running loader (a list under a shared flock), a.tar kept:
+     * nothing can go, and 3000 do not fit under 4500 */
+    char inuse[4300], list[4400];
+    snprintf(inuse, sizeof inuse, "%s/.inuse", dir);
+    mkdir(inuse, 0755);
+    snprintf(list, sizeof list, "%s/1-0.list", inuse);
+    int fd = open(list, O_CREAT | O_RDWR, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_SH), 0);
+    assert_true(dprintf(fd, "http://h/d.tar\n") > 0);
+    rc = cache_make_room(dir, 4500, 3000, keep, 1, &kept, why, sizeof why);
+    assert_int_equal(rc, 1);
+    assert_true(exists(a) && exists(d) && exists(list));
+    /* the loader is gone (its lock with it): its list is removed, d.tar may go */
+    close(fd);
+    saved = tu_stderr_to("/dev/null");
+    rc = cache_make_room(dir, 4500, 3000, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_true(exists(a) && !exists(d) && !exists(list));
+    /* no limit: nothing is looked at or removed */
+    assert_int_equal(cache_make_room(dir, 0, 1ull << 50, NULL, 0, &kept, why, sizeof why), 0);
+    assert_true(exists(a));
+    tu_rmtree(dir);
+    free(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tar_check),
+        cmocka_unit_test(test_records_and_names),
+        cmocka_unit_test(test_eviction),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "common/format.h"
 #include "common/internal.h"
@@ -62,7 +61,7 @@ static const char *escape(char *dst, size_t dstlen, const char *src, size_t n)
     return dst;
 }
 
-static const char *quote(char *dst, size_t dstlen, const char *src, size_t n)
+const char *feed__filelist_quote(char *dst, size_t dstlen, const char *src, size_t n)
 {
     return escape(dst, dstlen, src, n);
 }
@@ -84,7 +83,7 @@ feed_status feed__filelist_add(feed__builder *b, const char *list, uint64_t line
     return FEED_OK;
 }
 
-static feed_status build_list(feed__builder *b, const char *list, char *err, size_t errlen)
+feed_status feed__filelist_build(feed__builder *b, const char *list, char *err, size_t errlen)
 {
     FILE *f = fopen(list, "re");
     if (!f)
@@ -158,7 +157,7 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
             sp = ws;
         }
         char why[4 * 60 + 128];
-        uint32_t nl = feed__labels_parse(sp, strlen(sp), labs, FEED_MAX_SAMPLE_LABELS, quote, why, sizeof why);
+        uint32_t nl = feed__labels_parse(sp, strlen(sp), labs, FEED_MAX_SAMPLE_LABELS, feed__filelist_quote, why, sizeof why);
         if (nl > 1 && !b->multi_ok)
             snprintf(why, sizeof why,
                      "%u labels on one line: several labels a sample need multi_label=1 (a path whose "
@@ -182,50 +181,5 @@ static feed_status build_list(feed__builder *b, const char *list, char *err, siz
     fclose(f);
     /* 0..2^31: only a count; a file list has no per-class table */
     b->nclasses = (uint32_t)(maxlabel + 1);
-    return st;
-}
-
-/* A .csv or .tsv list: its separator; 0 for a plain list. */
-static char csv_sep(const char *list)
-{
-    size_t n = strlen(list);
-    if (n >= 4 && !strcasecmp(list + n - 4, ".csv"))
-        return ',';
-    if (n >= 4 && !strcasecmp(list + n - 4, ".tsv"))
-        return '\t';
-    return 0;
-}
-
-feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
-                                 const char *target_columns, feed__targets *targets, char *err, size_t errlen)
-{
-    feed__builder b = {.multi_ok = multi_label};
-    char sep = csv_sep(list);
-    feed__targets none;
-    if (!targets)
-        targets = &none;
-    *targets = (feed__targets){0};
-    if (target_columns && *target_columns && !sep)
-        return feed__err(FEED_E_INVALID, err, errlen,
-                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
-                         target_columns, list);
-    feed_status st;
-    if (sep) {
-        FILE *f = fopen(list, "re");
-        if (!f)
-            return feed__dataset_sys_error(err, errlen, errno, "open file list", list);
-        st = feed__csvlist_build(&b, f, list, sep, target_columns, targets, quote, err, errlen);
-        fclose(f);
-    } else
-        st = build_list(&b, list, err, errlen);
-    if (st == FEED_OK && b.n == 0)
-        st = feed__err(FEED_E_DATASET, err, errlen,
-                       "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp)", list);
-    if (st == FEED_OK)
-        st = feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
-    else
-        feed__builder_free(&b);
-    if (st != FEED_OK || targets == &none)
-        feed__targets_free(targets);
     return st;
 }

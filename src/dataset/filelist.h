@@ -27,11 +27,12 @@
 
 #define FEED_CSV_MAX_TARGETS 4096u
 
-/* Builds ix (zeroed, fd -1) from the list at path list, its paths relative to
- * root (absolute, resolved); multi_label 0: a line with several labels is an
- * error. Errors name the list and the line. */
-feed_status feed__filelist_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
-                                 const char *target_columns, feed__targets *targets, char *err, size_t errlen);
+/* The samples of the "path label" list at path list into b (b->multi_ok 0:
+ * a line with several labels is an error). Errors name the list and the
+ * line. source.c lays out the index of either kind of list. */
+feed_status feed__filelist_build(feed__builder *b, const char *list, char *err, size_t errlen);
+/* A list's text fit for a message (control bytes escaped): a feed__quote_fn. */
+const char *feed__filelist_quote(char *dst, size_t dstlen, const char *src, size_t n);
 
 /* Adds one listed sample (path[0..len), its nl labels) to b, keeping
  * *maxlabel; the errors name the list and line. */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -29,6 +30,53 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
 {
     feed__index_spec s = {.source = source, .file_list = file_list};
     return feed__index_build_spec(ix, &s, err, errlen);
+}
+
+/* A .csv or .tsv list: its separator; 0 for a plain list. */
+static char csv_sep(const char *list)
+{
+    size_t n = strlen(list);
+    if (n >= 4 && !strcasecmp(list + n - 4, ".csv"))
+        return ',';
+    if (n >= 4 && !strcasecmp(list + n - 4, ".tsv"))
+        return '\t';
+    return 0;
+}
+
+/* The index of a file list (filelist.h): a plain one, or a .csv/.tsv one with
+ * its target columns; its paths relative to root (absolute, resolved). */
+static feed_status list_index(feed__index *ix, const char *list, const char *root, uint32_t multi_label,
+                              const char *target_columns, feed__targets *targets, char *err, size_t errlen)
+{
+    feed__builder b = {.multi_ok = multi_label};
+    char sep = csv_sep(list);
+    feed__targets none;
+    if (!targets)
+        targets = &none;
+    *targets = (feed__targets){0};
+    if (target_columns && *target_columns && !sep)
+        return feed__err(FEED_E_INVALID, err, errlen,
+                         "target_columns=%s: only a .csv or .tsv file list has named columns; %s is not one",
+                         target_columns, list);
+    feed_status st;
+    if (sep) {
+        FILE *f = fopen(list, "re");
+        if (!f)
+            return feed__dataset_sys_error(err, errlen, errno, "open file list", list);
+        st = feed__csvlist_build(&b, f, list, sep, target_columns, targets, feed__filelist_quote, err, errlen);
+        fclose(f);
+    } else
+        st = feed__filelist_build(&b, list, err, errlen);
+    if (st == FEED_OK && b.n == 0)
+        st = feed__err(FEED_E_DATASET, err, errlen,
+                       "dataset: %s has no samples (*.jpg, *.jpeg, *.jpe, *.png, *.webp)", list);
+    if (st == FEED_OK)
+        st = feed__builder_finish(ix, &b, root, 0, FEED_INDEX_FILES, err, errlen);
+    else
+        feed__builder_free(&b);
+    if (st != FEED_OK || targets == &none)
+        feed__targets_free(targets);
+    return st;
 }
 
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec, char *err, size_t errlen)
@@ -128,8 +176,7 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: root path too long");
 
     if (list)
-        return feed__filelist_index(ix, list, root, spec->multi_label, spec->target_columns, spec->targets, err,
-                                    errlen);
+        return list_index(ix, list, root, spec->multi_label, spec->target_columns, spec->targets, err, errlen);
     if (spec->target_columns && *spec->target_columns)
         return feed__err(FEED_E_INVALID, err, errlen,
                          "target_columns=%s: only a .csv or .tsv file list has named columns; %s is a folder",

@@ -25,12 +25,7 @@
 #include "dataset/tar.h"
 #include "dataset/targets.h"
 
-typedef struct plist {
-    char **v;
-    size_t n, cap;
-} plist;
-
-static int plist_add(plist *l, const char *s, size_t len)
+int feed__pathlist_add(feed__pathlist *l, const char *s, size_t len)
 {
     if (l->n >= FEED_INDEX_MAX_SHARDS)
         return -2;
@@ -84,11 +79,11 @@ static int parse_int(const char *s, size_t n, long long *v, int *padded)
 
 /* Expands the first {...} of pat (then the rest, recursively) into out.
  * 0, -1 out of memory, -2 too many, -3 malformed (unclosed or nested). */
-static int expand_braces(const char *pat, plist *out)
+static int expand_braces(const char *pat, feed__pathlist *out)
 {
     const char *open = strchr(pat, '{');
     if (!open)
-        return plist_add(out, pat, strlen(pat));
+        return feed__pathlist_add(out, pat, strlen(pat));
     const char *close = strchr(open, '}');
     if (!close)
         return -3;
@@ -150,7 +145,7 @@ static int expand_braces(const char *pat, plist *out)
 
 int feed__shards_braces(const char *pat, char ***out, size_t *n)
 {
-    plist l = {0};
+    feed__pathlist l = {0};
     int rc = expand_braces(pat, &l);
     if (rc) {
         feed__shards_free(l.v, l.n);
@@ -163,7 +158,7 @@ int feed__shards_braces(const char *pat, char ***out, size_t *n)
 
 /* Appends absolute path of p (relative to base when not absolute) to out,
  * checking it is a regular .tar file. */
-static feed_status add_shard(plist *out, const char *base, const char *p, const char *from,
+static feed_status add_shard(feed__pathlist *out, const char *base, const char *p, const char *from,
                              char *err, size_t errlen)
 {
     char joined[PATH_MAX], abs[PATH_MAX];
@@ -180,7 +175,7 @@ static feed_status add_shard(plist *out, const char *base, const char *p, const 
                          "dataset: %s (%s) is not a .tar shard file", joined, from);
     if (strlen(abs) >= FEED_PATH_MAX)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: shard path too long: %s", abs);
-    int rc = plist_add(out, abs, strlen(abs));
+    int rc = feed__pathlist_add(out, abs, strlen(abs));
     if (rc == -2)
         return feed__err(FEED_E_DATASET, err, errlen, "dataset: %s gives more than %u shards", from,
                          FEED_INDEX_MAX_SHARDS);
@@ -189,9 +184,9 @@ static feed_status add_shard(plist *out, const char *base, const char *p, const 
     return FEED_OK;
 }
 
-static feed_status expand_pattern(const char *pat, plist *out, char *err, size_t errlen)
+static feed_status expand_pattern(const char *pat, feed__pathlist *out, char *err, size_t errlen)
 {
-    plist pieces = {0};
+    feed__pathlist pieces = {0};
     int rc = expand_braces(pat, &pieces);
     feed_status st = FEED_OK;
     if (rc == -1)
@@ -250,7 +245,7 @@ static int looks_like_shard_list(const char *path)
     return yes;
 }
 
-static feed_status read_list(const char *list, const char *base, plist *out, char *err, size_t errlen)
+static feed_status read_list(const char *list, const char *base, feed__pathlist *out, char *err, size_t errlen)
 {
     FILE *f = fopen(list, "re");
     if (!f)
@@ -296,7 +291,7 @@ feed_status feed__shards_expand(const char *source, const char *file_list, char 
     const char *list = file_list && *file_list ? file_list : NULL;
     struct stat sb;
     int src_ok = src && stat(src, &sb) == 0;
-    plist out = {0};
+    feed__pathlist out = {0};
     feed_status st;
     char base[PATH_MAX];
 

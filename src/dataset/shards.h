@@ -29,6 +29,15 @@
 feed_status feed__shards_expand(const char *source, const char *file_list, char ***paths, size_t *n,
                                 int *is_shards, char *err, size_t errlen);
 void feed__shards_free(char **paths, size_t n);
+/* A growing list of shard paths or URLs (v[0..n), each its own allocation;
+ * feed__shards_free(v, n) frees it). */
+typedef struct feed__pathlist {
+    char **v;
+    size_t n, cap;
+} feed__pathlist;
+/* Appends a copy of s[0..len): 0, -1 (out of memory) or -2 (more than
+ * FEED_INDEX_MAX_SHARDS). */
+int feed__pathlist_add(feed__pathlist *l, const char *s, size_t len);
 /* The brace expansion of a pattern alone (no globs, no files looked at):
  * 0 and *out[0..*n) (free with feed__shards_free), -1 out of memory, -2 more
  * than the index holds, -3 malformed (unclosed or nested). */

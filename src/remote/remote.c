@@ -41,31 +41,6 @@ int feed__remote_is_url(const char *s)
     return s && (!strncmp(s, "http://", 7) || !strncmp(s, "https://", 8) || !strncmp(s, "s3://", 5));
 }
 
-typedef struct strv {
-    char **v;
-    size_t n, cap;
-} strv;
-
-static int strv_add(strv *l, const char *s, size_t len)
-{
-    if (l->n >= FEED_INDEX_MAX_SHARDS)
-        return -2;
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 64;
-        char **v = feed__realloc(l->v, cap * sizeof *v);
-        if (!v)
-            return -1;
-        l->v = v, l->cap = cap;
-    }
-    char *p = feed__malloc(len + 1);
-    if (!p)
-        return -1;
-    memcpy(p, s, len);
-    p[len] = 0;
-    l->v[l->n++] = p;
-    return 0;
-}
-
 /* The first meaningful line of a local text file, if it is a URL: 1. */
 static int is_url_list(const char *path)
 {
@@ -95,7 +70,7 @@ static int ends_tar(const char *s, size_t n)
     return n > 4 && !strncasecmp(s + n - 4, ".tar", 4);
 }
 
-static feed_status read_url_list(const char *list, strv *out, char *err, size_t errlen)
+static feed_status read_url_list(const char *list, feed__pathlist *out, char *err, size_t errlen)
 {
     FILE *f = fopen(list, "re");
     if (!f)
@@ -117,7 +92,7 @@ static feed_status read_url_list(const char *list, strv *out, char *err, size_t 
             st = feed__err(FEED_E_DATASET, err, errlen,
                            "dataset: %s:%zu: expected one shard URL a line (http://, https:// or s3://, ending "
                            "in .tar)", list, lineno);
-        else if (strv_add(out, s, strlen(s)))
+        else if (feed__pathlist_add(out, s, strlen(s)))
             st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: too many shards or out of memory", list);
     }
     free(line);
@@ -390,7 +365,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
         return feed__err(FEED_E_UNSUPPORTED, err, errlen,
                          "dataset: %s names remote shards, and this libfeed was built without libcurl (no "
                          "feed-fetch): install libcurl's headers (libcurl4-openssl-dev) and rebuild", src ? src : list);
-    strv u = {0}, got = {0};
+    feed__pathlist u = {0}, got = {0};
     char exe[PATH_MAX], dir[PATH_MAX], *answer = NULL, *reqs = NULL;
     feed_status st = FEED_OK;
     if ((st = find_fetch(c, exe, sizeof exe, err, errlen)) != FEED_OK ||
@@ -432,7 +407,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
         char *p = answer, *line;
         for (size_t i = 0; st == FEED_OK && i < np; i++) {
             if (!strpbrk(pieces[i], "*?[")) {
-                if (strv_add(&u, pieces[i], strlen(pieces[i])))
+                if (feed__pathlist_add(&u, pieces[i], strlen(pieces[i])))
                     st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: too many shards or out of memory", src);
                 continue;
             }
@@ -441,7 +416,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
                 if (!strncmp(line, "err\t", 4))
                     st = answer_error(line, err, errlen);
                 else if (!strncmp(line, "url\t", 4) && ends_tar(line + 4, strlen(line + 4)) &&
-                         strv_add(&u, line + 4, strlen(line + 4)))
+                         feed__pathlist_add(&u, line + 4, strlen(line + 4)))
                     st = feed__err(FEED_E_DATASET, err, errlen, "dataset: %s: too many shards or out of memory", src);
             }
             if (st == FEED_OK && !line)
@@ -491,7 +466,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
             st = feed__err(FEED_E_IO, err, errlen, "%s: a wrong answer for %s: %.200s", exe, u.v[i], line);
             break;
         }
-        if (strv_add(&got, path, strlen(path)))
+        if (feed__pathlist_add(&got, path, strlen(path)))
             st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     }
     feed__free(answer);

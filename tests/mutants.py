@@ -162,4 +162,20 @@ MUTANTS = [
         "new": "uint64_t k = b->key + G * ((((uint64_t)0 * c * b->h + y) * b->w) + 1);",
         "tests": ["test_erase"],
     },
+    {
+        "name": "meta-length-trusted",
+        "why": "the parent takes a worker's metadata member lengths without checking them against its index",
+        "file": "src/supervise/verify.c",
+        "old": "if (got != want || want > a->lay.meta_bytes - used)",
+        "new": "if (0 && (got != want || want > a->lay.meta_bytes - used))",
+        "tests": ["test_meta"],
+    },
+    {
+        "name": "meta-apart-from-image-buffer",
+        "why": "a member read on its own is copied from the image's buffer, not its own",
+        "file": "src/worker/loop.c",
+        "old": "memcpy(c->mdst + used, buf ? buf + (off - lo) : c->mbuf, len);",
+        "new": "memcpy(c->mdst + used, buf ? buf + (off - lo) : c->buf, len);",
+        "tests": ["test_meta"],
+    },
 ]

@@ -54,6 +54,7 @@ struct CUstream_st {
     int blocking;     /* synchronises with the legacy stream (not cudaStreamNonBlocking) */
     int held;         /* runs nothing until a host thread blocks in a synchronising call */
     unsigned visited; /* the last unhold pass that reached it */
+    long records;     /* cudaEventRecord calls on it that succeeded */
     op *head, *tail;
     int quit;
     unsigned seed;
@@ -1066,8 +1067,17 @@ cudaError_t cudaEventRecord(cudaEvent_t ev, cudaStream_t st)
     ev->refs++;
     push(s, o);
     g.c.records++;
+    s->records++;
     pthread_mutex_unlock(&g.mu);
     return cudaSuccess;
+}
+
+long fake_cuda_stream_records(cudaStream_t st)
+{
+    pthread_mutex_lock(&g.mu);
+    long n = resolve(st)->records;
+    pthread_mutex_unlock(&g.mu);
+    return n;
 }
 
 cudaError_t cudaStreamWaitEvent(cudaStream_t st, cudaEvent_t ev, unsigned int flags)

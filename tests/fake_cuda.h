@@ -91,4 +91,9 @@ int fake_cuda_thread_has_context(void);
  * (bit d for device d); clears the record. */
 unsigned fake_cuda_thread_take_set_mask(void);
 
+/* cudaEventRecord calls that succeeded on stream st (the legacy default
+ * stream for NULL): what one caller's streams got, whatever other threads
+ * record meanwhile. */
+long fake_cuda_stream_records(cudaStream_t st);
+
 #endif /* FEED_FAKE_CUDA_H */

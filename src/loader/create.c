@@ -42,11 +42,11 @@ static size_t dtype_size(uint32_t dt)
 /* The index, and what an array source needs of the options. */
 static feed_status build_index(feed_loader *L, const char *worker, char *err, size_t errlen)
 {
-    char note[1024], exts[FEED_INDEX_MAX_META][32];
+    char note[1024];
     const char *ext_p[FEED_INDEX_MAX_META];
-    int nmeta = feed__options_meta_members(&L->o, exts, note, sizeof note); /* validate checked it */
+    int nmeta = feed__options_meta_members(&L->o, L->meta_exts, note, sizeof note); /* validate checked it */
     for (int j = 0; j < nmeta; j++)
-        ext_p[j] = exts[j];
+        ext_p[j] = L->meta_exts[j];
     /* Remote shards: complete and checked in the cache before the index is
      * built from them, so a worker never reads a shard still arriving. */
     char **paths = NULL, **urls = NULL;
@@ -290,8 +290,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
     h->meta_missing = L->o.meta_missing;
-    if (feed__options_meta_members(&L->o, h->meta_exts, L->last_error, sizeof L->last_error) < 0)
-        L->last_error[0] = 0; /* validate refused that already */
+    memcpy(h->meta_exts, L->meta_exts, sizeof h->meta_exts);
     feed__xform_from_options(&h->xform, &L->o);
     if (!on_host && h->xform.erase_p > 0) { /* the device erases after converting (recipe.c) */
         L->post_xf = h->xform;

@@ -119,6 +119,8 @@ struct feed_loader {
     feed__remote_hold remote; /* the claim on remote shards in the cache (remote.h); fd -1: none */
     uint8_t *tg_buf;
     uint32_t tg_slots;
+    /* meta_members' extensions, parsed once at create (for the index and the workers' reports) */
+    char meta_exts[FEED_INDEX_MAX_META][32];
     /* multi_label: each slot's label_offsets (batch_size + 1) and label_list
      * (batch_size x the index's max_labels), built from the index by sample id */
     uint32_t *label_offsets;

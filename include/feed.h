@@ -527,9 +527,10 @@ typedef struct feed_options {
                             "empty" (delivered with that member 0 bytes long) */
     /* since 0.2.0: remote shards (source an https://, http:// or s3:// URL pattern, or a
      * local list file of shard URLs; docs/datasets.md). The parent's helper process
-     * feed-fetch downloads every shard into cache_dir before create returns (a copy
-     * whose URL, ETag, Last-Modified and size match is used without a download); the
-     * workers read the cached files as local shards and open no socket. */
+     * feed-fetch downloads the shards into cache_dir (a copy whose URL, ETag,
+     * Last-Modified and size match is used without a download): every one before
+     * create returns, or with fetch_ahead while the loader runs; the workers read the
+     * cached files as local shards and open no socket. */
     char cache_dir[FEED_PATH_MAX]; /* [cache_dir] where remote shards are kept ("" default:
                             $XDG_CACHE_HOME/libfeed/shards, else ~/.cache/libfeed/shards) */
     uint64_t cache_size;    /* [cache_size] bytes the cache may hold (default 0: no limit); the
@@ -542,6 +543,16 @@ typedef struct feed_options {
     uint32_t fetch_timeout_ms; /* [fetch_timeout_ms] connect timeout, and the longest a transfer
                             may stall (under 1 byte/s) before it counts as failed (default 30000) */
     uint32_t fetch_parallel; /* [fetch_parallel] shards downloaded at once (default 8, 1..64) */
+    uint32_t fetch_ahead;   /* [fetch_ahead] 0 (default): every shard is in the cache before
+                            create returns. N > 0: create only asks each shard's version (and
+                            scans the shards for the index, each let go once read, unless the
+                            index of these versions is saved in cache_dir); while the loader
+                            runs, the shards of the batches from the consumer's to N past the
+                            ring's slots are fetched in the order they are read, as far as
+                            cache_size holds them, and let go (evictable) behind the consumer.
+                            A batch goes to the workers once its shards are all cached. With
+                            shuffle_window, a dataset larger than cache_size streams through it
+                            (1..1024) */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

@@ -145,6 +145,7 @@ feed_status feed__index_build(feed__index *ix, const char *source, const char *f
                               char *err, size_t errlen);
 
 /* What to index, with everything feed__index_build does not ask for. */
+struct feed__tar_io;
 typedef struct feed__index_spec {
     const char *source, *file_list;
     uint32_t multi_label;        /* 1: a line or .cls member may hold several labels; 0: an error */
@@ -163,6 +164,11 @@ typedef struct feed__index_spec {
     char *const *shard_paths;    /* tar shards found already (remote ones, in the cache), in their
                                     order: used instead of source and file_list; NULL: none */
     size_t nshard_paths;
+    /* With shard_paths: how the scan opens and closes shard i (NULL: the
+     * files as they are, feed__shards_open); ctx is the caller's. */
+    feed_status (*shard_open)(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+    void (*shard_close)(void *ctx, struct feed__tar_io *io);
+    void *shard_ctx;
 } feed__index_spec;
 feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *s, char *err, size_t errlen);
 /* The folder scan's rules (which names are images, the index version) as a

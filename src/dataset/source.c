@@ -133,8 +133,12 @@ feed_status feed__index_build_spec(feed__index *ix, const feed__index_spec *spec
     }
     if (is_shards) {
         feed__shard_members mem = {spec->multi_label, spec->target_member, spec->targets, spec->meta_exts, spec->nmeta};
-        st = feed__index_build_shards_with(ix, "/", shards, nshards, feed__shards_open, feed__shards_close, shards,
-                                           &mem, err, errlen);
+        if (spec->shard_open) /* the caller's: shards that come as they are scanned (remote ones) */
+            st = feed__index_build_shards_with(ix, "/", shards, nshards, spec->shard_open, spec->shard_close,
+                                               spec->shard_ctx, &mem, err, errlen);
+        else
+            st = feed__index_build_shards_with(ix, "/", shards, nshards, feed__shards_open, feed__shards_close,
+                                               shards, &mem, err, errlen);
         feed__shards_free(shards, nshards);
         return st;
     }

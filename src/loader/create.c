@@ -34,6 +34,15 @@
 #include "remote/remote.h"
 #include "supervise/pool.h"
 
+/* The fetch-ahead thread's word: shards came, bind the batches that waited. */
+static void retry_deferred(void *arg)
+{
+    feed_loader *L = arg;
+    pthread_mutex_lock(&L->mu);
+    feed__schedule_retry(&L->sched);
+    pthread_mutex_unlock(&L->mu);
+}
+
 static size_t dtype_size(uint32_t dt)
 {
     return dt == FEED_DTYPE_UINT8 ? 1 : dt == FEED_DTYPE_FLOAT32 ? 4 : 2;
@@ -55,26 +64,35 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
     feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
                            .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms,
                            .parallel = L->o.fetch_parallel, .worker_path = worker};
-    feed_status rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote,
-                                           &L->remote, err, errlen);
+    feed_status rst;
+    if (L->o.fetch_ahead) { /* the shards come while it runs; the index from one pass over them */
+        rst = feed__fetcher_start(&rc, L->o.source, L->o.file_list, &L->fetcher, &remote, err, errlen);
+        if (rst == FEED_OK && remote)
+            npaths = feed__fetcher_count(L->fetcher);
+    } else {
+        rst = feed__remote_shards(&rc, L->o.source, L->o.file_list, &paths, &urls, &npaths, &remote, &L->remote,
+                                  err, errlen);
+        feed__shards_free(urls, npaths);
+    }
     if (rst != FEED_OK)
         return rst;
-    feed__shards_free(urls, npaths);
     feed__index_spec spec = {.source = L->o.source, .file_list = L->o.file_list, .labels = L->o.labels,
                              .scan_cache = L->o.scan_cache, .scan_cache_path = L->o.scan_cache_path,
                              .multi_label = L->o.multi_label, .allow_empty_classes = L->o.allow_empty_classes,
                              .note = note, .notelen = sizeof note, .target_columns = L->o.target_columns,
                              .target_member = L->o.target_member, .targets = &L->tg,
                              .meta_exts = ext_p, .nmeta = nmeta > 0 ? (uint32_t)nmeta : 0,
-                             .shard_paths = remote ? paths : NULL, .nshard_paths = npaths};
+                             .shard_paths = L->fetcher ? feed__fetcher_paths(L->fetcher) : remote ? paths : NULL,
+                             .nshard_paths = npaths, .shard_open = L->fetcher ? feed__fetcher_scan_open : NULL,
+                             .shard_close = L->fetcher ? feed__fetcher_scan_close : NULL, .shard_ctx = L->fetcher};
     if (!!L->o.targets[0] + !!L->o.target_columns[0] + !!L->o.target_member[0] > 1) {
-        feed__shards_free(paths, npaths);
+        feed__shards_free(paths, paths ? npaths : 0);
         return feed__err(FEED_E_INVALID, err, errlen,
                          "targets=%s, target_columns=%s and target_member=%s: set one of them (each gives the "
                          "targets)", L->o.targets, L->o.target_columns, L->o.target_member);
     }
     feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
-    feed__shards_free(paths, npaths);
+    feed__shards_free(paths, paths ? npaths : 0);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);
     if (st != FEED_OK || L->ix.hdr->kind != FEED_INDEX_NPY)
@@ -364,7 +382,17 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
         goto fail;
     }
+    if (L->fetcher) {
+        L->fa = feed__fetchahead_start(L->ix.hdr, &L->sampler, L->fetcher, L->arena.lay.nslots + L->o.fetch_ahead,
+                                       retry_deferred, L);
+        if (!L->fa || feed__schedule_gate(&L->sched, L->fa) != FEED_OK) {
+            st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
+            goto fail;
+        }
+    }
+    pthread_mutex_lock(&L->mu); /* the fetch-ahead thread binds batches too */
     feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
+    pthread_mutex_unlock(&L->mu);
     L->create_ns[6] = feed__now_ns();
     if ((st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker,
                                L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
@@ -390,6 +418,8 @@ void feed_loader_destroy(feed_loader *L)
         return;
     if (L->dev_started)
         L->dev.ops->stop(L->dev_state); /* its copier may still give slots back: assign */
+    feed__fetchahead_stop(L->fa); /* it binds batches: before the workers stop */
+    L->fa = NULL;
     if (L->pool_started)
         feed__pool_stop(&L->pool);
     feed__readahead_stop(L->ra); /* after everything that assigns slots */
@@ -399,6 +429,8 @@ void feed_loader_destroy(feed_loader *L)
     feed__arena_close(&L->arena);
     feed__index_free(&L->ix);
     feed__remote_release(&L->remote); /* after the workers: no one reads the shards now */
+    feed__fetcher_stop(L->fetcher);
+    L->fetcher = NULL;
     feed__schedule_free(&L->sched);
     feed__badlog_free(&L->bad);
     feed__free(L->held_tab);

@@ -38,6 +38,7 @@
 #include "loader/badlog.h"
 #include "loader/device_select.h"
 #include "loader/mix.h"
+#include "loader/fetchahead.h"
 #include "loader/readahead.h"
 #include "loader/sampler.h"
 #include "remote/remote.h"
@@ -117,6 +118,8 @@ struct feed_loader {
      * tg_slots), gathered by next() (host) or wait_ready (device). */
     feed__targets tg;
     feed__remote_hold remote; /* the claim on remote shards in the cache (remote.h); fd -1: none */
+    feed__fetcher *fetcher;   /* fetch_ahead > 0 with remote shards: feed-fetch while it runs; else NULL */
+    feed__fetchahead *fa;     /* the thread that tells it what to fetch (NULL: none) */
     uint8_t *tg_buf;
     uint32_t tg_slots;
     /* meta_members' extensions, parsed once at create (for the index and the workers' reports) */

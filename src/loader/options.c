@@ -137,6 +137,7 @@ static const opt_def defs[] = {
     OPT("fetch_retries", T_U32, fetch_retries),
     OPT("fetch_timeout_ms", T_U32, fetch_timeout_ms),
     OPT("fetch_parallel", T_U32, fetch_parallel),
+    OPT("fetch_ahead", T_U32, fetch_ahead),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -546,6 +547,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->max_retries <= 100, "max_retries=%u must be in 0..100", o->max_retries);
     REQUIRE(o->fetch_parallel >= 1 && o->fetch_parallel <= 64, "fetch_parallel=%u must be in 1..64",
             o->fetch_parallel);
+    REQUIRE(o->fetch_ahead <= 1024, "fetch_ahead=%u must be in 0..1024 (batches)", o->fetch_ahead);
     REQUIRE(o->fetch_retries <= 100, "fetch_retries=%u must be in 0..100", o->fetch_retries);
     REQUIRE(o->fetch_timeout_ms >= 100 && o->fetch_timeout_ms <= 3600000,
             "fetch_timeout_ms=%u must be in 100..3600000", o->fetch_timeout_ms);

@@ -146,6 +146,8 @@ feed_status feed__loader_wait_ready(void *ring, uint64_t seq, int64_t timeout_ms
             break;
         char msg[512];
         feed_status st = feed__pool_fatal(&L->pool, msg, sizeof msg);
+        if (st == FEED_OK && L->fetcher) /* a shard its batch waits for cannot be had */
+            st = feed__fetcher_failed(L->fetcher, msg, sizeof msg);
         if (st != FEED_OK) {
             ring_error(L, "%s", msg);
             return st;

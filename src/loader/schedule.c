@@ -4,6 +4,7 @@
 #include "loader/schedule.h"
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include "arena/ring.h"
 #include "common/internal.h"
@@ -22,8 +23,35 @@ void feed__schedule_free(feed__schedule *S)
 {
     feed__free(S->ids);
     feed__free(S->reps);
+    feed__free(S->deferred);
     S->ids = NULL;
     S->reps = NULL;
+    S->deferred = NULL;
+}
+
+feed_status feed__schedule_gate(feed__schedule *S, feed__fetchahead *fa)
+{
+    if (!(S->deferred = feed__calloc(S->a->lay.nslots, sizeof *S->deferred)))
+        return FEED_E_NOMEM;
+    S->fa = fa;
+    return FEED_OK;
+}
+
+void feed__schedule_retry(feed__schedule *S)
+{
+    if (!S->deferred)
+        return;
+    for (;;) { /* the oldest first: the consumer waits for it */
+        uint64_t best = 0;
+        for (uint32_t i = 0; i < S->a->lay.nslots; i++)
+            if (S->deferred[i] && (!best || S->deferred[i] < best))
+                best = S->deferred[i];
+        if (!best)
+            return;
+        feed__schedule_assign(S, best - 1);
+        if (S->deferred[(best - 1) % S->a->lay.nslots] == best)
+            return; /* still waiting: so are the later ones */
+    }
 }
 
 /* Epoch, start of its part and batch number in the part of seq. */
@@ -72,6 +100,13 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     locate(S, seq, &epoch, &start, &k);
     uint64_t batch = feed__sampler_index(S->sampler, start, k);
     uint32_t count = feed__sampler_batch_reps(S->sampler, epoch, start, k, S->ids, S->reps);
+    if (S->deferred) {
+        S->deferred[slot] = 0;
+        if (!feed__fetchahead_gate(S->fa, S->ids, count)) {
+            S->deferred[slot] = seq + 1;
+            return;
+        }
+    }
     const char *const *quar = feed__badlog_quarantine(S->bad, S->pool, S->ids, count);
     /* A worker still writes into the slot (only after a seek's drain): wait
      * for it to finish or die. */
@@ -97,6 +132,9 @@ void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint6
         S->end_seq = epoch >= last ? seq : seq + nb0 + (last - epoch - 1) * nb;
     }
     feed__readahead_reset(S->ra, seq, epoch, start, S->end_seq);
+    if (S->deferred)
+        memset(S->deferred, 0, S->a->lay.nslots * sizeof *S->deferred);
+    feed__fetchahead_reset(S->fa, seq, epoch, start, S->end_seq);
     for (uint32_t i = 0; i < S->a->lay.nslots; i++)
         feed__schedule_assign(S, seq + i);
 }
@@ -133,4 +171,5 @@ void feed__schedule_delivered(feed__schedule *S)
 {
     S->next_seq++;
     feed__readahead_progress(S->ra, 0, S->next_seq); /* the consumer's thread owns next_seq */
+    feed__fetchahead_progress(S->fa, S->next_seq);
 }

@@ -10,7 +10,8 @@
  * carried over epoch boundaries, so the ring keeps filling across an epoch's
  * end without a stall.
  *
- * Uses arena.h, ring.h, sampler.h, pool.h, badlog.h and readahead.h. Not
+ * Uses arena.h, ring.h, sampler.h, pool.h, badlog.h, readahead.h and
+ * fetchahead.h. Not
  * thread-safe: the loader calls start and assign under its lock (the CUDA
  * copier assigns too); next_seq and eoe_seq are the consumer's thread's.
  */
@@ -23,6 +24,7 @@
 #include "arena/arena.h"
 #include "feed.h"
 #include "loader/badlog.h"
+#include "loader/fetchahead.h"
 #include "loader/readahead.h"
 #include "loader/sampler.h"
 #include "supervise/pool.h"
@@ -38,6 +40,12 @@ typedef struct feed__schedule {
     uint64_t first_epoch;      /* option start_epoch */
     uint64_t epochs;           /* option epochs (0: unlimited) */
 
+    /* Remote shards fetched while the loader runs (NULL: none): a batch
+     * whose shards are not all in the cache (gate says 0) is not bound to
+     * its slot yet; feed__schedule_retry binds it once they are. */
+    feed__fetchahead *fa;
+    uint64_t *deferred;        /* per slot: seq + 1 of the batch waiting, 0: none */
+
     uint64_t seq0, epoch0, start0;
     uint64_t end_seq;  /* first seq past the last epoch (UINT64_MAX: unlimited) */
     uint64_t next_seq; /* next batch next() returns */
@@ -48,6 +56,10 @@ typedef struct feed__schedule {
 feed_status feed__schedule_init(feed__schedule *S, feed__arena *a, feed__sampler *sampler, feed__pool *pool,
                                 feed__badlog *bad, feed__readahead *ra, const feed_options *o);
 void feed__schedule_free(feed__schedule *S);
+/* Gates the binding of batches on their shards (fa's), from now on. FEED_OK or FEED_E_NOMEM. */
+feed_status feed__schedule_gate(feed__schedule *S, feed__fetchahead *fa);
+/* Binds the batches that waited for their shards and have them now, in order. */
+void feed__schedule_retry(feed__schedule *S);
 
 /* (epoch, batch index in the epoch) of sequence number seq (feed_batch's). */
 void feed__schedule_position(const feed__schedule *S, uint64_t seq, uint64_t *epoch, uint64_t *batch);
@@ -60,7 +72,8 @@ void feed__schedule_position_samples(const feed__schedule *S, uint64_t seq, uint
  * batch (drop_last), next() returns END_OF_EPOCH first, then epoch + 1. */
 void feed__schedule_start(feed__schedule *S, uint64_t seq, uint64_t epoch, uint64_t start);
 /* Binds batch seq to its slot (nothing past the end), waiting while a worker
- * still writes into the slot; gives up if the pool failed. */
+ * still writes into the slot; gives up if the pool failed. With a gate, a
+ * batch whose shards are not there yet waits for feed__schedule_retry. */
 void feed__schedule_assign(feed__schedule *S, uint64_t seq);
 /* Takes every slot out of circulation and waits for the samples in flight.
  * FEED_OK, or the pool's async error (its message in msg). */

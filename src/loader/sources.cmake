@@ -8,6 +8,7 @@ set(FEED_LOADER_SOURCES
   src/loader/dlpack.c
   src/loader/sampler.c
   src/loader/readahead.c
+  src/loader/fetchahead.c
   src/loader/device_select.c
   src/loader/badlog.c
   src/loader/schedule.c

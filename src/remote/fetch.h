@@ -13,6 +13,16 @@
  *   err <TAB> KIND <TAB> MESSAGE                (KIND: dataset, resource, io)
  * Gets run --parallel at a time (threads); answers keep the request order.
  * Retries and evictions are reported on stderr as they happen.
+ *
+ * With --mode stream it reads requests while it works, until stdin ends:
+ *   get <TAB> ID <TAB> URL    as above; evicts nothing a held list names
+ *   head <TAB> ID <TAB> URL   the version a get would bring now
+ * and answers each when it is done (any order), ID after the first field:
+ *   ok <TAB> ID <TAB> PATH <TAB> SIZE <TAB> FETCHED
+ *   ver <TAB> ID <TAB> PATH <TAB> SIZE <TAB> CACHED <TAB> ETAG   (ETAG "-": none)
+ *   err <TAB> ID <TAB> KIND <TAB> MESSAGE
+ * PATH names the version: a shard whose ETag, Last-Modified or size changed
+ * between a head and a get comes back under another PATH.
  */
 #ifndef FEED_FETCH_H
 #define FEED_FETCH_H

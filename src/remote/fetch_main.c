@@ -220,6 +220,29 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
     pthread_mutex_unlock(&room_mu);
 }
 
+/* What a run will read of url: the cache file of its current version and
+ * whether it is there already (a --stream "head"). */
+static void version(const fetch_cfg *c, const char *url, answer *a)
+{
+    char tar[4200], meta[4200], version[512];
+    fetch_head h;
+    if (head(c, url, &h, a))
+        return;
+    if (h.size < 0) {
+        answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
+        return;
+    }
+    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
+    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
+    cache_rec r;
+    struct stat sb;
+    int cached = cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == (uint64_t)h.size &&
+                 stat(tar, &sb) == 0 && (uint64_t)sb.st_size == (uint64_t)h.size;
+    clean(h.etag);
+    snprintf(a->text, sizeof a->text, "ver\t%s\t%lld\t%d\t%s\n", tar, (long long)h.size, cached,
+             h.etag[0] ? h.etag : "-");
+}
+
 static void list(const fetch_cfg *c, const char *url)
 {
     char **v = NULL, why[1024];
@@ -309,16 +332,113 @@ static int get_all(const fetch_cfg *c, const req *reqs, size_t n, char *const *k
     return 0;
 }
 
+/* ---- --stream: requests as they come, answers as they are done --------------- */
+
+typedef struct sreq {
+    struct sreq *next;
+    int head;
+    char *id, *url;
+} sreq;
+
+typedef struct stream {
+    const fetch_cfg *c;
+    sreq *first, **last;
+    int closed;
+    pthread_mutex_t mu, out;
+    pthread_cond_t cv;
+} stream;
+
+static void *stream_loop(void *arg)
+{
+    stream *q = arg;
+    for (;;) {
+        pthread_mutex_lock(&q->mu);
+        while (!q->first && !q->closed)
+            pthread_cond_wait(&q->cv, &q->mu);
+        sreq *r = q->first;
+        if (r && !(q->first = r->next))
+            q->last = &q->first;
+        pthread_mutex_unlock(&q->mu);
+        if (!r)
+            return NULL;
+        answer a;
+        if (r->head)
+            version(q->c, r->url, &a);
+        else
+            get(q->c, r->url, NULL, 0, &a); /* the parent's held list keeps its shards */
+        char *tab = strchr(a.text, '\t');
+        pthread_mutex_lock(&q->out);
+        if (tab)
+            printf("%.*s\t%s%s", (int)(tab - a.text), a.text, r->id, tab);
+        fflush(stdout);
+        pthread_mutex_unlock(&q->out);
+        free(r->id);
+        free(r->url);
+        free(r);
+    }
+}
+
+/* Reads "get|head <TAB> ID <TAB> URL" lines until stdin ends; each answer's
+ * first field is followed by ID (fetch.h). */
+static int stream_run(const fetch_cfg *c)
+{
+    stream q = {.c = c};
+    q.last = &q.first;
+    pthread_mutex_init(&q.mu, NULL);
+    pthread_mutex_init(&q.out, NULL);
+    pthread_cond_init(&q.cv, NULL);
+    uint32_t nt = c->parallel ? c->parallel : 1, started = 0;
+    pthread_t *t = calloc(nt, sizeof *t);
+    for (; t && started < nt; started++)
+        if (pthread_create(&t[started], NULL, stream_loop, &q) != 0)
+            break;
+    if (!started) {
+        fprintf(stderr, "feed-fetch: cannot start a thread\n");
+        return 1;
+    }
+    char *line = NULL;
+    size_t lcap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &lcap, stdin)) > 0) {
+        line[strcspn(line, "\r\n")] = 0;
+        char *id = strchr(line, '\t'), *url = id ? strchr(id + 1, '\t') : NULL;
+        if (!url)
+            continue;
+        *id = 0, *url++ = 0;
+        if (strcmp(line, "get") && strcmp(line, "head"))
+            continue;
+        sreq *r = calloc(1, sizeof *r);
+        if (!r || !(r->id = strdup(id + 1)) || !(r->url = strdup(url)))
+            return 1;
+        r->head = line[0] == 'h';
+        pthread_mutex_lock(&q.mu);
+        *q.last = r;
+        q.last = &r->next;
+        pthread_cond_signal(&q.cv);
+        pthread_mutex_unlock(&q.mu);
+    }
+    free(line);
+    pthread_mutex_lock(&q.mu);
+    q.closed = 1;
+    pthread_cond_broadcast(&q.cv);
+    pthread_mutex_unlock(&q.mu);
+    for (uint32_t i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    free(t);
+    return 0;
+}
+
 static int usage(void)
 {
     fprintf(stderr, "usage: feed-fetch --cache DIR [--cache-size BYTES] [--retries N] [--timeout-ms MS] [--parallel N] "
-                    "< requests (fetch.h)\n");
+                    "[--mode batch|stream] < requests (fetch.h)\n");
     return 2;
 }
 
 int main(int argc, char **argv)
 {
     fetch_cfg c = {.retries = 4, .timeout_ms = 30000, .parallel = 8};
+    int streaming = 0;
     for (int i = 1; i + 1 < argc; i += 2) {
         const char *k = argv[i], *v = argv[i + 1];
         if (!strcmp(k, "--cache"))
@@ -331,11 +451,28 @@ int main(int argc, char **argv)
             c.timeout_ms = (uint32_t)strtoul(v, NULL, 10);
         else if (!strcmp(k, "--parallel"))
             c.parallel = (uint32_t)strtoul(v, NULL, 10);
+        else if (!strcmp(k, "--mode") && (!strcmp(v, "stream") || !strcmp(v, "batch")))
+            streaming = !strcmp(v, "stream");
         else
             return usage();
     }
     if (!c.cache_dir || argc % 2 == 0)
         return usage();
+    if (streaming) {
+        char why[512];
+        if (fetch_http_init() != 0) {
+            fprintf(stderr, "feed-fetch: cannot start libcurl\n");
+            return 1;
+        }
+        cache_clean_parts(c.cache_dir);
+        if (fetch_sandbox(c.cache_dir, why, sizeof why) != 0) {
+            fprintf(stderr, "feed-fetch: sandbox: %s\n", why);
+            return 1;
+        }
+        int rc = stream_run(&c);
+        fetch_http_done();
+        return rc;
+    }
     req *reqs = NULL;
     size_t n = 0, cap = 0;
     char *line = NULL;

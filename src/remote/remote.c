@@ -189,7 +189,7 @@ void feed__remote_release(feed__remote_hold *h)
 }
 
 /* Writes the URLs to a new list in DIR/.inuse and holds it (remote.h). */
-static feed_status hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
                              size_t errlen)
 {
     static unsigned counter;
@@ -225,6 +225,39 @@ static feed_status hold_urls(const char *dir, char *const *urls, size_t n, feed_
     return FEED_OK;
 }
 
+/* Starts feed-fetch (mode "batch" or "stream") on stdin fd in, stdout fd
+ * out; closes neither. 0 and *pid, else an errno. */
+int feed__remote_spawn(const char *exe, const feed__remote_cfg *c, const char *dir, const char *mode, int in, int out,
+                       pid_t *pid)
+{
+    char size[32], retries[16], timeout[16], parallel[16];
+    snprintf(size, sizeof size, "%llu", (unsigned long long)c->cache_size);
+    snprintf(retries, sizeof retries, "%u", c->retries);
+    snprintf(timeout, sizeof timeout, "%u", c->timeout_ms);
+    snprintf(parallel, sizeof parallel, "%u", c->parallel ? c->parallel : 1);
+    char *argv[] = {(char *)exe, "--cache", (char *)dir, "--cache-size", size, "--retries", retries,
+                    "--timeout-ms", timeout, "--parallel", parallel, "--mode", (char *)mode, NULL};
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, in, 0);
+    posix_spawn_file_actions_adddup2(&fa, out, 1);
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
+    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
+#endif
+    posix_spawnattr_init(&at);
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&at, &none);
+    posix_spawnattr_setsigdefault(&at, &all);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    int e = posix_spawn(pid, exe, &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    return e;
+}
+
 /* Runs feed-fetch on the requests in reqs; its stdout into *answer (NUL-ended). */
 static feed_status run_fetch(const char *exe, const feed__remote_cfg *c, const char *dir, const char *reqs,
                              size_t reqlen, char **answer, char *err, size_t errlen)
@@ -246,32 +279,8 @@ static feed_status run_fetch(const char *exe, const feed__remote_cfg *c, const c
         done += (size_t)w;
     }
     lseek(in, 0, SEEK_SET);
-    char size[32], retries[16], timeout[16], parallel[16];
-    snprintf(size, sizeof size, "%llu", (unsigned long long)c->cache_size);
-    snprintf(retries, sizeof retries, "%u", c->retries);
-    snprintf(timeout, sizeof timeout, "%u", c->timeout_ms);
-    snprintf(parallel, sizeof parallel, "%u", c->parallel ? c->parallel : 1);
-    char *argv[] = {(char *)exe, "--cache", (char *)dir, "--cache-size", size, "--retries", retries,
-                    "--timeout-ms", timeout, "--parallel", parallel, NULL};
-    posix_spawn_file_actions_t fa;
-    posix_spawnattr_t at;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in, 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 34))
-    posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-#endif
-    posix_spawnattr_init(&at);
-    sigset_t none, all;
-    sigemptyset(&none);
-    sigfillset(&all);
-    posix_spawnattr_setsigmask(&at, &none);
-    posix_spawnattr_setsigdefault(&at, &all);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
     pid_t pid;
-    int e = posix_spawn(&pid, exe, &fa, &at, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+    int e = feed__remote_spawn(exe, c, dir, "batch", in, out[1], &pid);
     close(in);
     close(out[1]);
     if (e != 0) {
@@ -333,25 +342,26 @@ static char *next_line(char **p)
     return s;
 }
 
-static feed_status answer_error(char *line, char *err, size_t errlen)
+feed_status feed__remote_error(const char *kind, const char *msg, char *err, size_t errlen)
 {
-    char *kind = line + 4, *msg = strchr(kind, '\t');
-    if (msg)
-        *msg++ = 0;
     feed_status st = !strcmp(kind, "resource") ? FEED_E_RESOURCE : !strcmp(kind, "io") ? FEED_E_IO : FEED_E_DATASET;
     return feed__err(st, err, errlen, "%s: %s", st == FEED_E_DATASET ? "dataset" : "remote shards",
                      msg ? msg : "feed-fetch failed");
 }
 
-feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, const char *file_list, char ***paths,
-                                char ***urls, size_t *n, int *is_remote, feed__remote_hold *hold, char *err,
-                                size_t errlen)
+static feed_status answer_error(char *line, char *err, size_t errlen)
 {
-    hold->fd = -1;
-    hold->path = NULL;
-    *paths = *urls = NULL;
-    *n = 0;
+    char *kind = line + 4, *msg = strchr(kind, '\t');
+    if (msg)
+        *msg++ = 0;
+    return feed__remote_error(kind, msg, err, errlen);
+}
+
+feed_status feed__remote_urls(const feed__remote_cfg *c, const char *source, const char *file_list,
+                              feed__pathlist *out, int *is_remote, char *exe, char *dir, char *err, size_t errlen)
+{
     *is_remote = 0;
+    memset(out, 0, sizeof *out);
     const char *src = source && *source ? source : NULL, *list = file_list && *file_list ? file_list : NULL;
     int url_src = feed__remote_is_url(src), url_list = !url_src && (is_url_list(src) || (!src && is_url_list(list)));
     if (!url_src && !url_list && !feed__remote_is_url(list))
@@ -365,11 +375,11 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
         return feed__err(FEED_E_UNSUPPORTED, err, errlen,
                          "dataset: %s names remote shards, and this libfeed was built without libcurl (no "
                          "feed-fetch): install libcurl's headers (libcurl4-openssl-dev) and rebuild", src ? src : list);
-    feed__pathlist u = {0}, got = {0};
-    char exe[PATH_MAX], dir[PATH_MAX], *answer = NULL, *reqs = NULL;
+    feed__pathlist u = {0};
+    char *answer = NULL, *reqs = NULL;
     feed_status st = FEED_OK;
-    if ((st = find_fetch(c, exe, sizeof exe, err, errlen)) != FEED_OK ||
-        (st = cache_dir_of(c, dir, sizeof dir, err, errlen)) != FEED_OK)
+    if ((st = find_fetch(c, exe, PATH_MAX, err, errlen)) != FEED_OK ||
+        (st = cache_dir_of(c, dir, PATH_MAX, err, errlen)) != FEED_OK)
         return st;
     if (url_list) {
         st = read_url_list(src ? src : list, &u, err, errlen);
@@ -431,6 +441,27 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
         reqs = NULL;
         feed__shards_free(pieces, np);
     }
+    if (st != FEED_OK) {
+        feed__shards_free(u.v, u.n);
+        return st;
+    }
+    *out = u;
+    return FEED_OK;
+}
+
+feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, const char *file_list, char ***paths,
+                                char ***urls, size_t *n, int *is_remote, feed__remote_hold *hold, char *err,
+                                size_t errlen)
+{
+    hold->fd = -1;
+    hold->path = NULL;
+    *paths = *urls = NULL;
+    *n = 0;
+    feed__pathlist u, got = {0};
+    char exe[PATH_MAX], dir[PATH_MAX], *answer = NULL, *reqs = NULL;
+    feed_status st = feed__remote_urls(c, source, file_list, &u, is_remote, exe, dir, err, errlen);
+    if (st != FEED_OK || !*is_remote)
+        return st;
     /* the shards themselves */
     size_t reqlen = 0;
     for (size_t i = 0; st == FEED_OK && i < u.n; i++)
@@ -441,7 +472,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
     for (size_t i = 0; st == FEED_OK && i < u.n; i++)
         at += (size_t)sprintf(reqs + at, "get\t%s\n", u.v[i]);
     if (st == FEED_OK)
-        st = hold_urls(dir, u.v, u.n, hold, err, errlen);
+        st = feed__remote_hold_urls(dir, u.v, u.n, hold, err, errlen);
     if (st == FEED_OK)
         st = run_fetch(exe, c, dir, reqs, at, &answer, err, errlen);
     char *p = answer, *line;

@@ -18,6 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <sys/types.h>
+
+#include "dataset/shards.h"
 #include "feed.h"
 
 typedef struct feed__remote_cfg {
@@ -51,5 +54,73 @@ int feed__remote_is_url(const char *s);
 feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, const char *file_list, char ***paths,
                                 char ***urls, size_t *n, int *is_remote, feed__remote_hold *hold, char *err,
                                 size_t errlen);
+
+/* ---- what remote.c shares with fetcher.c ---- */
+
+/* *is_remote = 0: no URL (nothing allocated). Else the shard URLs in *out
+ * (s3:// globs listed), feed-fetch's path in exe and the cache directory
+ * (made, absolute) in dir, both PATH_MAX bytes. */
+feed_status feed__remote_urls(const feed__remote_cfg *c, const char *source, const char *file_list,
+                              feed__pathlist *out, int *is_remote, char *exe, char *dir, char *err, size_t errlen);
+/* Starts exe --mode mode on stdin in, stdout out (posix_spawn, signals
+ * default and unblocked). 0 and *pid, else an errno. */
+int feed__remote_spawn(const char *exe, const feed__remote_cfg *c, const char *dir, const char *mode, int in, int out,
+                       pid_t *pid);
+/* A new list of urls[0..n) in dir/.inuse, held (remote.h). */
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
+                                   size_t errlen);
+/* feed-fetch's "err" answer (KIND, MESSAGE) as a status and words in err. */
+feed_status feed__remote_error(const char *kind, const char *msg, char *err, size_t errlen);
+
+/*
+ * Fetching while the loader runs (option fetch_ahead): feed-fetch stays up
+ * (--mode stream) and the loader says, as the read-ahead moves, which shards
+ * it wants in the cache now, in the order it needs them. Create only asks
+ * for every shard's version (HEAD); a shard comes when it is wanted, is held
+ * (never evicted) while it is, and may be evicted once it is not.
+ *
+ * All calls are thread-safe. A shard is "present" once its complete, checked
+ * file is in the cache and it has been wanted without a break since it was
+ * asked for. A failure of a wanted shard (a 404, retries used up, its ETag
+ * changed since create, the cache full) is kept: the loader reports it.
+ */
+typedef struct feed__fetcher feed__fetcher;
+
+/* *is_remote = 0: source names no URL (nothing started, *out NULL). Else
+ * feed-fetch is started and every shard's version is known when this
+ * returns: its path in the cache (whether there or not) and its size. */
+feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, const char *file_list,
+                                feed__fetcher **out, int *is_remote, char *err, size_t errlen);
+/* Stops feed-fetch, releases the hold. Accepts NULL. */
+void feed__fetcher_stop(feed__fetcher *f);
+
+size_t feed__fetcher_count(const feed__fetcher *f);
+char *const *feed__fetcher_paths(const feed__fetcher *f); /* shard i's file in the cache */
+char *const *feed__fetcher_urls(const feed__fetcher *f);
+uint64_t feed__fetcher_size(const feed__fetcher *f, uint32_t i);
+uint64_t feed__fetcher_budget(const feed__fetcher *f); /* cache_size, 0: no limit */
+
+/* Wants exactly shards[0..n) (need order; repeats ignored): holds them and
+ * asks for those not present; the others are no longer held. */
+feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, char *err, size_t errlen);
+/* 1: shard i is present. */
+int feed__fetcher_present(feed__fetcher *f, uint32_t i);
+/* Waits until shard i is present or a wanted shard failed. */
+feed_status feed__fetcher_wait(feed__fetcher *f, uint32_t i, char *err, size_t errlen);
+/* The first failure: its status and words (FEED_OK: none). */
+feed_status feed__fetcher_failed(feed__fetcher *f, char *err, size_t errlen);
+/* Records a failure found by the caller (the first one stays). */
+void feed__fetcher_fail(feed__fetcher *f, feed_status st, const char *msg);
+/* fn(ctx) runs on the fetcher's thread after each answer (a shard present or
+ * failed). Set it before the first want. */
+void feed__fetcher_notify(feed__fetcher *f, void (*fn)(void *), void *ctx);
+/* The index scan's open and close of shard i (feed__index_spec's
+ * shard_open, ctx the fetcher): wants i and the next few (as many as
+ * fetch_parallel, within cache_size), waits for i; what was read is let go. */
+struct feed__tar_io;
+feed_status feed__fetcher_scan_open(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
+void feed__fetcher_scan_close(void *ctx, struct feed__tar_io *io);
+/* Shards asked for so far and downloaded (not found in the cache). */
+void feed__fetcher_counts(const feed__fetcher *f, uint64_t *asked, uint64_t *downloaded);
 
 #endif

@@ -1,8 +1,9 @@
-# src/remote: shards named by URL. remote.c is the parent's (in libfeed.so);
+# src/remote: shards named by URL. remote.c and fetcher.c are the parent's (in libfeed.so);
 # feed-fetch, the helper process that downloads them, is the only program that
 # links libcurl (FEED_FETCH_SOURCES, built when libcurl is found).
 set(FEED_REMOTE_SOURCES
   src/remote/remote.c
+  src/remote/fetcher.c
 )
 set(FEED_FETCH_SOURCES
   src/remote/fetch_main.c

@@ -5,6 +5,7 @@ the shards its next batches read, within cache_size. Every load is compared
 with the same shards read from disk."""
 import os
 
+import numpy as np
 import pytest
 
 from conftest import BATCH, NIMG
@@ -86,3 +87,44 @@ def test_second_epoch_and_seek(make_loader, shards, server, cache):
     for epoch in range(2):
         assert_same(all_batches(L), ref)
     L.close()
+
+
+BAD = (12, 22, 37)
+NBAD_SHARDS, PER = 9, NIMG // 9
+
+
+@pytest.fixture(scope="module")
+def bad_shards(tmp_path_factory, dataset, index):
+    """The dataset in 9 shards of 5 (b-0.tar .. b-8.tar), samples BAD not JPEGs."""
+    from test_tar import samples, write_tarfile
+    d = tmp_path_factory.mktemp("bad_shards")
+    items = samples(dataset, index)
+    for i in BAD:
+        items[i] = (items[i][0], b"not a jpeg at all" * 10, items[i][2])
+    for s in range(NBAD_SHARDS):
+        write_tarfile(d / f"b-{s}.tar", items[s * PER:(s + 1) * PER])
+    return d
+
+
+def test_a_bad_samples_substitute_comes_from_its_own_shard(make_loader, shards, bad_shards, cache):
+    """Only the shards of the batch are sure to be cached: a substitute from
+    another shard could not be read."""
+    from remote_server import Server
+    srv = Server(bad_shards)
+    try:
+        sizes = [os.path.getsize(bad_shards / f"b-{i}.tar") for i in range(NBAD_SHARDS)]
+        ref = load(make_loader, str(shards / "s-{0..2}.tar"))
+        L = make_loader(srv.url + "/b-{0..8}.tar", cache_dir=cache, fetch_ahead=1, cache_size=sum(sorted(sizes)[-4:]),
+                        shuffle=False, epochs=1, augment="val")
+        got = []
+        for b in L:
+            ids, flags = np.array(b.sample_ids), np.array(b.flags)
+            for t in np.flatnonzero(flags & libfeed.SAMPLE_REPLACED):
+                got.append(int(ids[t]))
+                assert (np.array(b[0])[t] == ref[0][ids[t]]).all()  # the substitute's own pixels
+        L.close()
+    finally:
+        srv.close()
+    assert len(got) == len(BAD)
+    for bad, sub in zip(BAD, got):  # in order: shuffle is off
+        assert sub != bad and sub // PER == bad // PER, (bad, sub)

@@ -32,19 +32,27 @@
 #define FEED_SUBSTITUTE_MAX 64u
 
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
- * different sample of the dataset (n > 1), the same for every worker.
- * Inline: the parent (supervise/verify.c) checks substitutes without linking
- * the worker loop and its decoders. */
-static inline uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k,
-                                        uint64_t n)
+ * different sample among the count from first (id among them, count > 1),
+ * the same for every worker: the whole dataset (feed__substitute), or the
+ * sample's own tar shard (cfg substitute_in_shard). Inline: the parent
+ * (supervise/verify.c) checks substitutes without linking the worker loop
+ * and its decoders. */
+static inline uint64_t feed__substitute_in(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k,
+                                           uint64_t first, uint64_t count)
 {
-    if (n <= 1)
+    if (count <= 1 || id < first || id - first >= count)
         return id;
     feed__rng r;
     feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
     r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
-    uint64_t s = feed__rng_below(&r, n - 1);
-    return s >= id ? s + 1 : s;
+    uint64_t s = feed__rng_below(&r, count - 1);
+    return first + (s >= id - first ? s + 1 : s);
+}
+
+static inline uint64_t feed__substitute(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k,
+                                        uint64_t n)
+{
+    return feed__substitute_in(seed, epoch, id, k, 0, n);
 }
 
 #endif

@@ -307,6 +307,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->sandbox = L->o.sandbox;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
+    h->substitute_in_shard = L->o.fetch_ahead && L->fetcher; /* the batch's shards are the cached ones */
     h->meta_missing = L->o.meta_missing;
     memcpy(h->meta_exts, L->meta_exts, sizeof h->meta_exts);
     feed__xform_from_options(&h->xform, &L->o);

@@ -35,12 +35,16 @@ int feed__copy_untrusted(char *dst, size_t len, const char *src, size_t n)
 
 /* 1 if got may replace sample id of epoch: one of its substitutes, or id
  * itself (nothing decoded: zeros). */
-static int substitute_of(const feed__arena_hdr *cfg, uint64_t epoch, uint64_t id, uint64_t got)
+static int substitute_of(const feed__arena_hdr *cfg, const feed__index_hdr *ix, uint64_t epoch, uint64_t id,
+                         uint64_t got)
 {
     if (got == id)
         return 1;
+    uint64_t first = 0, count = cfg->dataset_size;
+    if (cfg->substitute_in_shard)
+        feed__index_shard_span(ix, id, &first, &count);
     for (uint32_t k = 1; k <= FEED_SUBSTITUTE_MAX; k++)
-        if (feed__substitute(cfg->seed, epoch, id, k, cfg->dataset_size) == got)
+        if (feed__substitute_in(cfg->seed, epoch, id, k, first, count) == got)
             return 1;
     return 0;
 }
@@ -77,7 +81,7 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
     if ((flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE)) ||
         ((flags & FEED__SAMPLE_NO_SUBSTITUTE) && (!replaced || id != p->id)))
         BAD("invalid flags 0x%x for sample %llu", flags, (unsigned long long)p->id);
-    if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a->cfg, m->epoch, p->id, id)))
+    if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a->cfg, ix, m->epoch, p->id, id)))
         BAD("an invalid id %llu for sample %llu%s", (unsigned long long)id, (unsigned long long)p->id,
             replaced ? " (no substitute of it)" : "");
     if (label != feed__index_label(ix, id))

@@ -333,7 +333,10 @@ static void process(wctx *c, const feed__claim *cl)
                 atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
                 atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
             }
-            got = feed__substitute(c->h->seed, epoch, id, k, c->h->dataset_size);
+            uint64_t first = 0, count = c->h->dataset_size;
+            if (c->h->substitute_in_shard)
+                feed__index_shard_span(c->ix, id, &first, &count);
+            got = feed__substitute_in(c->h->seed, epoch, id, k, first, count);
             uint8_t f2 = 0;
             if (do_sample(c, epoch, got, out, &f2, &sys_errno, msg, sizeof msg) == FEED_OK) {
                 flags |= f2;

@@ -391,12 +391,15 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
             goto fail;
         }
     }
-    pthread_mutex_lock(&L->mu); /* the fetch-ahead thread binds batches too */
+    /* The fetch-ahead thread binds batches too, under mu, and binding reads
+     * the pool: it waits until the pool is up. */
+    pthread_mutex_lock(&L->mu);
     feed__schedule_start(&L->sched, 0, L->o.start_epoch, 0);
-    pthread_mutex_unlock(&L->mu);
     L->create_ns[6] = feed__now_ns();
-    if ((st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker,
-                               L->o.sample_timeout_ms, err, errlen)) != FEED_OK)
+    st = feed__pool_start(&L->pool, &L->arena, L->arena.fd, L->ix.fd, L->o.workers, worker, L->o.sample_timeout_ms,
+                          err, errlen);
+    pthread_mutex_unlock(&L->mu);
+    if (st != FEED_OK)
         goto fail;
     L->pool_started = 1;
     L->create_ns[7] = feed__now_ns();

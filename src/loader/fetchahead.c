@@ -114,6 +114,16 @@ static void wake(void *arg)
     pthread_mutex_unlock(&p->mu);
 }
 
+static void free_it(feed__fetchahead *p)
+{
+    feed__free(p->ids);
+    feed__free(p->list);
+    feed__free(p->seen);
+    pthread_mutex_destroy(&p->mu);
+    pthread_cond_destroy(&p->cv);
+    feed__free(p);
+}
+
 feed__fetchahead *feed__fetchahead_start(const feed__index_hdr *ix, const feed__sampler *s, feed__fetcher *f,
                                          uint32_t batches, void (*retry)(void *), void *ctx)
 {
@@ -128,12 +138,7 @@ feed__fetchahead *feed__fetchahead_start(const feed__index_hdr *ix, const feed__
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
     if (!p->ids || !p->list || !p->seen || pthread_create(&p->thread, NULL, fetchahead_main, p) != 0) {
-        feed__free(p->ids);
-        feed__free(p->list);
-        feed__free(p->seen);
-        pthread_mutex_destroy(&p->mu);
-        pthread_cond_destroy(&p->cv);
-        feed__free(p);
+        free_it(p);
         return NULL;
     }
     feed__fetcher_notify(f, wake, p);
@@ -150,12 +155,7 @@ void feed__fetchahead_stop(feed__fetchahead *p)
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
     pthread_join(p->thread, NULL);
-    feed__free(p->ids);
-    feed__free(p->list);
-    feed__free(p->seen);
-    pthread_mutex_destroy(&p->mu);
-    pthread_cond_destroy(&p->cv);
-    feed__free(p);
+    free_it(p);
 }
 
 void feed__fetchahead_reset(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0, uint64_t start0, uint64_t end_seq)

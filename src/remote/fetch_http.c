@@ -344,12 +344,16 @@ int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, c
     char **v = NULL;
     int rc = 0;
     for (;;) {
-        snprintf(req, sizeof req, "s3://%s?list-type=2&prefix=", bucket);
-        put_escaped(req, sizeof req, prefix, 0);
+        /* The parameters in SigV4's canonical order (sorted by name), each
+         * URI-encoded once: libcurl before 8.3 signs the query as it is. */
+        snprintf(req, sizeof req, "s3://%s?", bucket);
         if (token[0]) {
-            strncat(req, "&continuation-token=", sizeof req - strlen(req) - 1);
+            strncat(req, "continuation-token=", sizeof req - strlen(req) - 1);
             put_escaped(req, sizeof req, token, 0);
+            strncat(req, "&", sizeof req - strlen(req) - 1);
         }
+        strncat(req, "list-type=2&prefix=", sizeof req - strlen(req) - 1);
+        put_escaped(req, sizeof req, prefix, 0);
         fetch_head h;
         xfer x = {.h = &h, .fd = -1};
         char s3form[16384];

@@ -23,7 +23,6 @@ import hashlib
 import http.server
 import os
 import socket
-import ssl
 import threading
 import time
 
@@ -58,6 +57,8 @@ class Server:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
         if tls:
+            import ssl  # here only: scripts/test-wheel runs this where the system's OpenSSL is hidden
+
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             ctx.load_cert_chain(*map(str, tls))
             self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)

@@ -5,18 +5,24 @@ $CURL_CA_BUNDLE (as OpenSSL and curl do) where set. Without them it uses
 libcurl's default bundle where that exists, else the first of the bundles
 Linux distributions keep (src/remote/fetch_http.c): the wheel carries
 Debian's libcurl, whose default Fedora, RHEL and SUSE do not have."""
+import os
 import shutil
 import subprocess
 
 import pytest
 
+from conftest import build_path
 from remote_server import Server
 from test_remote import assert_same, cache, load, shards  # noqa: F401 (fixtures)
 
 import libfeed
 
-pytestmark = pytest.mark.skipif(not shutil.which("openssl"),
-                                reason="no openssl command to make a certificate (scripts/deps.sh installs it)")
+pytestmark = [
+    pytest.mark.skipif(not os.access(build_path("bin", "feed-fetch"), os.X_OK),
+                       reason="no feed-fetch in this build (libcurl not found)"),
+    pytest.mark.skipif(not shutil.which("openssl"),
+                       reason="no openssl command to make a certificate (scripts/deps.sh installs it)"),
+]
 
 
 @pytest.fixture(scope="module")

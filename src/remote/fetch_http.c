@@ -24,7 +24,7 @@ static const char *env(const char *a, const char *b)
     return v && *v ? v : NULL;
 }
 
-/* The CA certificates for https: $CURL_CA_BUNDLE or $SSL_CERT_FILE where set;
+/* The CA certificates for https: $CURL_CA_BUNDLE, else $SSL_CERT_FILE (as curl);
  * else libcurl's own default where that file exists; else the first bundle
  * found where Linux distributions keep one. The wheel carries Debian's
  * libcurl, whose default (/etc/ssl/certs/ca-certificates.crt) Fedora, RHEL,

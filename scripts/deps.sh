@@ -30,6 +30,8 @@ feed_check /usr/include/cmocka.h libcmocka-dev
 # it the build works and a URL source fails at create (FEED_E_UNSUPPORTED).
 feed_check "/usr/include/$(uname -m)-linux-gnu/curl/curl.h" libcurl4-openssl-dev
 feed_check python3 python3
+# openssl: python/tests/test_remote_tls.py makes its server's certificate with it.
+feed_check openssl openssl
 # Open MPI: examples/mpi_shards.c and its ctest (mpirun -np 2 / 4, two simulated nodes).
 feed_check mpirun openmpi-bin
 feed_check mpicc libopenmpi-dev

@@ -17,7 +17,7 @@ refuses HEAD, as one serving presigned URLs does); ranges = False: Range is
 ignored (the whole file, 200).
 
 rate (bytes/s, all answers together) and latency (s, added to each request)
-throttle the server (the benchmark's)."""
+throttle the server (the benchmark's); tls=(certfile, keyfile) serves https."""
 import email.utils
 import hashlib
 import http.server
@@ -28,7 +28,7 @@ import time
 
 
 class Server:
-    def __init__(self, root, rate=0, latency=0.0):
+    def __init__(self, root, rate=0, latency=0.0, tls=None):
         self.root = str(root)
         self.faults = {}        # "/name" -> [fault, ...]
         self.log = []           # (method, path, range or None)
@@ -56,8 +56,14 @@ class Server:
 
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.httpd.daemon_threads = True
+        if tls:
+            import ssl  # here only: scripts/test-wheel runs this where the system's OpenSSL is hidden
+
+            ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            ctx.load_cert_chain(*map(str, tls))
+            self.httpd.socket = ctx.wrap_socket(self.httpd.socket, server_side=True)
         self.port = self.httpd.server_address[1]
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.url = f"{'https' if tls else 'http'}://127.0.0.1:{self.port}"
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 

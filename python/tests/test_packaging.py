@@ -1,9 +1,10 @@
 """The Python package as a user gets it: `pip wheel .` builds libfeed.so,
-feed-worker, feed-mkdata and feedbench with CMake (pyproject.toml,
-scikit-build-core) into the wheel; installed into a fresh virtual environment,
-its libfeed-mkdata command makes a dataset, libfeed-bench measures it, and it
-iterates datasets from a directory outside the checkout, with no PYTHONPATH
-and no LIBFEED_* variable. scripts/test-wheel checks the repaired wheel
+feed-worker, feed-fetch (where libcurl is found), feed-mkdata and feedbench
+with CMake (pyproject.toml, scikit-build-core) into the wheel; installed into
+a fresh virtual environment, its libfeed-mkdata command makes a dataset,
+libfeed-bench measures it, and it iterates datasets from a directory outside
+the checkout, and the same shards from a local HTTP server, with no
+PYTHONPATH and no LIBFEED_* variable. scripts/test-wheel checks the repaired wheel
 (scripts/wheel) the same way where the system's codec libraries are hidden.
 
 The wheel is built once per session, into $LIBFEED_BUILD_DIR/wheel (its CMake
@@ -19,7 +20,8 @@ import zipfile
 
 import pytest
 
-from conftest import BUILD, REPO
+from conftest import BUILD, REPO, build_path
+from remote_server import Server
 
 CLEAN_ENV = {k: v for k, v in os.environ.items()
              if not k.startswith(("LIBFEED_", "FEED_")) and k not in ("PYTHONPATH", "PYTHONHOME")}
@@ -32,6 +34,24 @@ with libfeed.Loader(sys.argv[1], batch_size=4, size=32, resize_shorter=40, epoch
     assert libfeed.__version__ == libfeed.library_version, libfeed.__version__
     print(libfeed.library_path, libfeed.library_version, n, L.stats()["backend"])
 """
+
+# The same shards from disk and by URL (the package's feed-fetch): every
+# sample, equal pixels and labels.
+URL_CODE = """
+import os, sys, numpy as np, libfeed
+def load(source, **kw):
+    with libfeed.Loader(source, batch_size=5, size=40, workers=2, augment="val", shuffle=False,
+                        epochs=1, **kw) as L:
+        b = [(np.array(x[0]), np.array(x[1]), np.array(x.sample_ids)) for x in L]
+    return [np.concatenate(c) for c in zip(*b)]
+ref, got = load(sys.argv[1]), load(sys.argv[2], cache_dir=os.path.abspath("url-cache"))
+assert sorted(got[2]) == list(range(len(ref[2]))), got[2]
+assert (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
+print(len(got[2]))
+"""
+
+# The wheel's feed-fetch exists where this build has one (libcurl found).
+HAVE_FETCH = os.access(build_path("bin", "feed-fetch"), os.X_OK)
 
 CUDA_CODE = """
 import sys, libfeed
@@ -94,10 +114,10 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
                 "libfeed/_lib/feed-mkdata", "libfeed/_lib/feedbench", "libfeed/_tools.py"} <= names
         # Nothing else from the build: no tests, programs, headers, static library.
         assert not [n for n in names if not n.startswith(("libfeed/", f"libfeed-{version}."))]
+        progs = ["feed-fetch"] * HAVE_FETCH + ["feed-mkdata", "feed-worker", "feedbench"]
         assert sorted(n for n in names if n.startswith("libfeed/_lib/")) == \
-            ["libfeed/_lib/feed-mkdata", "libfeed/_lib/feed-worker", "libfeed/_lib/feedbench",
-             "libfeed/_lib/libfeed.so"]  # one copy, no soname links
-        for exe in ("feed-worker", "feed-mkdata", "feedbench"):
+            [f"libfeed/_lib/{p}" for p in progs + ["libfeed.so"]]  # one copy, no soname links
+        for exe in progs:
             mode = z.getinfo(f"libfeed/_lib/{exe}").external_attr >> 16
             assert mode & 0o111 == 0o111, exe  # the programs keep their run bit
         # the licences of what it carries: its own, libjpeg-turbo's, and the
@@ -105,7 +125,8 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
         lic = f"libfeed-{version}.dist-info/licenses/"
         for f in ("LICENSE", "third_party/libjpeg-turbo/LICENSE.md", "third_party/licenses/libspng0.copyright",
                   "third_party/licenses/libwebp7.copyright", "third_party/licenses/liburing2.copyright",
-                  "third_party/licenses/libseccomp2.copyright"):
+                  "third_party/licenses/libseccomp2.copyright", "third_party/licenses/libcurl4.copyright",
+                  "third_party/licenses/libssl3.copyright"):
             assert lic + f in names, f
         meta = z.read(f"libfeed-{version}.dist-info/METADATA").decode()
         entry_points = z.read(f"libfeed-{version}.dist-info/entry_points.txt").decode()
@@ -122,7 +143,7 @@ def test_wheel_carries_library_worker_and_metadata(wheel):
 def test_runpath_is_origin(wheel, tmp_path):
     with zipfile.ZipFile(wheel) as z:
         z.extractall(tmp_path)
-    for f in ("libfeed.so", "feed-worker"):
+    for f in ("libfeed.so", "feed-worker") + ("feed-fetch",) * HAVE_FETCH:
         r = run(["readelf", "-d", str(tmp_path / "libfeed" / "_lib" / f)])
         assert "[$ORIGIN]" in r.stdout, r.stdout
         assert "libcudart" not in r.stdout  # static: loads without a driver or a GPU
@@ -157,6 +178,21 @@ def test_wheel_in_fresh_venv_iterates_from_outside(wheel, tmp_path, dataset):
         report = json.load(f)
     assert (report["tool"], report["measured_images"], report["samples_bad"]) == \
         ("feedbench", 12, 0), report
+    # Shards by URL: the package's feed-fetch downloads them from a local
+    # HTTP server; the loader delivers what it delivers from the files.
+    if HAVE_FETCH:
+        run([str(venv / "bin" / "libfeed-mkdata"), "--out", str(outside / "shards"), "--count", "23",
+             "--seed", "2", "--format", "tar", "--shard-size", "8", "--quiet"], env=CLEAN_ENV, cwd=str(outside))
+        server = Server(outside / "shards")
+        try:
+            pattern = "/shard-{000000..000002}.tar"
+            r = run([py, "-c", URL_CODE, str(outside / "shards") + pattern, server.url + pattern],
+                    env=CLEAN_ENV, cwd=str(outside))
+            gets = sorted(p for _, p, _ in server.requests("GET"))
+        finally:
+            server.close()
+        assert int(r.stdout) == 23
+        assert gets == [f"/shard-{i:06d}.tar" for i in range(3)]  # each downloaded once
     # With the CUDA toolkit at build time the backend is in the wheel: a
     # cuda request reaches it (no driver here: it says so), rather than
     # "built without CUDA".

@@ -16,22 +16,62 @@
 
 #include "remote/fetch.h"
 
-int fetch_http_init(void)
-{
-    return curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK ? 0 : -1;
-}
-
-void fetch_http_done(void)
-{
-    curl_global_cleanup();
-}
-
 static const char *env(const char *a, const char *b)
 {
     const char *v = getenv(a);
     if ((!v || !*v) && b)
         v = getenv(b);
     return v && *v ? v : NULL;
+}
+
+/* The CA certificates for https: $CURL_CA_BUNDLE, else $SSL_CERT_FILE (as curl);
+ * else libcurl's own default where that file exists; else the first bundle
+ * found where Linux distributions keep one. The wheel carries Debian's
+ * libcurl, whose default (/etc/ssl/certs/ca-certificates.crt) Fedora, RHEL,
+ * Amazon Linux and SUSE do not have. "": libcurl's default, whatever it is. */
+static char ca_file[4096];
+
+static void pick_ca_file(void)
+{
+    static const char *const known[] = {
+        "/etc/ssl/certs/ca-certificates.crt",                /* Debian, Ubuntu, Arch, Gentoo */
+        "/etc/pki/ca-trust/extracted/pem/tls-ca-bundle.pem", /* Fedora, RHEL, Amazon Linux */
+        "/etc/pki/tls/certs/ca-bundle.crt",                  /* older Fedora and RHEL */
+        "/etc/ssl/ca-bundle.pem",                            /* openSUSE, SLES */
+        "/etc/ssl/cert.pem",                                 /* Alpine */
+    };
+    const char *v = env("CURL_CA_BUNDLE", "SSL_CERT_FILE");
+    ca_file[0] = 0;
+    if (v) {
+        snprintf(ca_file, sizeof ca_file, "%s", v);
+        return;
+    }
+#if LIBCURL_VERSION_NUM >= 0x075400 /* CURLINFO_CAINFO: 7.84 */
+    CURL *e = curl_easy_init();
+    char *def = NULL;
+    int have = e && curl_easy_getinfo(e, CURLINFO_CAINFO, &def) == CURLE_OK && def && access(def, R_OK) == 0;
+    curl_easy_cleanup(e);
+    if (have)
+        return;
+#endif
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (access(known[i], R_OK) == 0) {
+            snprintf(ca_file, sizeof ca_file, "%s", known[i]);
+            return;
+        }
+}
+
+int fetch_http_init(void)
+{
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+        return -1;
+    pick_ca_file();
+    return 0;
+}
+
+void fetch_http_done(void)
+{
+    curl_global_cleanup();
 }
 
 /* Appends s to out, percent-encoding all but unreserved characters (and '/'
@@ -229,6 +269,8 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
     curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(e, CURLOPT_USERAGENT, "libfeed-fetch");
+    if (ca_file[0])
+        curl_easy_setopt(e, CURLOPT_CAINFO, ca_file);
     CURLcode rc = curl_easy_perform(e);
     curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &h->code);
     curl_off_t len = -1;
@@ -239,8 +281,10 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
         rc = CURLE_OK;
     if (rc != CURLE_OK) {
         snprintf(h->why, sizeof h->why, "%s", errbuf[0] ? errbuf : curl_easy_strerror(rc));
+        /* a certificate refused stays refused: not tried again */
         h->retryable = rc != CURLE_WRITE_ERROR && rc != CURLE_UNSUPPORTED_PROTOCOL &&
-                       rc != CURLE_URL_MALFORMAT && rc != CURLE_COULDNT_RESOLVE_HOST;
+                       rc != CURLE_URL_MALFORMAT && rc != CURLE_COULDNT_RESOLVE_HOST &&
+                       rc != CURLE_PEER_FAILED_VERIFICATION && rc != CURLE_SSL_CACERT_BADFILE;
         h->code = 0;
         out = -1;
     } else if (h->code >= 300) {
@@ -344,12 +388,16 @@ int fetch_s3_list(const fetch_cfg *c, const char *url, char ***out, size_t *n, c
     char **v = NULL;
     int rc = 0;
     for (;;) {
-        snprintf(req, sizeof req, "s3://%s?list-type=2&prefix=", bucket);
-        put_escaped(req, sizeof req, prefix, 0);
+        /* The parameters in SigV4's canonical order (sorted by name), each
+         * URI-encoded once: libcurl before 8.3 signs the query as it is. */
+        snprintf(req, sizeof req, "s3://%s?", bucket);
         if (token[0]) {
-            strncat(req, "&continuation-token=", sizeof req - strlen(req) - 1);
+            strncat(req, "continuation-token=", sizeof req - strlen(req) - 1);
             put_escaped(req, sizeof req, token, 0);
+            strncat(req, "&", sizeof req - strlen(req) - 1);
         }
+        strncat(req, "list-type=2&prefix=", sizeof req - strlen(req) - 1);
+        put_escaped(req, sizeof req, prefix, 0);
         fetch_head h;
         xfer x = {.h = &h, .fd = -1};
         char s3form[16384];

@@ -18,6 +18,7 @@
 #include <errno.h>
 
 #include "common/internal.h"
+#include "dataset/npy.h"
 #include "dataset/shardcache.h"
 #include "dataset/shards.h"
 #include "dataset/tar.h"
@@ -423,6 +424,23 @@ static void forge_end(forged *f, const char *want)
     free(f->buf);
 }
 
+/* The file good[0..n) with its options replaced by o[0..on), unsealed; *out_n its size. */
+static uint8_t *with_options(const uint8_t *good, size_t n, const void *o, uint64_t on, size_t *out_n)
+{
+    uint64_t ib, tb, kb, ob, pb;
+    memcpy(&ib, good + 32, 8), memcpy(&tb, good + 48, 8), memcpy(&kb, good + 72, 8);
+    memcpy(&ob, good + 80, 8), memcpy(&pb, good + 88, 8);
+    size_t at = FEED_SHARDCACHE_HEADER_BYTES + ib + tb + kb;
+    *out_n = n - ob + on;
+    uint8_t *b = malloc(*out_n);
+    memcpy(b, good, at);
+    memcpy(b + at, o, on);
+    memcpy(b + at + on, good + at + ob, pb);
+    uint64_t total = *out_n;
+    memcpy(b + 16, &total, 8), memcpy(b + 80, &on, 8);
+    return b;
+}
+
 /* 3c: each structural check, on a file crafted to break it (checksums right). */
 static void test_structure(void **state)
 {
@@ -458,6 +476,12 @@ static void test_structure(void **state)
     /* offsets past the pool or the index */
     forge_begin(&f, good, n);
     f.shard[1] = f.h->pool_bytes;
+    forge_end(&f, "shard 1: a bad path");
+    forge_begin(&f, good, n);
+    f.shard[1] = f.h->keys_off - f.h->pool_off; /* into the key table: not a string of the pool */
+    forge_end(&f, "shard 1: a bad path");
+    forge_begin(&f, good, n);
+    f.shard[1] = 1ull << 62;
     forge_end(&f, "shard 1: a bad path");
     forge_begin(&f, good, n);
     f.pool[f.shard[0]] = 0; /* an empty path */
@@ -504,23 +528,26 @@ static void test_structure(void **state)
     /* labels */
     forge_begin(&f, good, n);
     f.e[4].label = (int32_t)f.h->nclasses;
-    forge_end(&f, "sample 4: labels out of range");
+    forge_end(&f, "sample 4: a label out of range");
     forge_begin(&f, good, n);
     f.e[4].label = -1;
-    forge_end(&f, "sample 4: labels out of range");
+    forge_end(&f, "sample 4: a label out of range");
     forge_begin(&f, good, n);
     f.xl[0] = (int32_t)f.h->nclasses + 7;
-    forge_end(&f, "labels out of range");
+    forge_end(&f, "sample 1: a label out of range");
     forge_begin(&f, good, n);
     f.xl[0] = f.e[1].label; /* sample 1's "1,4": 1 twice */
-    forge_end(&f, "sample 1: labels out of range, repeated");
+    forge_end(&f, "sample 1: a label twice");
     forge_begin(&f, good, n);
     f.h->nclasses += 1;
     forge_end(&f, "7 classes, the largest label 5");
     forge_begin(&f, good, n);
     assert_int_equal(f.xst[2], 1);
     f.xst[3] = 0; /* starts going back: sample 2's */
-    forge_end(&f, "sample 2: labels out of range, repeated or too many");
+    forge_end(&f, "sample 2: its extra label start goes back");
+    forge_begin(&f, good, n);
+    f.xst[2] = (uint32_t)f.h->nextra + 1; /* sample 1's labels past the table */
+    forge_end(&f, "sample 1: more labels than a sample has or the index holds");
     forge_begin(&f, good, n);
     f.xst[f.h->count] -= 1;
     forge_end(&f, "extra label starts do not span");
@@ -546,6 +573,22 @@ static void test_structure(void **state)
     f.mlens[0] = (uint32_t)((f.e[1].path_off & mask) - f.moffs[0]); /* sample 0's json over its txt */
     forge_end(&f, "sample 0: a member range is inconsistent");
 
+    forge_begin(&f, good, n);
+    f.h->count = 0;
+    forge_end(&f, "0 samples of 3 shards in 6 classes");
+    forge_begin(&f, good, n);
+    f.h->nclasses = 0;
+    forge_end(&f, "9 samples of 3 shards in 0 classes");
+    forge_begin(&f, good, n);
+    f.h->nshards = 0;
+    forge_end(&f, "9 samples of 0 shards");
+    forge_begin(&f, good, n);
+    f.h->entries_off -= 64; /* over the header */
+    forge_end(&f, "index offsets out of bounds");
+    forge_begin(&f, good, n);
+    f.h->entries_off += 64; /* into the gap before the (empty) class table: entries overlap the shard table */
+    forge_end(&f, "index offsets out of bounds");
+
     /* the header's fields against the options */
     forge_begin(&f, good, n);
     f.h->nmeta = 1;
@@ -555,6 +598,15 @@ static void test_structure(void **state)
     forge_end(&f, "not a shard index of this version");
     forge_begin(&f, good, n);
     f.h->labels_off = 64;
+    forge_end(&f, "not a shard index of this version");
+    forge_begin(&f, good, n);
+    f.h->npy.h = 1;
+    forge_end(&f, "not a shard index of this version");
+    forge_begin(&f, good, n);
+    f.h->reserved2 = 1;
+    forge_end(&f, "not a shard index of this version");
+    forge_begin(&f, good, n);
+    f.h->named_classes = 1;
     forge_end(&f, "not a shard index of this version");
     forge_begin(&f, good, n);
     f.h->total_bytes -= 4096;
@@ -587,11 +639,104 @@ static void test_structure(void **state)
     f.buf[64] = 3; /* dim 3: 9 x 2 values are not rows of 3 */
     forge_end(&f, "targets are not one row a sample");
     forge_begin(&f, good, n);
-    f.buf[68] = 7; /* no such dtype */
+    f.buf[64] = 1, f.buf[68] = 7; /* no such dtype, of rows that would fit as 8-byte ones */
+    forge_end(&f, "targets are not one row a sample");
+    forge_begin(&f, good, n);
+    f.buf[64] = 0; /* no rows */
     forge_end(&f, "targets are not one row a sample");
     forge_begin(&f, good, n);
     f.buf[104] = 1; /* the reserved bytes */
     forge_end(&f, "sizes do not add up");
+    forge_begin(&f, good, n);
+    f.buf[88] -= 1; /* a byte of the file in no piece */
+    forge_end(&f, "sizes do not add up");
+
+    /* options longer than any a caller has */
+    char longer[FEED_SHARDCACHE_OPTIONS_MAX + 16] = "1npy\0json\0";
+    memset(longer + 10, 't', sizeof longer - 11);
+    longer[sizeof longer - 1] = 0;
+    size_t nl;
+    forged l = {.buf = with_options(good, n, longer, sizeof longer, &nl), .n = nl};
+    forge_end(&l, "bad options");
+    /* an index whose size is not the builder's (whole pages): its last 8 bytes cut */
+    uint8_t *cut = malloc(n - 8);
+    memcpy(cut, good, FEED_SHARDCACHE_HEADER_BYTES + ib - 8);
+    memcpy(cut + FEED_SHARDCACHE_HEADER_BYTES + ib - 8, good + FEED_SHARDCACHE_HEADER_BYTES + ib,
+           n - FEED_SHARDCACHE_HEADER_BYTES - ib);
+    memcpy(cut + 16, &(uint64_t){n - 8}, 8), memcpy(cut + 32, &(uint64_t){ib - 8}, 8);
+    ((feed__index_hdr *)(cut + FEED_SHARDCACHE_HEADER_BYTES))->total_bytes = ib - 8;
+    forged c = {.buf = cut, .n = n - 8};
+    forge_end(&c, "not a shard index of this version");
+    forge_begin(&f, good, n);
+    f.h->version += 1;
+    forge_end(&f, "not a shard index of this version");
+    forge_begin(&f, good, n);
+    f.h->magic ^= 1;
+    forge_end(&f, "not a shard index of this version");
+
+    /* rows of more values than a target has (the file made anew around them) */
+    uint64_t dim = FEED_NPY_MAX_TARGET_DIM + 1, tbytes = h->count * dim * 4;
+    uint8_t *big = calloc(1, n + tbytes);
+    memcpy(big, good, FEED_SHARDCACHE_HEADER_BYTES + ib);
+    memcpy(big + FEED_SHARDCACHE_HEADER_BYTES + ib + tbytes, good + FEED_SHARDCACHE_HEADER_BYTES + ib + tb,
+           n - FEED_SHARDCACHE_HEADER_BYTES - ib - tb);
+    uint64_t total = n - tb + tbytes;
+    memcpy(big + 16, &total, 8), memcpy(big + 48, &tbytes, 8), memcpy(big + 64, &(uint32_t){(uint32_t)dim}, 4);
+    forged g = {.buf = big, .n = total};
+    forge_end(&g, "targets are not one row a sample");
+    free(good);
+}
+
+/* 3d: the checks that only an index without members, targets or extra labels reaches. */
+static void test_structure_plain(void **state)
+{
+    feed__index plain;
+    build(&plain, NULL);
+    save_ok(&plain, NULL);
+    size_t n;
+    uint8_t *good = tu_read_file(cache, &n);
+    feed__index_free(&plain);
+    forged f;
+    forge_begin(&f, good, n);
+    f.buf[64] = 1; /* targets none asked for */
+    feed__shardcache_seal(f.buf, n);
+    feed__shardcache_view v;
+    char why[256] = "";
+    assert_int_equal(feed__shardcache_parse(f.buf, n, &v, why, sizeof why), -1);
+    assert_non_null(strstr(why, "targets are not one row a sample"));
+    free(f.buf);
+    static const struct {
+        size_t field;
+        const char *want;
+    } bad[] = {
+        {offsetof(feed__index_hdr, max_labels), "extra label tables without extra labels"},
+        {offsetof(feed__index_hdr, xstarts_off), "extra label tables without extra labels"},
+        {offsetof(feed__index_hdr, xlabels_off), "extra label tables without extra labels"},
+        {offsetof(feed__index_hdr, moffs_off), "member tables without members"},
+        {offsetof(feed__index_hdr, mlens_off), "member tables without members"},
+    };
+    /* five metadata members a sample (the index holds four at most), their tables in place */
+    static const char five[] = "0\0a\0b\0c\0d\0e";
+    size_t n5;
+    f.buf = with_options(good, n, five, sizeof five, &n5);
+    f.n = n5;
+    f.h = (feed__index_hdr *)(f.buf + FEED_SHARDCACHE_HEADER_BYTES);
+    f.h->nmeta = 5;
+    f.h->moffs_off = FEED_ALIGN_UP(f.h->keys_off + f.h->count * 4, 64);
+    f.h->mlens_off = f.h->moffs_off + f.h->count * 5 * 8;
+    assert_true(f.h->mlens_off + f.h->count * 5 * 4 <= f.h->total_bytes);
+    memset((char *)f.h + f.h->moffs_off, 0xff, f.h->count * 5 * 8); /* none: FEED_INDEX_NO_MEMBER */
+    forge_end(&f, "bad options");
+    for (size_t i = 0; i < FEED_ARRAY_SIZE(bad); i++) {
+        forge_begin(&f, good, n);
+        ((uint8_t *)f.h)[bad[i].field] += 64;
+        feed__shardcache_seal(f.buf, n);
+        why[0] = 0;
+        assert_int_equal(feed__shardcache_parse(f.buf, n, &v, why, sizeof why), -1);
+        if (!strstr(why, bad[i].want))
+            fail_msg("field at %zu: '%s'", bad[i].field, why);
+        free(f.buf);
+    }
     free(good);
 }
 
@@ -683,7 +828,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_mismatch),
         cmocka_unit_test(test_every_byte),     cmocka_unit_test(test_every_byte_resealed),
-        cmocka_unit_test(test_structure),      cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_structure),      cmocka_unit_test(test_structure_plain),
+        cmocka_unit_test(test_truncated),
         cmocka_unit_test(test_alloc_fail),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

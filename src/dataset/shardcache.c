@@ -179,27 +179,32 @@ static span member_span(uint64_t off, uint64_t len)
     return (span){off - BLK, FEED_ALIGN_UP(off + len, BLK)};
 }
 
-/* Sample i's labels (extra labels starts st, when nextra): in range, none
- * twice, at most FEED_MAX_SAMPLE_LABELS; *n their count, *max the largest. */
-static int labels_ok(const feed__index_hdr *h, uint64_t i, const uint32_t *st, uint32_t *n, int32_t *max)
+/* Sample i's labels (extra label starts st, when nextra): NULL, *n their
+ * count and *max the largest so far, or what is wrong with them. */
+static const char *labels_bad(const feed__index_hdr *h, uint64_t i, const uint32_t *st, uint32_t *n, int32_t *max)
 {
     int32_t all[FEED_MAX_SAMPLE_LABELS];
     all[0] = feed__index_entries(h)[i].label;
     *n = 1;
     if (h->nextra) {
-        if (st[i + 1] < st[i] || st[i + 1] > h->nextra || st[i + 1] - st[i] >= FEED_MAX_SAMPLE_LABELS)
-            return 0;
+        if (st[i + 1] < st[i])
+            return "its extra label start goes back";
+        if (st[i + 1] > h->nextra || st[i + 1] - st[i] >= FEED_MAX_SAMPLE_LABELS)
+            return "more labels than a sample has or the index holds";
         *n += st[i + 1] - st[i];
         memcpy(all + 1, (const int32_t *)((const char *)h + h->xlabels_off) + st[i], (*n - 1) * sizeof *all);
         if (*n > 1)
             qsort(all, *n, sizeof *all, cmp_i32);
     }
-    for (uint32_t k = 0; k < *n; k++)
-        if (all[k] < 0 || (uint32_t)all[k] >= h->nclasses || (k && all[k] == all[k - 1]))
-            return 0;
+    for (uint32_t k = 0; k < *n; k++) {
+        if ((uint32_t)all[k] >= h->nclasses) /* a negative one too */
+            return "a label out of range";
+        if (k && all[k] == all[k - 1])
+            return "a label twice";
+    }
     if (all[*n - 1] > *max)
         *max = all[*n - 1];
-    return 1;
+    return NULL;
 }
 
 /* Sample i's metadata members: none (length 0), or block-aligned, their
@@ -237,8 +242,8 @@ static int check_index(const feed__index_hdr *h, uint64_t n, const options *op, 
     const char *nul = memchr(h->root, 0, sizeof h->root);
     if (!nul || h->root[0] != '/' || !all_zero(nul, (uint64_t)(h->root + sizeof h->root - nul)))
         WHY("a bad root");
-    if (h->count < 1 || h->nshards < 1 || h->nshards > FEED_INDEX_MAX_SHARDS || h->nclasses < 1 ||
-        h->nclasses > (uint64_t)FEED_MAX_LABEL + 1)
+    /* (nclasses <= FEED_MAX_LABEL + 1 follows from nclasses = the largest label + 1, below) */
+    if (h->count < 1 || h->nshards < 1 || h->nshards > FEED_INDEX_MAX_SHARDS || h->nclasses < 1)
         WHY("%llu samples of %llu shards in %u classes", (unsigned long long)h->count,
             (unsigned long long)h->nshards, h->nclasses);
     if (h->nmeta != op->nmeta)
@@ -249,16 +254,16 @@ static int check_index(const feed__index_hdr *h, uint64_t n, const options *op, 
         WHY("extra label tables without extra labels");
     if (!h->nmeta && (h->moffs_off || h->mlens_off))
         WHY("member tables without members");
-    uint64_t end = FEED_ALIGN_UP(sizeof *h, 64);
+    uint64_t end = sizeof *h;
     int junk = 0;
-    if (h->entries_off != end || !table_ok(h, h->entries_off, h->count, sizeof(feed__index_entry), n, &end, &junk))
+    if (!table_ok(h, h->entries_off, h->count, sizeof(feed__index_entry), n, &end, &junk))
         WHY("index offsets out of bounds");
     uint64_t m = h->count * h->nmeta; /* count < n / 16 */
     if (!table_ok(h, h->classes_off, 0, 8, n, &end, &junk) || !table_ok(h, h->shards_off, h->nshards, 8, n, &end, &junk) ||
         !table_ok(h, h->pool_off, h->pool_bytes, 1, n, &end, &junk) ||
         (h->nextra && (!table_ok(h, h->xstarts_off, h->count + 1, 4, n, &end, &junk) ||
                        !table_ok(h, h->xlabels_off, h->nextra, 4, n, &end, &junk))) ||
-        !h->keys_off || !table_ok(h, h->keys_off, h->count, 4, n, &end, &junk) ||
+        !table_ok(h, h->keys_off, h->count, 4, n, &end, &junk) ||
         (h->nmeta && (!table_ok(h, h->moffs_off, m, 8, n, &end, &junk) ||
                       !table_ok(h, h->mlens_off, m, 4, n, &end, &junk))))
         WHY("index offsets out of bounds");
@@ -291,8 +296,9 @@ static int check_index(const feed__index_hdr *h, uint64_t n, const options *op, 
                 (unsigned long long)off);
         prev_shard = s, next_free = FEED_ALIGN_UP(off + e[i].path_len, BLK) + BLK;
         uint32_t nl;
-        if (!labels_ok(h, i, st, &nl, &max))
-            WHY("sample %llu: labels out of range, repeated or too many", (unsigned long long)i);
+        const char *bad = labels_bad(h, i, st, &nl, &max);
+        if (bad)
+            WHY("sample %llu: %s", (unsigned long long)i, bad);
         most = nl > most ? nl : most;
         if (keys[i] != FEED_INDEX_NO_KEY && keys[i] >= h->pool_bytes)
             WHY("sample %llu: its key is outside the pool", (unsigned long long)i);

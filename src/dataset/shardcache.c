@@ -259,8 +259,8 @@ static int check_index(const feed__index_hdr *h, uint64_t n, const options *op, 
     if (!table_ok(h, h->entries_off, h->count, sizeof(feed__index_entry), n, &end, &junk))
         WHY("index offsets out of bounds");
     uint64_t m = h->count * h->nmeta; /* count < n / 16 */
-    if (!table_ok(h, h->classes_off, 0, 8, n, &end, &junk) || !table_ok(h, h->shards_off, h->nshards, 8, n, &end, &junk) ||
-        !table_ok(h, h->pool_off, h->pool_bytes, 1, n, &end, &junk) ||
+    if (!table_ok(h, h->classes_off, 0, 8, n, &end, &junk) ||
+        !table_ok(h, h->shards_off, h->nshards, 8, n, &end, &junk) || !table_ok(h, h->pool_off, h->pool_bytes, 1, n, &end, &junk) ||
         (h->nextra && (!table_ok(h, h->xstarts_off, h->count + 1, 4, n, &end, &junk) ||
                        !table_ok(h, h->xlabels_off, h->nextra, 4, n, &end, &junk))) ||
         !table_ok(h, h->keys_off, h->count, 4, n, &end, &junk) ||

@@ -95,10 +95,12 @@ typedef struct feed__shardcache_view {
 /*
  * Checks the bytes of a saved shard index: magic, versions, sizes,
  * checksums, the options, and the index as untrusted input:
- *   - its header: this version, kind SHARDS, its size the file's, no fields
- *     of the other kinds, the root an absolute path NUL-terminated in it;
+ *   - its header: this version, kind SHARDS, its size the file's (whole
+ *     pages), no fields of the other kinds, the root an absolute path
+ *     NUL-terminated in it (zeros after the NUL);
  *   - every table (entries, shard paths, pool, extra labels, keys, member
- *     ranges) aligned, in the builder's order, none overlapping, inside;
+ *     ranges) aligned, in the builder's order, none overlapping, inside,
+ *     and zeros between them and after the last, as the builder leaves them;
  *   - the pool ends with a NUL, every shard path and key offset inside it
  *     (so every string is NUL-terminated inside the pool), paths not empty;
  *   - each sample's shard (path_off >> 40) below nshards, the samples

@@ -101,6 +101,68 @@ uint64_t feed__scancache_checksum(const uint8_t *buf, size_t n)
     return feed__mix64(h ^ w ^ ((uint64_t)(n - i) << 56));
 }
 
+int64_t feed__file_pread(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(fd, (char *)buf + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            return -1;
+        if (r == 0)
+            break;
+        got += (size_t)r;
+    }
+    return (int64_t)got;
+}
+
+int feed__file_replace(const char *path, const feed__file_piece *pieces, int np)
+{
+    char tmp[PATH_MAX + 16];
+    int e = 0;
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp)
+        return ENAMETOOLONG;
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    for (int i = 0; i < np && !e; i++) {
+        const char *p = pieces[i].p;
+        uint64_t done = 0;
+        while (done < pieces[i].n && !e) {
+            ssize_t w = write(fd, p + done, (size_t)feed__min_u64(pieces[i].n - done, 1u << 30));
+            if (w < 0 && errno != EINTR)
+                e = errno;
+            else if (w > 0)
+                done += (uint64_t)w;
+        }
+    }
+    if (!e && fchmod(fd, 0644) != 0)
+        e = errno;
+    if (!e && fsync(fd) != 0) /* the bytes on disk before the name: a crash leaves the old file or this one */
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, path) != 0)
+        e = errno;
+    if (e) {
+        unlink(tmp);
+        return e;
+    }
+    /* the rename itself: best effort (some file systems refuse a folder's fsync) */
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash == dir ? (void)(slash[1] = 0) : (void)(*slash = 0);
+    int dfd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        fsync(dfd);
+        close(dfd);
+    }
+    return 0;
+}
+
 #define WHY(...)                                       \
     do {                                               \
         if (why && whylen)                             \
@@ -293,21 +355,16 @@ int feed__scancache_load(const char *path, int rootfd, const char *root, uint32_
         snprintf(note, notelen, "saved folder scan %s is not a regular file: ignored, scanning the folder", path);
         goto out;
     }
-    size_t n = (size_t)sb.st_size, got = 0;
+    size_t n = (size_t)sb.st_size;
     buf = feed__malloc(n ? n : 1);
     if (!buf) {
         snprintf(note, notelen, "no memory to read the saved folder scan %s; scanning the folder", path);
         goto out;
     }
-    while (got < n) {
-        ssize_t r = pread(fd, buf + got, n - got, (off_t)got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    if (feed__scancache_parse(buf, got, rules, &v, why, sizeof why) != 0) {
+    int64_t got = feed__file_pread(fd, buf, n, 0);
+    if (got < 0)
+        got = 0;
+    if (feed__scancache_parse(buf, (size_t)got, rules, &v, why, sizeof why) != 0) {
         snprintf(note, notelen, "saved folder scan %s is not usable (%s): ignored, scanning the folder again", path,
                  why);
         goto out;
@@ -390,32 +447,8 @@ int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed_
     f.checksum = feed__scancache_checksum(buf + sizeof f, f.total - sizeof f);
     memcpy(buf, &f, sizeof f);
 
-    char tmp[PATH_MAX + 16];
-    int rc = -1, e = 0;
-    snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-    int fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        e = errno;
-    } else {
-        size_t done = 0;
-        while (done < f.total && !e) {
-            ssize_t w = write(fd, buf + done, f.total - done);
-            if (w < 0 && errno != EINTR)
-                e = errno;
-            else if (w > 0)
-                done += (size_t)w;
-        }
-        if (!e && fchmod(fd, 0644) != 0) /* other ranks and users read it */
-            e = errno;
-        if (close(fd) != 0 && !e)
-            e = errno;
-        if (!e && rename(tmp, path) != 0)
-            e = errno;
-        if (e)
-            unlink(tmp);
-        else
-            rc = 0;
-    }
+    feed__file_piece piece = {buf, f.total};
+    int e = feed__file_replace(path, &piece, 1), rc = e ? -1 : 0;
     feed__free(buf);
     if (rc == 0)
         snprintf(note, notelen, "folder scan saved to %s", path);

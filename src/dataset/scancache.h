@@ -84,7 +84,8 @@ int feed__scancache_parse(const uint8_t *buf, size_t n, uint32_t rules, feed__sc
                           size_t whylen);
 
 /* The checksum the file carries, of buf[0..n) (exposed for the tests and
- * the fuzzer, which change a file and make it consistent again). */
+ * the fuzzer, which change a file and make it consistent again; the saved
+ * shard index, shardcache.c, uses it too). */
 uint64_t feed__scancache_checksum(const uint8_t *buf, size_t n);
 /* Offset of the checksum in the file and of the bytes it covers. */
 #define FEED_SCAN_CHECKSUM_AT 24u
@@ -112,5 +113,22 @@ int feed__scancache_load(const char *path, int rootfd, const char *root, uint32_
 int feed__scancache_save(const char *path, const feed__index_hdr *h, const feed__scan_dirs *dirs, uint32_t rules,
                          int64_t scan_start_ns, uint64_t skipped, const char *skipped_names, char *note,
                          size_t notelen);
+
+/* ---- shared with the saved shard index (shardcache.c) ---- */
+
+/* One piece of a file being written. */
+typedef struct feed__file_piece {
+    const void *p;
+    uint64_t n;
+} feed__file_piece;
+/* Writes pieces[0..np) one after another to a temporary file beside path
+ * (mode 0644: other ranks and users read it), fsyncs it, renames it over
+ * path and fsyncs the folder: a reader sees the old file or the whole new
+ * one, never a part, even after a crash. 0, or the errno of what failed
+ * (the temporary file removed). */
+int feed__file_replace(const char *path, const feed__file_piece *pieces, int np);
+/* Reads n bytes at off from fd, on through EINTR and short reads: the bytes
+ * read (fewer only at the end of the file), or -1 with errno. */
+int64_t feed__file_pread(int fd, void *buf, size_t n, uint64_t off);
 
 #endif /* FEED_SCANCACHE_H */

@@ -1,4 +1,4 @@
-# src/dataset: the index and its sources (folder scan, file list, tar shards, .npy, the scan cache).
+# src/dataset: the index and its sources (folder scan, file list, tar shards, .npy, the scan cache, the saved shard index).
 # Both processes: the parent builds the index, a worker reads its records.
 set(FEED_DATASET_SOURCES
   src/dataset/source.c
@@ -9,6 +9,7 @@ set(FEED_DATASET_SOURCES
   src/dataset/index.c
   src/dataset/npy.c
   src/dataset/scancache.c
+  src/dataset/shardcache.c
   src/dataset/tar.c
   src/dataset/tar_header.c
   src/dataset/shards.c

@@ -13,7 +13,8 @@ to inject per path, each used once, in order:
                (as if the object were replaced)
 
 head_status: a status every HEAD gets instead of an answer (a server that
-refuses HEAD, as one serving presigned URLs does); ranges = False: Range is
+refuses HEAD, as one serving presigned URLs does); get_status: the same for
+every GET; ranges = False: Range is
 ignored (the whole file, 200).
 
 rate (bytes/s, all answers together) and latency (s, added to each request)
@@ -33,6 +34,7 @@ class Server:
         self.faults = {}        # "/name" -> [fault, ...]
         self.log = []           # (method, path, range or None)
         self.head_status = None
+        self.get_status = None  # a status every GET gets instead of an answer
         self.ranges = True
         self.etag_salt = {}     # "/name" -> int: bumped by an "etag" fault
         self.rate, self.latency = rate, latency
@@ -94,6 +96,8 @@ class Server:
             time.sleep(self.latency)
         if head and self.head_status:
             fault = str(self.head_status)
+        if not head and self.get_status:
+            fault = str(self.get_status)
         if fault in ("503", "500", "403", "404", "405"):
             h.send_response(int(fault))
             h.send_header("Content-Length", "0")

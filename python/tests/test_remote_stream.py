@@ -128,3 +128,22 @@ def test_a_bad_samples_substitute_comes_from_its_own_shard(make_loader, shards, 
     assert len(got) == len(BAD)
     for bad, sub in zip(BAD, got):  # in order: shuffle is off
         assert sub != bad and sub // PER == bad // PER, (bad, sub)
+
+
+def test_the_index_is_saved_and_a_second_create_fetches_no_shard(make_loader, shards, server, cache):
+    ref = load(make_loader, str(shards / "s-{0..2}.tar"))
+    assert_same(load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1), ref)
+    assert [f for f in os.listdir(cache) if f.startswith("index-") and f.endswith(".shards")]
+    for f in cached_tars(cache):
+        os.remove(os.path.join(cache, f))
+    server.get_status = 503  # no shard can be had now: a create that scanned them would fail
+    L = make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, fetch_retries=0, shuffle=False,
+                    epochs=1, augment="val")
+    assert len(L.dataset) == NIMG  # the saved index
+    with pytest.raises(libfeed.FeedError, match=r"s-\d\.tar.*503"):
+        all_batches(L)
+    L.close()
+    with pytest.raises(libfeed.FeedError, match=r"s-\d\.tar.*503"):  # without the saved index: the scan
+        make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache + "-2", fetch_ahead=1, fetch_retries=0)
+    server.get_status = None
+    assert_same(load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1), ref)

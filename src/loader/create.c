@@ -5,6 +5,7 @@
  * device backend, the read-ahead and the schedule, the worker pool; and, in
  * test builds, the accessors to what create built (hooks/loader_test.h).
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "common/internal.h"
 #include "common/rng.h"
 #include "dataset/index.h"
+#include "dataset/shardcache.h"
 #include "dataset/shards.h"
 #include "device/device.h"
 #if FEED_TEST_HOOKS
@@ -91,7 +93,30 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
                          "targets=%s, target_columns=%s and target_member=%s: set one of them (each gives the "
                          "targets)", L->o.targets, L->o.target_columns, L->o.target_member);
     }
-    feed_status st = feed__index_build_spec(&L->ix, &spec, err, errlen);
+    /* fetch_ahead: the index saved for these shards' versions, else one pass
+     * over them, saved for the next create (another rank, a resumed job) */
+    feed__shard_members mem = {.multi_label = L->o.multi_label, .target_ext = L->o.target_member,
+                               .targets = &L->tg, .meta_exts = ext_p, .nmeta = spec.nmeta};
+    char *key = NULL, ipath[PATH_MAX + 64] = "", why[600] = "";
+    size_t keylen = 0;
+    int saved = 0;
+    if (L->fetcher && !L->o.labels[0] && !L->o.target_columns[0] &&
+        feed__fetcher_index_key(L->fetcher, &key, &keylen, ipath, sizeof ipath) == FEED_OK) {
+        saved = feed__shardcache_load(ipath, key, keylen, feed__fetcher_paths(L->fetcher), npaths, &mem, &L->ix,
+                                      why, sizeof why) == 1;
+        if (!saved && why[0])
+            fprintf(stderr, "libfeed: the saved index %s is not used (%s); the shards are scanned again\n", ipath,
+                    why);
+        if (saved && L->ix.hdr->problems)
+            fprintf(stderr, "libfeed: %llu malformed members in the shards (saved index %s), the first: %s\n",
+                    (unsigned long long)L->ix.hdr->problems, ipath, L->ix.first_problem);
+    }
+    feed_status st = saved ? FEED_OK : feed__index_build_spec(&L->ix, &spec, err, errlen);
+    if (st == FEED_OK && key && !saved &&
+        feed__shardcache_save(ipath, &L->ix, &mem, key, keylen, why, sizeof why) != 0)
+        fprintf(stderr, "libfeed: cannot save the index to %s: %s; the next create scans the shards again\n", ipath,
+                why);
+    feed__free(key);
     feed__shards_free(paths, paths ? npaths : 0);
     if (note[0])
         fprintf(stderr, "libfeed: %s\n", note);

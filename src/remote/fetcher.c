@@ -434,3 +434,27 @@ void feed__fetcher_scan_close(void *ctx, struct feed__tar_io *io)
     feed__fetcher *f = ctx;
     feed__shards_close(f->paths, io);
 }
+
+feed_status feed__fetcher_index_key(const feed__fetcher *f, char **key, size_t *keylen, char *path, size_t cap)
+{
+    size_t len = 0;
+    for (size_t i = 0; i < f->n; i++)
+        len += strlen(f->urls.v[i]) + strlen(f->paths[i]) + 24;
+    char *k = feed__malloc(len + 1);
+    if (!k)
+        return FEED_E_NOMEM;
+    size_t at = 0;
+    uint64_t h = 1469598103934665603ull; /* FNV-1a: the file's name; the key itself is compared whole */
+    for (size_t i = 0; i < f->n; i++)
+        at += (size_t)snprintf(k + at, len + 1 - at, "%s\t%s\t%llu\n", f->urls.v[i], f->paths[i],
+                               (unsigned long long)f->sizes[i]);
+    for (size_t i = 0; i < at; i++)
+        h = (h ^ (uint8_t)k[i]) * 1099511628211ull;
+    if (snprintf(path, cap, "%s/index-%016llx.shards", f->dir, (unsigned long long)h) >= (int)cap) {
+        feed__free(k);
+        return FEED_E_INVALID;
+    }
+    *key = k;
+    *keylen = at;
+    return FEED_OK;
+}

@@ -120,6 +120,10 @@ void feed__fetcher_notify(feed__fetcher *f, void (*fn)(void *), void *ctx);
 struct feed__tar_io;
 feed_status feed__fetcher_scan_open(void *ctx, uint32_t i, struct feed__tar_io *io, char *err, size_t errlen);
 void feed__fetcher_scan_close(void *ctx, struct feed__tar_io *io);
+/* The saved index of these shards (dataset/shardcache.h): its file,
+ * DIR/index-<hash>.shards, and its key, every shard's URL, its file in the
+ * cache (named by its version) and size, a line each (*key feed__malloc'd). */
+feed_status feed__fetcher_index_key(const feed__fetcher *f, char **key, size_t *keylen, char *path, size_t cap);
 /* Shards asked for so far and downloaded (not found in the cache). */
 void feed__fetcher_counts(const feed__fetcher *f, uint64_t *asked, uint64_t *downloaded);
 

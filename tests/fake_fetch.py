@@ -6,7 +6,12 @@ copies it into the cache (a temporary name, then renamed). Each get answers
 after a delay of its own (0..30 ms, from the shard's name and how many gets
 came before), so answers come out of order and batches wait for their
 shards. A name in FAKE_FETCH_FAIL (comma-separated) answers its get with a
-404 error. Requests and answers are logged to FAKE_FETCH_LOG (one line each)."""
+404 error. Requests and answers are logged to FAKE_FETCH_LOG (one line each).
+
+Before each copy it evicts every shard of the cache that no held list names
+(cache/.inuse/*.list, as feed-fetch with a cache too small for more would):
+a batch bound before its shards were held, or a shard let go too early,
+makes a worker read a missing file."""
 import os
 import shutil
 import sys
@@ -31,8 +36,24 @@ def say(line):
             log.flush()
 
 
+def evict(keep):
+    held = {keep}
+    inuse = os.path.join(cache, ".inuse")
+    for f in os.listdir(inuse) if os.path.isdir(inuse) else []:
+        try:
+            with open(os.path.join(inuse, f)) as lst:
+                held |= {u.strip().rsplit("/", 1)[1] for u in lst if u.strip()}
+        except FileNotFoundError:
+            pass
+    for f in os.listdir(cache):
+        if f.endswith(".tar") and f not in held:
+            os.remove(os.path.join(cache, f))
+
+
 def get(rid, name, n):
     time.sleep((zlib.crc32(f"{name}{n}".encode()) % 31) / 1000.0)
+    with out:
+        evict(name)
     if name in fail:
         say(f"err\t{rid}\tdataset\thttp://fake/{name}: HTTP 404 (not found)")
         return

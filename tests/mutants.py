@@ -9,6 +9,38 @@ A mutant nobody catches means a claim the suite does not check.
 
 MUTANTS = [
     {
+        "name": "fetch-gate-open",
+        "why": "fetch_ahead binds a batch to its slot before its shards are in the cache",
+        "file": "src/loader/fetchahead.c",
+        "old": "        if (sh != last && !feed__fetcher_present(p->f, sh))",
+        "new": "        if (sh != last && !feed__fetcher_present(p->f, sh) && 0)",
+        "tests": ["test_fetch_ahead"],
+    },
+    {
+        "name": "fetch-hold-dropped-early",
+        "why": "the fetcher lets a wanted shard go (not in its held list): it may be evicted under a worker",
+        "file": "src/remote/fetcher.c",
+        "old": "                list[k] = f->urls.v[f->want[k]];",
+        "new": "                list[k] = f->urls.v[f->want[k == 0 ? k : 0]];",
+        "tests": ["test_fetch_ahead"],
+    },
+    {
+        "name": "shardcache-key-ignored",
+        "why": "a saved shard index is taken for other shards or other versions of them",
+        "file": "src/dataset/shardcache.c",
+        "old": "    if (v->key_bytes != keylen || (keylen && memcmp(v->key, key, keylen)))",
+        "new": "    if (0 && (v->key_bytes != keylen || (keylen && memcmp(v->key, key, keylen))))",
+        "tests": ["test_shardcache"],
+    },
+    {
+        "name": "shardcache-shard-range",
+        "why": "a saved shard index whose sample names a shard past the table is loaded (the workers read it)",
+        "file": "src/dataset/shardcache.c",
+        "old": "        if (s >= h->nshards || s < prev_shard)",
+        "new": "        if (s < prev_shard)",
+        "tests": ["test_shardcache"],
+    },
+    {
         "name": "ring-header-guard-off",
         "why": "the parent no longer puts back a slot header a worker wrote over (count, seq, ...)",
         "file": "src/arena/ring.c",

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <sys/stat.h>
 
 #include "testutil.h"
 
@@ -120,6 +121,28 @@ static void test_same_as_local_shards(void **state)
     tu_drop(R);
 }
 
+/* A cache that holds two shards: they are fetched, let go and evicted (the
+ * stand-in evicts whatever is not held before each copy) as the epochs go;
+ * a batch bound before its shards are there would read a missing file. */
+static void test_through_a_cache_of_two_shards(void **state)
+{
+    (void)state;
+    uint64_t most = 0;
+    for (int s = 0; s < NSHARDS; s++) {
+        char path[4300];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
+        assert_int_equal(stat(path, &sb), 0);
+        most = (uint64_t)sb.st_size > most ? (uint64_t)sb.st_size : most;
+    }
+    char extra[200];
+    snprintf(extra, sizeof extra, "fetch_ahead=1,epochs=2,shuffle=0,cache_size=%llu", (unsigned long long)(2 * most));
+    feed_loader *R = make(files, "epochs=2,shuffle=0"), *L = make(urls, extra);
+    same_epochs(R, L, 2);
+    tu_drop(L);
+    tu_drop(R);
+}
+
 static void test_seek_back_into_an_epoch(void **state)
 {
     (void)state;
@@ -178,6 +201,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         TU_TEST(test_same_as_local_shards),
+        TU_TEST(test_through_a_cache_of_two_shards),
         TU_TEST(test_seek_back_into_an_epoch),
         TU_TEST(test_a_failed_get_names_the_url),
     };

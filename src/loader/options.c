@@ -137,6 +137,7 @@ static const opt_def defs[] = {
     OPT("fetch_retries", T_U32, fetch_retries),
     OPT("fetch_timeout_ms", T_U32, fetch_timeout_ms),
     OPT("fetch_parallel", T_U32, fetch_parallel),
+    OPT("shuffle_window", T_U32, shuffle_window),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */

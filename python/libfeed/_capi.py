@@ -143,7 +143,7 @@ class FeedOptions(ctypes.Structure):
         ("fetch_retries", u32),
         ("fetch_timeout_ms", u32),
         ("fetch_parallel", u32),
-        ("pad_fetch_parallel", u32),
+        ("shuffle_window", u32),
     ]
 
 

@@ -50,7 +50,8 @@ void fb_run_sync(bench *B)
     if (feed__index_build(&ix, o.source, o.file_list, err, sizeof err) != FEED_OK)
         fb_die("%s", err);
     if (feed__sampler_init(&sm, ix.hdr->count, o.batch_size, o.shuffle, o.drop_last, o.rank, o.world_size,
-                           o.seed, err, sizeof err) != FEED_OK)
+                           o.seed, err, sizeof err) != FEED_OK ||
+        feed__sampler_window(&sm, ix.hdr, o.shuffle_window, err, sizeof err) != FEED_OK)
         fb_die("%s", err);
     int rootfd = open(ix.hdr->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootfd < 0)

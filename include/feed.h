@@ -225,7 +225,8 @@ typedef struct feed_options {
 
     /* batching and order */
     uint32_t batch_size;  /* [batch_size] samples per batch (default 32) */
-    uint32_t shuffle;     /* [shuffle] 1: a new permutation each epoch (default 1) */
+    uint32_t shuffle;     /* [shuffle] 1: a new permutation each epoch (default 1); a
+                             shard-local one with shuffle_window (below) */
     uint32_t drop_last;   /* [drop_last] 1: drop a short last batch (default 0) */
     uint64_t seed;        /* [seed] root of every random choice (default 0) */
     uint32_t epochs;      /* [epochs] 0 = unlimited; else END_OF_DATA after this many */
@@ -552,7 +553,22 @@ typedef struct feed_options {
                             cache_size holds them, and let go (evictable) behind the consumer.
                             A batch goes to the workers once its shards are all cached. With
                             shuffle_window, a dataset larger than cache_size streams through it
-                            (1..1024) */
+                            (at most 1024) */
+    /* since 0.2.0: a shard-local epoch order, so that a stretch of the epoch reads few shards */
+    uint32_t shuffle_window; /* [shuffle_window] K > 0, tar shards only (another source: create
+                            fails naming shuffle_window): epoch e's order is the shards permuted
+                            by a keyed bijection drawn from (seed, e), taken K at a time as
+                            windows, each window's samples permuted by a keyed bijection drawn
+                            from (seed, e, window). Every sample once an epoch; the batches of
+                            window w's stretch of positions (its samples' count, one run of the
+                            order) hold samples of its K shards only, as WebDataset's shard
+                            shuffle and Mosaic Streaming's block shuffle give. K at or past the
+                            shard count: one window, a shuffle of all samples (not the one
+                            K = 0 gives). Rank shares, padding, repeats, positions and seeks
+                            count positions of this order as of any. With shuffle=0 the order
+                            is the identity whatever K. 0 (default): the order over all
+                            samples. Costs each thread that computes batches a table of 20
+                            bytes a shard per epoch */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */
@@ -831,7 +847,7 @@ FEED_API feed_status feed_loader_seek(feed_loader *loader, uint64_t epoch, uint6
  * by the strides before them: consumed / (batch_size * world_size).
  *
  * What a position cannot carry across loaders: the order must be the same,
- * so seed, shuffle, repeats and the dataset (its size,
+ * so seed, shuffle, shuffle_window, repeats and the dataset (its size,
  * feed_loader_dataset_size()) must match the run that saved it (the library
  * cannot tell; the Python binding's load_state_dict checks them). All ranks of the saved run must
  * have delivered the same number of batches (they do when they train in

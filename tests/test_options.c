@@ -281,6 +281,24 @@ static void test_struct_size(void **state)
     assert_int_equal(feed_version(), FEED_VERSION_NUMBER);
 }
 
+/* shuffle_window: 0 by default (also for a caller whose struct ends before
+ * it), set by key, a negative or fractional value refused naming it. */
+static void test_shuffle_window(void **state)
+{
+    (void)state;
+    feed_options o, copy;
+    char err[256] = "";
+    assert_int_equal(feed_options_init(&o, sizeof o), FEED_OK);
+    assert_int_equal(o.shuffle_window, 0);
+    assert_int_equal(feed_options_parse(&o, "shuffle_window=16", err, sizeof err), FEED_OK);
+    assert_int_equal(o.shuffle_window, 16);
+    o.struct_size = (uint32_t)offsetof(feed_options, shuffle_window);
+    assert_int_equal(feed__options_copy(&copy, &o, err, sizeof err), FEED_OK);
+    assert_int_equal(copy.shuffle_window, 0);
+    expect_set_error("shuffle_window", "-1", "shuffle_window");
+    expect_set_error("shuffle_window", "2.5", "shuffle_window");
+}
+
 /* jpeg_entropy: its words, its default (also for a caller whose struct
  * ends before it), and what validation refuses. */
 static void test_jpeg_entropy(void **state)
@@ -415,6 +433,7 @@ int main(void)
         cmocka_unit_test(test_worker_limits),
         cmocka_unit_test(test_struct_size),
         cmocka_unit_test(test_jpeg_entropy),
+        cmocka_unit_test(test_shuffle_window),
         cmocka_unit_test(test_ranks_from_launcher),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_sampler.c - the epoch order (a keyed bijection), rank shares, batch
- * boundaries, parts of an epoch (resume at another world or batch size). */
+ * boundaries, parts of an epoch (resume at another world or batch size), the
+ * shard-window order (shuffle_window) and its per-thread tables. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,7 +134,7 @@ static void test_statistics(void **state)
  * 2^62 samples costs what one of 10 does. */
 static void test_constant_memory(void **state)
 {
-    assert_true(sizeof(feed__sampler) <= 64 && sizeof(feed__order) <= 96);
+    assert_true(sizeof(feed__sampler) <= 96 && sizeof(feed__order) <= 96);
     feed__alloc_fail_after(0);
     static const uint64_t huge[] = {1000000000000ull, 1ull << 62};
     for (int h = 0; h < 2; h++) {
@@ -500,6 +502,375 @@ static void test_repeats(void **state)
     free(gj);
 }
 
+/* ---- shard windows (shuffle_window) ------------------------------------------------ */
+
+/* The order before shuffle_window existed, as 0.2.0's sampler.c computed it
+ * (FNV-1a of feed__sampler_permutation): shuffle_window=0 must stay it. */
+static const uint64_t golden[][4] = {
+    {1ull, 0ull, 0ull, 0x44bd2bd473ccf799ull},         {2ull, 1ull, 1ull, 0x9a691200c548b748ull},
+    {7ull, 42ull, 3ull, 0x642d563e33befdacull},        {1000ull, 42ull, 3ull, 0x96abb1c0d2ccb67full},
+    {1009ull, 5ull, 0ull, 0x19c594afeb75f7f9ull},      {65536ull, 11ull, 2ull, 0xe2679cfd238a82bbull},
+    {123457ull, 2024ull, 17ull, 0x5b15cff0a459f93dull},
+};
+/* ... and the batches (and repeats) of parts from position 5 of epochs 0..2,
+ * n 1003, repeats 2, batch 16, rank 1 of 3, seed 77. */
+#define GOLDEN_BATCHES 0xe99f72b08b95bdc2ull
+
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+    return (h ^ v) * 1099511628211ull;
+}
+
+/* A tar-shard index of the given shard sizes, laid out as the shard builder
+ * lays one out as far as the order reads it: sample ids contiguous per shard,
+ * in shard order, path_off = shard << 40 | an offset. */
+static feed__index_hdr *fake_shards(const uint32_t *sizes, uint64_t ns)
+{
+    uint64_t n = 0;
+    for (uint64_t s = 0; s < ns; s++)
+        n += sizes[s];
+    feed__index_hdr *h = calloc(1, sizeof *h + n * sizeof(feed__index_entry));
+    assert_non_null(h);
+    h->kind = FEED_INDEX_SHARDS, h->count = n, h->nshards = ns, h->entries_off = sizeof *h;
+    feed__index_entry *e = (feed__index_entry *)(h + 1);
+    uint64_t i = 0;
+    for (uint64_t s = 0; s < ns; s++)
+        for (uint32_t j = 0; j < sizes[s]; j++, i++)
+            e[i].path_off = s << FEED_INDEX_SHARD_SHIFT | (1024ull * j + 512);
+    return h;
+}
+
+static uint64_t shard_of(const feed__index_hdr *h, uint64_t id)
+{
+    return feed__index_entries(h)[id].path_off >> FEED_INDEX_SHARD_SHIFT;
+}
+
+/* Shard layouts: empty shards first, last, in runs, one shard, one sample. */
+static const uint32_t layout_sizes[][9] = {
+    {5, 3, 8, 1, 13, 2, 7}, {0, 4, 0, 0, 9, 3, 0, 1, 0}, {17}, {1}, {0, 0, 6},
+    {3, 3, 3, 3, 3, 3, 3, 3, 3}, {40, 1, 0, 25}, {2, 0, 0, 0, 0, 0, 0, 0, 5},
+};
+static const uint64_t layout_n[] = {7, 9, 1, 1, 3, 9, 4, 9};
+#define NLAYOUTS (sizeof layout_n / sizeof *layout_n)
+
+static void window_sampler(feed__sampler *s, const feed__index_hdr *h, uint32_t k, uint64_t seed)
+{
+    char err[160];
+    assert_int_equal(feed__sampler_init(s, h->count, 1, 1, 0, 0, 1, seed, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__sampler_window(s, h, k, err, sizeof err), FEED_OK);
+}
+
+/* (1) For every layout, K in 1..nshards + 2, seeds and epochs, the order is
+ * a permutation of [0, n), and the batches of the epoch (4 ranks, batch 3)
+ * are that order. (2) Window w's positions are one run holding exactly the
+ * samples of its K shards (the permuted shards w*K ..), and the shard order is
+ * a permutation of the shards. */
+static void test_window_order(void **state)
+{
+    (void)state;
+    for (size_t l = 0; l < NLAYOUTS; l++) {
+        feed__index_hdr *h = fake_shards(layout_sizes[l], layout_n[l]);
+        const uint64_t n = h->count, ns = h->nshards;
+        uint64_t *perm = malloc(n * 8), *sh = malloc(ns * 8), *starts = malloc((ns + 1) * 8);
+        uint8_t *seen = malloc(n > ns ? n : ns);
+        feed__index_shard_starts(h, starts);
+        for (uint64_t s = 0; s < ns; s++)
+            assert_int_equal(starts[s + 1] - starts[s], layout_sizes[l][s]);
+        for (uint32_t k = 1; k <= ns + 2; k++)
+            for (uint64_t seed = 0; seed < 3; seed++)
+                for (uint64_t epoch = 0; epoch < 3; epoch++) {
+                    feed__sampler s;
+                    window_sampler(&s, h, k, seed);
+                    feed__sampler_order(&s, epoch, perm);
+                    memset(seen, 0, n);
+                    for (uint64_t p = 0; p < n; p++) {
+                        if (perm[p] >= n || seen[perm[p]])
+                            fail_msg("layout %zu K %u seed %llu epoch %llu: position %llu -> %llu out of "
+                                     "range or taken twice", l, k, (unsigned long long)seed,
+                                     (unsigned long long)epoch, (unsigned long long)p,
+                                     (unsigned long long)perm[p]);
+                        seen[perm[p]] = 1;
+                    }
+                    feed__sampler_shard_order(&s, epoch, sh);
+                    memset(seen, 0, ns);
+                    for (uint64_t j = 0; j < ns; j++) {
+                        assert_true(sh[j] < ns && !seen[sh[j]]);
+                        seen[sh[j]] = 1;
+                    }
+                    uint64_t base = 0;
+                    for (uint64_t a = 0; a < ns; a += k) {
+                        uint64_t b = a + k < ns ? a + k : ns, m = 0;
+                        for (uint64_t j = a; j < b; j++)
+                            m += layout_sizes[l][sh[j]];
+                        for (uint64_t p = base; p < base + m; p++) {
+                            uint64_t j = a, at = shard_of(h, perm[p]);
+                            while (j < b && sh[j] != at)
+                                j++;
+                            if (j == b)
+                                fail_msg("layout %zu K %u seed %llu epoch %llu: position %llu of window "
+                                         "%llu holds sample %llu of shard %llu, not one of its shards",
+                                         l, k, (unsigned long long)seed, (unsigned long long)epoch,
+                                         (unsigned long long)p, (unsigned long long)(a / k),
+                                         (unsigned long long)perm[p], (unsigned long long)at);
+                        }
+                        base += m;
+                    }
+                    assert_int_equal(base, n);
+                    /* the batches of 4 ranks (batch 3) are the order's strided shares */
+                    char err[160];
+                    for (uint32_t r = 0; r < 4; r++) {
+                        feed__sampler q;
+                        if (feed__sampler_init(&q, n, 3, 1, 0, r, 4, seed, err, sizeof err) != FEED_OK)
+                            continue;
+                        assert_int_equal(feed__sampler_window(&q, h, k, err, sizeof err), FEED_OK);
+                        uint64_t ids[3];
+                        for (uint64_t bi = 0; bi < q.nbatches; bi++) {
+                            uint32_t c = feed__sampler_batch(&q, epoch, bi, ids);
+                            for (uint32_t i = 0; i < c; i++)
+                                assert_int_equal(ids[i], perm[((bi * 3 + i) * 4 + r) % n]);
+                        }
+                    }
+                }
+        free(perm), free(sh), free(starts), free(seen), free(h);
+    }
+}
+
+/* Within a window the samples are shuffled, not shard after shard: with one
+ * window over 6 shards of 50, far more neighbours differ in shard than the 5
+ * an unshuffled window would have; and windows of 2 shards of the 6 hold the
+ * 2 shards' samples interleaved too. */
+static void test_window_mixes(void **state)
+{
+    (void)state;
+    const uint32_t sizes[6] = {50, 50, 50, 50, 50, 50};
+    feed__index_hdr *h = fake_shards(sizes, 6);
+    uint64_t perm[300];
+    for (uint32_t k = 2; k <= 8; k += 6) {
+        feed__sampler s;
+        window_sampler(&s, h, k, 9);
+        feed__sampler_order(&s, 4, perm);
+        int changes = 0;
+        for (int p = 0; p + 1 < 300; p++)
+            changes += shard_of(h, perm[p]) != shard_of(h, perm[p + 1]);
+        assert_true(changes > 100); /* about 150 for shuffled windows of 2 (half the pairs), 250 of 6 */
+        /* nor the window's concatenation: a sample's place in its shard is not its offset */
+        int in_place = 0;
+        for (int p = 0; p < 300; p++)
+            in_place += perm[p] % 50 == (uint64_t)p % 50;
+        assert_true(in_place < 30);
+    }
+    free(h);
+}
+
+/* (3) Epochs draw different shard orders; the same (seed, epoch) gives the
+ * same order from independent samplers (each its own layout id, its own
+ * tables), a struct copy, after the tables were replaced (more epochs and
+ * layouts than a thread keeps), in another thread, and in a thread with no
+ * memory for a table (the order computed without one). */
+typedef struct order_job {
+    const feed__sampler *s;
+    uint64_t epoch;
+    uint64_t *perm;
+    int no_memory;
+} order_job;
+
+static void *order_thread(void *arg)
+{
+    order_job *j = arg;
+    if (j->no_memory)
+        feed__alloc_fail_after(0);
+    feed__sampler_order(j->s, j->epoch, j->perm);
+    if (j->no_memory)
+        feed__alloc_fail_after(-1);
+    return NULL;
+}
+
+static void test_window_keyed(void **state)
+{
+    (void)state;
+    const uint32_t sizes[20] = {9, 4, 0, 7, 12, 3, 3, 8, 1, 0, 15, 6, 6, 2, 9, 11, 5, 4, 7, 10};
+    feed__index_hdr *h = fake_shards(sizes, 20);
+    const uint64_t n = h->count;
+    uint64_t sh[10][20], *want[10], *got = malloc(n * 8);
+    feed__sampler a, b;
+    window_sampler(&a, h, 3, 5);
+    window_sampler(&b, h, 3, 5);
+    assert_int_not_equal(a.layout, b.layout);
+    for (uint64_t e = 0; e < 10; e++) {
+        feed__sampler_shard_order(&a, e, sh[e]);
+        for (uint64_t f = 0; f < e; f++)
+            assert_memory_not_equal(sh[e], sh[f], sizeof sh[e]);
+        want[e] = malloc(n * 8);
+        feed__sampler_order(&a, e, want[e]);
+    }
+    /* a sampler of another seed: another order (of the same layout) */
+    feed__sampler c = a;
+    c.seed = 6;
+    feed__sampler_order(&c, 0, got);
+    assert_memory_not_equal(got, want[0], n * 8);
+    for (int round = 0; round < 3; round++)
+        for (uint64_t e = 0; e < 10; e++) { /* 10 epochs of two layouts: more than the tables kept */
+            feed__sampler copy = round == 1 ? a : b;
+            feed__sampler_order(&copy, e, got);
+            assert_memory_equal(got, want[e], n * 8);
+            feed__sampler_order(&c, e % 3, got);
+        }
+    for (int no_memory = 0; no_memory < 2; no_memory++) {
+        order_job j = {&b, 7, got, no_memory};
+        memset(got, 0xff, n * 8);
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, order_thread, &j), 0);
+        assert_int_equal(pthread_join(t, NULL), 0);
+        assert_memory_equal(got, want[7], n * 8);
+    }
+    for (uint64_t e = 0; e < 10; e++)
+        free(want[e]);
+    free(got);
+    free(h);
+}
+
+/* (4) shuffle_window 0 is the order as it was, bitwise (golden hashes of
+ * 0.2.0's sampler), and what feed__sampler_permutation gives; shuffle 0 is the
+ * identity with windows too; a source that is not tar shards is refused,
+ * naming shuffle_window. */
+static void test_window_zero_and_refusals(void **state)
+{
+    (void)state;
+    for (size_t g = 0; g < sizeof golden / sizeof *golden; g++) {
+        uint64_t n = golden[g][0], *p = malloc(n * 8), *q = malloc(n * 8), hash = 1469598103934665603ull;
+        feed__sampler_permutation(n, golden[g][1], golden[g][2], 1, p);
+        for (uint64_t i = 0; i < n; i++)
+            hash = fnv(hash, p[i]);
+        assert_int_equal(hash, golden[g][3]);
+        feed__sampler s;
+        char err[160];
+        assert_int_equal(feed__sampler_init(&s, n, 1, 1, 0, 0, 1, golden[g][1], err, sizeof err), FEED_OK);
+        feed__sampler_order(&s, golden[g][2], q);
+        assert_memory_equal(p, q, n * 8);
+        free(p), free(q);
+    }
+    feed__sampler s;
+    char err[160];
+    assert_int_equal(feed__sampler_init_repeats(&s, 1003, 2, 16, 1, 0, 1, 3, 77, err, sizeof err), FEED_OK);
+    uint64_t hash = 1469598103934665603ull, ids[16];
+    uint32_t reps[16];
+    for (uint64_t e = 0; e < 3; e++)
+        for (uint64_t b = 0; b < s.nbatches; b++) {
+            uint32_t m = feed__sampler_batch_reps(&s, e, 5, b, ids, reps);
+            for (uint32_t i = 0; i < m; i++)
+                hash = fnv(hash, ids[i] ^ (uint64_t)reps[i] << 40);
+        }
+    assert_int_equal(hash, GOLDEN_BATCHES);
+    /* shuffle 0: the identity, windows or not */
+    const uint32_t sizes[5] = {3, 0, 5, 2, 4};
+    feed__index_hdr *h = fake_shards(sizes, 5);
+    uint64_t perm[14];
+    assert_int_equal(feed__sampler_init(&s, 14, 1, 0, 0, 0, 1, 3, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__sampler_window(&s, h, 2, err, sizeof err), FEED_OK);
+    feed__sampler_order(&s, 1, perm);
+    for (uint64_t i = 0; i < 14; i++)
+        assert_int_equal(perm[i], i);
+    /* another source: refused by name, and the sampler left without windows */
+    static const struct {
+        uint32_t kind, named;
+        const char *what;
+    } others[] = {{FEED_INDEX_FILES, 1, "an ImageFolder"}, {FEED_INDEX_FILES, 0, "a file list"},
+                  {FEED_INDEX_NPY, 0, "a .npy array"}};
+    for (size_t i = 0; i < 3; i++) {
+        h->kind = others[i].kind, h->named_classes = others[i].named;
+        assert_int_equal(feed__sampler_window(&s, h, 2, err, sizeof err), FEED_E_INVALID);
+        assert_non_null(strstr(err, "shuffle_window=2"));
+        assert_non_null(strstr(err, others[i].what));
+        assert_int_equal(s.window, 0);
+        assert_int_equal(feed__sampler_window(&s, h, 0, err, sizeof err), FEED_OK);
+    }
+    free(h);
+}
+
+/* Threads computing batches of one sampler (and a copy) at once, across
+ * epochs: each has its own tables (TSan: no race), every batch as the
+ * order says. */
+typedef struct batch_job {
+    const feed__sampler *s;
+    const uint64_t *want; /* epochs 0..3, n each */
+    int bad;
+} batch_job;
+
+static void *batch_thread(void *arg)
+{
+    batch_job *j = arg;
+    const feed__sampler *s = j->s;
+    uint64_t ids[8];
+    for (int round = 0; round < 3; round++)
+        for (uint64_t e = 0; e < 4; e++)
+            for (uint64_t b = 0; b < s->nbatches; b++) {
+                uint32_t m = feed__sampler_batch(s, e, b, ids);
+                for (uint32_t i = 0; i < m; i++)
+                    j->bad += ids[i] != j->want[e * s->n + (b * 8 + i) % s->n];
+            }
+    return NULL;
+}
+
+static void test_window_threads(void **state)
+{
+    (void)state;
+    uint32_t sizes[64];
+    for (int i = 0; i < 64; i++)
+        sizes[i] = (uint32_t)(i * 7 % 11);
+    feed__index_hdr *h = fake_shards(sizes, 64);
+    feed__sampler s;
+    char err[160];
+    assert_int_equal(feed__sampler_init(&s, h->count, 8, 1, 0, 0, 1, 12, err, sizeof err), FEED_OK);
+    assert_int_equal(feed__sampler_window(&s, h, 5, err, sizeof err), FEED_OK);
+    uint64_t *want = malloc(4 * h->count * 8);
+    for (uint64_t e = 0; e < 4; e++)
+        feed__sampler_order(&s, e, want + e * h->count);
+    feed__sampler copy = s;
+    batch_job jobs[4];
+    pthread_t t[4];
+    for (int i = 0; i < 4; i++) {
+        jobs[i] = (batch_job){i % 2 ? &copy : &s, want, 0};
+        assert_int_equal(pthread_create(&t[i], NULL, batch_thread, &jobs[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(pthread_join(t[i], NULL), 0);
+        assert_int_equal(jobs[i].bad, 0);
+    }
+    free(want);
+    free(h);
+}
+
+/* Repeats and parts count positions of the window order as of any: batch k
+ * of the part from c is positions c + (k*B + i)*W + r, each repeat of the
+ * sample at position / repeats. */
+static void test_window_positions(void **state)
+{
+    (void)state;
+    const uint32_t sizes[7] = {11, 0, 6, 9, 14, 0, 3};
+    feed__index_hdr *h = fake_shards(sizes, 7);
+    const uint64_t n = h->count;
+    uint64_t perm[43], ids[5];
+    uint32_t reps[5];
+    char err[160];
+    for (uint32_t rep = 1; rep <= 3; rep++)
+        for (uint32_t r = 0; r < 3; r++) {
+            feed__sampler s;
+            assert_int_equal(feed__sampler_init_repeats(&s, n, rep, 5, 1, 0, r, 3, 21, err, sizeof err), FEED_OK);
+            assert_int_equal(feed__sampler_window(&s, h, 2, err, sizeof err), FEED_OK);
+            feed__sampler_order(&s, 2, perm);
+            for (uint64_t c = 0; c < s.positions; c += 7)
+                for (uint64_t k = 0; k < feed__sampler_batches_from(&s, c); k++) {
+                    uint32_t m = feed__sampler_batch_reps(&s, 2, c, k, ids, reps);
+                    for (uint32_t i = 0; i < m; i++) {
+                        uint64_t pos = (c + (k * 5 + i) * 3 + r) % s.positions;
+                        assert_int_equal(ids[i], perm[pos / rep]);
+                        assert_int_equal(reps[i], pos % rep);
+                    }
+                }
+        }
+    free(h);
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "--order") == 0) { /* test_same_in_another_process */
@@ -522,6 +893,12 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_resume_other_world),
         cmocka_unit_test(test_parts_and_locate),
         cmocka_unit_test(test_repeats),
+        cmocka_unit_test(test_window_order),
+        cmocka_unit_test(test_window_mixes),
+        cmocka_unit_test(test_window_keyed),
+        cmocka_unit_test(test_window_zero_and_refusals),
+        cmocka_unit_test(test_window_threads),
+        cmocka_unit_test(test_window_positions),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     free(self_exe);

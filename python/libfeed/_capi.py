@@ -144,6 +144,8 @@ class FeedOptions(ctypes.Structure):
         ("fetch_timeout_ms", u32),
         ("fetch_parallel", u32),
         ("fetch_ahead", u32),
+        ("shuffle_window", u32),
+        ("pad_shuffle_window", u32),
     ]
 
 

@@ -66,10 +66,11 @@ class Position:
             return
         self._seek(epoch, 0)
 
-    _ORDER_KEYS = ("seed", "batch_size", "shuffle", "drop_last", "rank", "world_size", "repeats")
+    _ORDER_KEYS = ("seed", "batch_size", "shuffle", "drop_last", "rank", "world_size", "repeats",
+                   "shuffle_window")
     # What a sample position cannot be carried across: the order itself (of
     # dataset_size * repeats positions).
-    _SAME_ORDER_KEYS = ("seed", "shuffle", "dataset_size", "repeats")
+    _SAME_ORDER_KEYS = ("seed", "shuffle", "dataset_size", "repeats", "shuffle_window")
 
     def state_dict(self):
         """The position to resume from, plus what must match to resume exactly.
@@ -101,10 +102,10 @@ class Position:
         batches. Every rank of the new run may load any rank's state of the
         saved one (all ranks are at the same position when they train in step).
         strict: refuse a state whose order differs (seed, shuffle, dataset
-        size, repeats): FeedInvalidError naming them.
+        size, repeats, shuffle_window): FeedInvalidError naming them.
 
         A state without "consumed" resumes at (epoch, batch) and, with
-        strict, needs the same seed, batch size, shuffle, drop_last, ranks and
+        strict, needs the same seed, batch size, shuffle, shuffle_window, drop_last, ranks and
         epoch length."""
         if "consumed" in state:
             if strict:

@@ -66,7 +66,9 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     cache_dir before the first batch (docs/datasets.md, remote shards).
 
     Every option of include/feed.h can be given by its key: source,
-    file_list, batch_size (32), shuffle (True), drop_last (False), seed (0),
+    file_list, batch_size (32), shuffle (True), shuffle_window (0; K > 0 with
+    tar shards: shards shuffled, then samples within windows of K shards),
+    drop_last (False), seed (0),
     epochs (0 = unlimited), start_epoch (0), rank (0; "auto": from the
     launcher, torchrun/MPI/Slurm), world_size (1; or "auto"),
     workers (2), prefetch (4 ring slots), height/width (224; or size=N or

@@ -205,3 +205,30 @@ def test_shard_index_limits(tmp_path, make_loader, dataset, index, capfd):
     assert L.samples_per_epoch == 2 and L.shard_problems >= 1
     _, labels, _ = all_batches(L)
     assert list(labels) == [items[0][2], items[1][2]]
+
+
+def test_shuffle_window(tmp_path, make_loader, dataset, index):
+    """shuffle_window=K as a keyword: every sample once an epoch, each window of
+    K shards one run of the epoch; the state carries it, and a state of another
+    shuffle_window is refused (its positions are of another order); a folder
+    source is refused naming it."""
+    items = samples(dataset, index)
+    cuts = [0, 10, 10, 18, 30, 45]  # shard 1 is empty
+    for s in range(5):
+        write_tarfile(tmp_path / f"w-{s}.tar", items[cuts[s]:cuts[s + 1]])
+    shard_of = {i: s for s in range(5) for i in range(cuts[s], cuts[s + 1])}
+    L = make_loader(str(tmp_path / "w-{0..4}.tar"), shuffle_window=2, epochs=2)
+    for _ in range(2):
+        _, _, ids = all_batches(L)
+        assert sorted(ids) == list(range(NIMG))
+        # windows of 2 shards are runs of the epoch: at any position at most 2
+        # shards have samples both at or before it and at or after it
+        pos = {s: [p for p, i in enumerate(ids) if shard_of[int(i)] == s] for s in (0, 2, 3, 4)}
+        assert all(sum(v[0] <= p <= v[-1] for v in pos.values()) <= 2 for p in range(NIMG))
+    state = L.state_dict()
+    assert state["shuffle_window"] == 2
+    M = make_loader(str(tmp_path / "w-{0..4}.tar"), shuffle_window=3)
+    with pytest.raises(libfeed.FeedInvalidError, match="shuffle_window"):
+        M.load_state_dict(state)
+    with pytest.raises(libfeed.FeedError, match="shuffle_window"):
+        make_loader(dataset, shuffle_window=2)

@@ -25,7 +25,8 @@ enum {
     FEED_RNG_REPLACE = 7,
     FEED_RNG_POLICY = 8, /* TrivialAugment, RandAugment, AutoAugment: ops and magnitudes */
     FEED_RNG_ERASE = 9,  /* RandomErasing: whether, the box, random values */
-    FEED_RNG_MIX = 10    /* MixUp/CutMix: a batch's (or pair's, sample's) draws */
+    FEED_RNG_MIX = 10,   /* MixUp/CutMix: a batch's (or pair's, sample's) draws */
+    FEED_RNG_WINDOW = 11 /* shuffle_window: the shard order (id UINT64_MAX), window w's (id w) */
 };
 
 typedef struct feed__rng {

@@ -104,6 +104,27 @@ int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len
     return snprintf(buf, len, "%s%s%s", root, sep, rel);
 }
 
+uint64_t feed__index_shard_start(const feed__index_hdr *h, uint64_t s)
+{
+    const feed__index_entry *e = feed__index_entries(h);
+    uint64_t lo = 0, hi = h->count; /* the first sample of shard s or later is in [lo, hi] */
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (e[mid].path_off >> FEED_INDEX_SHARD_SHIFT < s)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void feed__index_shard_starts(const feed__index_hdr *h, uint64_t *starts)
+{
+    for (uint64_t s = 0; s < h->nshards; s++)
+        starts[s] = feed__index_shard_start(h, s);
+    starts[h->nshards] = h->count;
+}
+
 void feed__index_free(feed__index *ix)
 {
     if (!ix)

@@ -280,6 +280,13 @@ static inline const char *feed__index_key(const feed__index_hdr *h, uint64_t i)
  * "SHARD.tar:KEY" for a shard member ("SHARD.tar[START:END]", its bytes,
  * when no key is kept). Returns what snprintf does (index.c). */
 int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len);
+/* Kind SHARDS: the first sample id of shard s (count for s >= nshards), so
+ * shard s holds samples [start(s), start(s + 1)) (none for a shard whose
+ * members were all skipped). Sample ids follow the shard order, so a start
+ * is a binary search of the entries' shard ids: O(log count) (index.c). */
+uint64_t feed__index_shard_start(const feed__index_hdr *h, uint64_t s);
+/* Every shard's: starts[0 .. nshards], starts[nshards] = count. */
+void feed__index_shard_starts(const feed__index_hdr *h, uint64_t *starts);
 /* Metadata member j of sample i: 1 and its byte range in the sample's
  * shard, or 0 when the sample has none (or the index keeps none). */
 static inline int feed__index_member(const feed__index_hdr *h, uint64_t i, uint32_t j, uint64_t *off, uint32_t *len)

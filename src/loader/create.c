@@ -294,7 +294,8 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     L->create_ns[2] = feed__now_ns();
     if ((st = feed__sampler_init_repeats(&L->sampler, L->ix.hdr->count, L->o.repeats, L->o.batch_size,
                                          L->o.shuffle, L->o.drop_last, L->o.rank, L->o.world_size,
-                                         L->o.seed, err, errlen)) != FEED_OK)
+                                         L->o.seed, err, errlen)) != FEED_OK ||
+        (st = feed__sampler_window(&L->sampler, L->ix.hdr, L->o.shuffle_window, err, errlen)) != FEED_OK)
         goto fail;
     if ((st = feed__badlog_init(&L->bad, L->ix.hdr, L->o.batch_size, &L->o, err, errlen)) != FEED_OK)
         goto fail;

@@ -138,6 +138,7 @@ static const opt_def defs[] = {
     OPT("fetch_timeout_ms", T_U32, fetch_timeout_ms),
     OPT("fetch_parallel", T_U32, fetch_parallel),
     OPT("fetch_ahead", T_U32, fetch_ahead),
+    OPT("shuffle_window", T_U32, shuffle_window),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */

@@ -28,6 +28,35 @@
  * each sample's k repeats are consecutive and the strided rank shares give
  * them to k different ranks when world_size >= k. Everything above (shares,
  * padding, parts, consumed) counts positions of that n*k order.
+ *
+ * Shard windows (shuffle_window = K > 0, feed__sampler_window), for tar
+ * shards, whose sample ids are contiguous per shard in shard order
+ * (dataset/index.h): epoch e's order is then the shards permuted by a keyed
+ * bijection drawn from (seed, epoch); the permuted shards taken K at a time
+ * make windows (the last may have fewer; K past the shard count: one window);
+ * the samples of window w, its shards' one after another, permuted by a keyed
+ * bijection drawn from (seed, epoch, w). So the positions of window w are one
+ * run of the order, holding every sample of its K shards and nothing else: a
+ * stretch of the epoch reads a few shards, which a bounded cache of remote
+ * shards can follow. Shards with no sample add nothing to their window. Only
+ * position -> sample changes: shares, padding, repeats, parts and consumed
+ * count positions as above, and shuffle 0 is the identity whatever K.
+ *
+ * Its per-epoch table, the one thing it cannot compute per position, is
+ * where each permuted shard's samples start in the order (prefix sums over
+ * the permuted shards' sizes: O(nshards) to make, 20 bytes a shard). The
+ * sampler stays a value that holds no resources: it borrows the index (the
+ * loader's, never written after create, outliving every copy) and carries a
+ * layout id unique to its feed__sampler_window call; the tables live in a
+ * per-thread cache in sampler.c (FEED_WINDOW_TABLES of them, by layout id,
+ * seed and epoch, the least recently used replaced, freed at thread exit).
+ * So copies (the read-ahead's) and threads (the caller's, the CUDA copier's,
+ * the read-ahead's) share nothing writable: no lock, no race, and no table
+ * outlives an index it was made from under another loader at the same
+ * address. A thread pays O(nshards log n) when it meets an epoch it has no
+ * table for (one per epoch and thread in a run). Where a table cannot be
+ * allocated the same order is computed without one, O(nshards log n) a
+ * position, rather than failing a batch.
  */
 #ifndef FEED_SAMPLER_H
 #define FEED_SAMPLER_H
@@ -35,6 +64,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dataset/index.h"
 #include "feed.h"
 
 /* Feistel rounds. Four make a strong pseudo-random permutation from random
@@ -59,6 +89,9 @@ typedef struct feed__order {
 
 /* The order of epoch `epoch` over n samples (n >= 1). */
 void feed__order_init(feed__order *o, uint64_t n, uint64_t seed, uint64_t epoch, int shuffle);
+/* A shuffled order over n keyed by the generator's (seed, epoch, id, purpose). */
+void feed__order_init_keyed(feed__order *o, uint64_t n, uint64_t seed, uint64_t epoch, uint64_t id,
+                            uint32_t purpose);
 /* The dataset index at position pos (< n) of the order. */
 uint64_t feed__order_at(const feed__order *o, uint64_t pos);
 
@@ -70,7 +103,20 @@ typedef struct feed__sampler {
     uint64_t seed;
     uint32_t batch, shuffle, drop_last, rank, world;
     uint32_t repeats;    /* times each sample comes in an epoch */
+    uint32_t window;     /* shuffle_window: shards a window (0: one order over all samples) */
+    const feed__index_hdr *ix; /* window > 0: the tar shards' index (borrowed) */
+    uint64_t layout;     /* window > 0: this layout's id, unique in the process (the tables' key) */
 } feed__sampler;
+
+/* Per-thread tables of shard-window orders kept (see above). */
+#define FEED_WINDOW_TABLES 4
+
+/* Makes s's order shard windows of `window` shards over the tar shards of
+ * ix (window 0: the order over all samples, as init leaves it). ix must be
+ * the index s was sized for and outlive s and its copies. FEED_OK, or
+ * FEED_E_INVALID (in err, naming shuffle_window) when ix is not tar shards. */
+feed_status feed__sampler_window(feed__sampler *s, const feed__index_hdr *ix, uint32_t window, char *err,
+                                 size_t errlen);
 
 /* Each sample repeats (>= 1) times an epoch (see above): the epoch's order is
  * n * repeats positions. FEED_OK, FEED_E_DATASET (in err) when an epoch
@@ -117,5 +163,11 @@ uint64_t feed__sampler_index(const feed__sampler *s, uint64_t start, uint64_t k)
 /* The order of epoch e (n entries, each sample once), computed into perm
  * (tests, tools). */
 void feed__sampler_permutation(uint64_t n, uint64_t seed, uint64_t epoch, int shuffle, uint64_t *perm);
+/* The same for s's order (its seed, shuffle and window): perm[p] is the
+ * sample at position p (< n) of epoch e's order before repeats. */
+void feed__sampler_order(const feed__sampler *s, uint64_t epoch, uint64_t *perm);
+/* With windows: the shards of epoch e in their permuted order (nshards
+ * entries; the identity with shuffle 0); window w is shards[w*K ..]. */
+void feed__sampler_shard_order(const feed__sampler *s, uint64_t epoch, uint64_t *shards);
 
 #endif

@@ -141,6 +141,14 @@ static void test_through_a_cache_of_two_shards(void **state)
     same_epochs(R, L, 2);
     tu_drop(L);
     tu_drop(R);
+    /* shuffled, a window of one shard: a stretch of the epoch reads one shard (two at its ends) */
+    snprintf(extra, sizeof extra, "fetch_ahead=2,epochs=2,shuffle_window=1,cache_size=%llu",
+             (unsigned long long)(2 * most));
+    R = make(files, "epochs=2,shuffle_window=1");
+    L = make(urls, extra);
+    same_epochs(R, L, 2);
+    tu_drop(L);
+    tu_drop(R);
 }
 
 static void test_seek_back_into_an_epoch(void **state)

@@ -48,6 +48,24 @@ def test_a_dataset_larger_than_the_cache_streams_through_it(make_loader, shards,
     assert min(n) >= 1 and sum(n) > NSHARDS
 
 
+def test_shuffle_window_streams_a_shuffled_epoch_through_a_small_cache(make_loader, shards, server, cache):
+    """shuffle_window=1: each stretch of the epoch reads one shard (a batch at
+    a boundary two), so a cache of two shards is enough; batch by batch the
+    local loader's order and pixels, two epochs."""
+    sizes = [os.path.getsize(shards / f"s-{i}.tar") for i in range(NSHARDS)]
+    kw = dict(shuffle=True, shuffle_window=1, epochs=2, augment="val")
+    ref = make_loader(str(shards / "s-{0..2}.tar"), **kw)
+    L = make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, cache_size=sum(sorted(sizes)[1:]),
+                    **kw)
+    for epoch in range(2):
+        got, want = all_batches(L), all_batches(ref)
+        assert list(got[2]) == list(want[2]) and sorted(got[2]) == list(range(NIMG))
+        assert (got[0] == want[0]).all() and (got[1] == want[1]).all()
+    L.close()
+    ref.close()
+    assert sum(cached_tars(cache).values()) <= sum(sorted(sizes)[1:])
+
+
 def test_cache_too_small_for_a_batch_names_cache_size(make_loader, shards, server, cache):
     """A shuffled order over all shards: the first batch reads every shard."""
     size = max(os.path.getsize(shards / f"s-{i}.tar") for i in range(NSHARDS))

@@ -237,35 +237,6 @@ static inline int feed__index_range(const feed__index_hdr *h, uint64_t i, uint64
     *len = e->path_len;
     return 1;
 }
-/* The samples of sample i's tar shard: [*first, *first + *count) (the ids
- * of a shard index follow the shards' order); of another kind, the whole
- * index. O(log n). */
-static inline void feed__index_shard_span(const feed__index_hdr *h, uint64_t i, uint64_t *first, uint64_t *count)
-{
-    if (h->kind != FEED_INDEX_SHARDS || i >= h->count) {
-        *first = 0, *count = h->count;
-        return;
-    }
-    const feed__index_entry *e = feed__index_entries(h);
-    uint64_t sh = e[i].path_off >> FEED_INDEX_SHARD_SHIFT, lo = 0, hi = i;
-    while (lo < hi) { /* the first entry of shard sh */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (e[mid].path_off >> FEED_INDEX_SHARD_SHIFT < sh)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *first = lo;
-    lo = i + 1, hi = h->count;
-    while (lo < hi) { /* one past its last */
-        uint64_t mid = lo + (hi - lo) / 2;
-        if (e[mid].path_off >> FEED_INDEX_SHARD_SHIFT <= sh)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *count = lo - *first;
-}
 /* Sample i's WebDataset key (a shard member), or NULL (another kind, or
  * none kept). */
 static inline const char *feed__index_key(const feed__index_hdr *h, uint64_t i)
@@ -287,6 +258,18 @@ int feed__index_name(const feed__index_hdr *h, uint64_t i, char *buf, size_t len
 uint64_t feed__index_shard_start(const feed__index_hdr *h, uint64_t s);
 /* Every shard's: starts[0 .. nshards], starts[nshards] = count. */
 void feed__index_shard_starts(const feed__index_hdr *h, uint64_t *starts);
+/* The samples of sample i's tar shard: [*first, *first + *count); of another
+ * kind, the whole index. */
+static inline void feed__index_shard_span(const feed__index_hdr *h, uint64_t i, uint64_t *first, uint64_t *count)
+{
+    if (h->kind != FEED_INDEX_SHARDS || i >= h->count) {
+        *first = 0, *count = h->count;
+        return;
+    }
+    uint64_t sh = feed__index_entries(h)[i].path_off >> FEED_INDEX_SHARD_SHIFT;
+    *first = feed__index_shard_start(h, sh);
+    *count = feed__index_shard_start(h, sh + 1) - *first;
+}
 /* Metadata member j of sample i: 1 and its byte range in the sample's
  * shard, or 0 when the sample has none (or the index keeps none). */
 static inline int feed__index_member(const feed__index_hdr *h, uint64_t i, uint32_t j, uint64_t *off, uint32_t *len)

@@ -96,8 +96,10 @@ static int head(const fetch_cfg *c, const char *url, fetch_head *h, answer *a)
 }
 
 /* Downloads url (HEAD's answer h) to tar, checked, and its record to meta. */
+/* *reserved_size: the bytes reserved for it, given back (under room_mu) as
+ * the file takes its place in the cache, where it counts by itself. */
 static void download(const fetch_cfg *c, const char *url, const fetch_head *h, uint64_t size, const char *tar,
-                     const char *meta, answer *a)
+                     const char *meta, answer *a, uint64_t *reserved_size)
 {
     static unsigned counter;
     char tmp[4300], why[1024];
@@ -156,8 +158,15 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
             snprintf(r.etag, sizeof r.etag, "%s", h->etag);
             snprintf(r.last_modified, sizeof r.last_modified, "%s", h->last_modified);
             r.size = size;
-            if (rename(tmp, tar) != 0 || cache_meta_write(meta, &r) != 0) {
-                int e = errno;
+            pthread_mutex_lock(&room_mu); /* never counted twice: as the file and as reserved */
+            int renamed = rename(tmp, tar) == 0, rename_errno = errno;
+            if (renamed) {
+                reserved -= *reserved_size;
+                *reserved_size = 0;
+            }
+            pthread_mutex_unlock(&room_mu);
+            if (!renamed || cache_meta_write(meta, &r) != 0) {
+                int e = renamed ? errno : rename_errno;
                 unlink(tmp);
                 answer_err(a, "resource", "cache_dir %s: keeping %s: %s", c->cache_dir, url, strerror(e));
                 return;
@@ -214,9 +223,10 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
                    (unsigned long long)kept);
         return;
     }
-    download(c, url, &h, size, tar, meta, a);
+    uint64_t mine = size;
+    download(c, url, &h, size, tar, meta, a, &mine);
     pthread_mutex_lock(&room_mu);
-    reserved -= size;
+    reserved -= mine;
     pthread_mutex_unlock(&room_mu);
 }
 

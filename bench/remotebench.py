@@ -10,6 +10,10 @@ for --rounds rounds.
     bench/remotebench.py [--shards DIR] [--count 2000] [--shard-size 100]
         [--rate-mbs 400,40] [--latency-ms 20] [--rounds 4] [--batch 64]
         [--workers 2] [--epochs 3] [--augment val] [--json out.json]
+        [--stream [--fetch-ahead 4] [--shuffle-window 2] [--cache-frac 0.3]]
+
+--stream measures fetch_ahead instead (stream_main below): the shards fetched
+while the loader runs, through a cache smaller than the source.
 
 Without --shards the shards are made with feed-mkdata (--count, --shard-size,
 seed 1). Prints a table: images/s of each run (feedbench's measured loop, after
@@ -43,13 +47,109 @@ def feedbench(exe, data, args, opts, out):
            str(args.epochs), "--augment", args.augment, "--no-progress", "--quiet", "--json", out]
     if opts:
         cmd += ["--opts", opts]
+    if getattr(args, "step_ms", 0):
+        cmd += ["--step-ms", str(args.step_ms)]
     t0 = time.monotonic()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     total = time.monotonic() - t0
     with open(out) as f:
         j = json.load(f)
     return {"images_per_sec": j["images_per_sec"], "loop_s": j["wall_s"], "process_s": round(total, 3),
-            "create_s": round(total - j["wall_s"], 3)}
+            "create_s": round(total - j["wall_s"], 3), "next_wait_fraction": j["next_wait_fraction"],
+            "busy_fraction": j["busy_fraction"],
+            "samples": j["samples_per_epoch"]}
+
+
+def make_shards(args, tmp):
+    if args.shards:
+        return args.shards
+    shards = os.path.join(tmp, "shards")
+    subprocess.run([os.path.join(args.build, "bin", "feed-mkdata"), "--out", shards, "--count", str(args.count),
+                    "--seed", "1", "--format", "tar", "--shard-size", str(args.shard_size), "--quiet"], check=True)
+    return shards
+
+
+def stream_main(args):
+    """--stream: shards fetched along the schedule (fetch_ahead) through a cache of
+    --cache-frac of the source, in the shard-window order, against the same order
+    from local disk. The index is built and saved by a first run (its start-up is
+    reported: one pass over every shard); the measured runs start from the saved
+    index, so their loops stream the shards epoch after epoch."""
+    exe = os.path.join(args.build, "bin", "feedbench")
+    tmp = tempfile.mkdtemp(prefix="remotebench-")
+    order = f"shuffle_window={args.shuffle_window}"
+    try:
+        shards = make_shards(args, tmp)
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(shards, "*.tar")))
+        sizes = [os.path.getsize(os.path.join(shards, n)) for n in names]
+        nbytes = sum(sizes)
+        room = max(int(nbytes * args.cache_frac), 3 * max(sizes))
+        rates = [float(r) for r in args.rate_mbs.split(",")]
+        out = os.path.join(tmp, "r.json")
+        local = os.path.join(shards, "shards.txt")
+        rounds, first = [], {}
+        servers = {rate: Server(shards, rate=int(rate * 1e6), latency=args.latency_ms / 1000) for rate in rates}
+        try:
+            for rate, srv in servers.items():
+                urls = os.path.join(tmp, f"urls-{rate:g}.txt")
+                with open(urls, "w") as f:
+                    f.writelines(f"{srv.url}/{n}\n" for n in names)
+                cache = os.path.join(tmp, f"cache-{rate:g}")
+                opts = f"{order},cache_dir={cache},cache_size={room},fetch_ahead={args.fetch_ahead}"
+                n0 = len(srv.requests("GET"))
+                first[rate] = feedbench(exe, urls, argparse.Namespace(**{**vars(args), "epochs": 1}), opts, out)
+                first[rate]["gets"] = len(srv.requests("GET")) - n0
+            for r in range(args.rounds):
+                row = {"local": [feedbench(exe, local, args, order, out)]}
+                for rate, srv in servers.items():
+                    urls = os.path.join(tmp, f"urls-{rate:g}.txt")
+                    cache = os.path.join(tmp, f"cache-{rate:g}")
+                    opts = f"{order},cache_dir={cache},cache_size={room},fetch_ahead={args.fetch_ahead}"
+                    n0 = len(srv.requests("GET"))
+                    res = feedbench(exe, urls, args, opts, out)
+                    res["gets"] = len(srv.requests("GET")) - n0
+                    row["local"].append(feedbench(exe, local, args, order, out))
+                    around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
+                    res["vs_local"] = round(res["images_per_sec"] / around, 4)
+                    row[f"{rate:g}MB/s stream"] = res
+                rounds.append(row)
+        finally:
+            for srv in servers.values():
+                srv.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    kinds = [k for k in rounds[0] if k != "local"]
+    locals_ = [x for r in rounds for x in r["local"]]
+    per_image = nbytes / locals_[0]["samples"]
+    med = {"local": {"images_per_sec": statistics.median(x["images_per_sec"] for x in locals_), "vs_local": 1.0,
+                     "busy_fraction": statistics.median(x["busy_fraction"] for x in locals_)}}
+    for k in kinds:
+        med[k] = {m: statistics.median(r[k][m] for r in rounds)
+                  for m in ("images_per_sec", "create_s", "vs_local", "next_wait_fraction", "busy_fraction", "gets")}
+    print(f"{len(names)} shards, {nbytes / 1e6:.1f} MB, cache_size {room / 1e6:.1f} MB; {args.latency_ms:g} ms a "
+          f"request; {order}, fetch_ahead={args.fetch_ahead}; batch {args.batch}, {args.workers} workers, "
+          f"{args.epochs} epochs, augment={args.augment}, a {args.step_ms:g} ms step a batch "
+          f"({args.batch * 1000 / args.step_ms:.0f} images/s at most); medians of {args.rounds} rounds")
+    print(f"{'run':<18} {'images/s':>9} {'vs local':>17} {'busy':>5} {'GETs':>5}  where the time goes")
+    print(f"{'local':<18} {med['local']['images_per_sec']:>9.1f} {'1':>17} {med['local']['busy_fraction']:>5.2f}")
+    for k in kinds:
+        rate = float(k.split("MB/s")[0])
+        ratios = [r[k]["vs_local"] for r in rounds]
+        ceiling = rate * 1e6 / per_image
+        where = (f"the cap alone allows {ceiling:.0f} images/s; the step waited for data "
+                 f"{100 * med[k]['next_wait_fraction']:.0f}% of the loop")
+        vs = f"{med[k]['vs_local']:.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
+        print(f"{k:<18} {med[k]['images_per_sec']:>9.1f} {vs:>17} {med[k]['busy_fraction']:>5.2f} "
+              f"{med[k]['gets']:>5g}  {where}")
+    for rate, f0 in first.items():
+        print(f"first run at {rate:g} MB/s (index scan, one pass over every shard): start-up {f0['create_s']:.2f} s, "
+              f"{f0['gets']} GETs")
+    write_json(args.json, {"mode": "stream", "shards": len(names), "bytes": nbytes, "cache_size": room,
+                           "rates_mbs": rates, "latency_ms": args.latency_ms, "shuffle_window": args.shuffle_window,
+                           "fetch_ahead": args.fetch_ahead, "batch": args.batch, "workers": args.workers,
+                           "epochs": args.epochs, "augment": args.augment, "step_ms": args.step_ms,
+                           "fetch_parallel": 8, "first": first,
+                           "rounds": rounds, "median": med})
 
 
 def main():
@@ -66,7 +166,18 @@ def main():
     ap.add_argument("--augment", default="val")
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("--json")
+    ap.add_argument("--stream", action="store_true",
+                    help="fetch while the loader runs (fetch_ahead) through a cache smaller than the source")
+    ap.add_argument("--fetch-ahead", type=int, default=4, help="--stream: fetch_ahead (batches)")
+    ap.add_argument("--shuffle-window", type=int, default=2, help="--stream: shuffle_window (shards), local runs too")
+    ap.add_argument("--cache-frac", type=float, default=0.3, help="--stream: cache_size over the source's bytes")
+    ap.add_argument("--step-ms", type=float, default=0.0,
+                    help="a simulated model step a batch (feedbench --step-ms; --stream: default 40)")
     args = ap.parse_args()
+    if args.stream:
+        if not args.step_ms:
+            args.step_ms = 40.0
+        return stream_main(args)
     exe = os.path.join(args.build, "bin", "feedbench")
     tmp = tempfile.mkdtemp(prefix="remotebench-")
     try:

@@ -65,14 +65,14 @@ def get(rid, name, n):
 
 
 for line in sys.stdin:
-    verb, rid, url = line.rstrip("\n").split("\t")
+    verb, rid, url = line.rstrip("\n").split("\t")[:3]  # a get: then the version
     if log:
         with out:
             log.write("> " + line)
             log.flush()
     name = url.rsplit("/", 1)[1]
     if verb == "head":
-        say(f"ver\t{rid}\t{os.path.join(cache, name)}\t{os.path.getsize(os.path.join(root, name))}\t0\t-")
+        say(f"ver\t{rid}\t{os.path.join(cache, name)}\t{os.path.getsize(os.path.join(root, name))}\t0\t-\t-")
     else:
         gets += 1
         threading.Thread(target=get, args=(rid, name, gets), daemon=True).start()

@@ -15,14 +15,18 @@
  * Retries and evictions are reported on stderr as they happen.
  *
  * With --mode stream it reads requests while it works, until stdin ends:
- *   get <TAB> ID <TAB> URL    as above; evicts nothing a held list names
  *   head <TAB> ID <TAB> URL   the version a get would bring now
+ *   get <TAB> ID <TAB> URL [<TAB> SIZE <TAB> ETAG <TAB> LAST-MODIFIED]
+ *                             as above (evicting nothing a held list names);
+ *                             with a version (a "ver" answer's), that one: no
+ *                             HEAD first, the GET with If-Match on the ETag (or
+ *                             its Last-Modified compared), another version an
+ *                             error ("... changed while it was read")
  * and answers each when it is done (any order), ID after the first field:
  *   ok <TAB> ID <TAB> PATH <TAB> SIZE <TAB> FETCHED
- *   ver <TAB> ID <TAB> PATH <TAB> SIZE <TAB> CACHED <TAB> ETAG   (ETAG "-": none)
+ *   ver <TAB> ID <TAB> PATH <TAB> SIZE <TAB> CACHED <TAB> ETAG <TAB> LAST-MODIFIED
  *   err <TAB> ID <TAB> KIND <TAB> MESSAGE
- * PATH names the version: a shard whose ETag, Last-Modified or size changed
- * between a head and a get comes back under another PATH.
+ * ("-": no ETag, no Last-Modified). PATH names the version.
  */
 #ifndef FEED_FETCH_H
 #define FEED_FETCH_H

@@ -128,10 +128,17 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
             return;
         }
         int changed = rc == 0 && (g.code == 412 || (g.code < 300 && g.etag[0] && h->etag[0] && strcmp(g.etag, h->etag)));
-        if (changed) {
+        /* no ETag to ask If-Match with: the Last-Modified must be the version's */
+        int lm_changed = rc == 0 && g.code < 300 && !h->etag[0] && h->last_modified[0] && g.last_modified[0] &&
+                         strcmp(g.last_modified, h->last_modified);
+        if (changed || lm_changed) {
             unlink(tmp);
-            answer_err(a, "dataset", "%s changed while it was read: its ETag was %s, now %s", url, h->etag,
-                       g.code == 412 ? "another (412 Precondition Failed)" : g.etag);
+            if (changed)
+                answer_err(a, "dataset", "%s changed while it was read: its ETag was %s, now %s", url, h->etag,
+                           g.code == 412 ? "another (412 Precondition Failed)" : g.etag);
+            else
+                answer_err(a, "dataset", "%s changed while it was read: Last-Modified was %s, now %s", url,
+                           h->last_modified, g.last_modified);
             return;
         }
         if (rc == 0 && g.code >= 300 && !g.retryable) {
@@ -183,12 +190,13 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
     answer_err(a, "io", "%s: %s (tried %u times)", url, problem, tries);
 }
 
-static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep, answer *a)
+/* The shard of url in the version h (a HEAD's answer, or the one the loader
+ * was created with) into the cache, or found there. */
+static void get_version(const fetch_cfg *c, const char *url, const fetch_head *hv, char *const *keep, size_t nkeep,
+                        answer *a)
 {
     char tar[4200], meta[4200], why[1024], version[512];
-    fetch_head h;
-    if (head(c, url, &h, a))
-        return;
+    fetch_head h = *hv;
     snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
     cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
     if (h.size < 0) {
@@ -230,6 +238,13 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
     pthread_mutex_unlock(&room_mu);
 }
 
+static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep, answer *a)
+{
+    fetch_head h;
+    if (head(c, url, &h, a) == 0)
+        get_version(c, url, &h, keep, nkeep, a);
+}
+
 /* What a run will read of url: the cache file of its current version and
  * whether it is there already (a --stream "head"). */
 static void version(const fetch_cfg *c, const char *url, answer *a)
@@ -249,8 +264,9 @@ static void version(const fetch_cfg *c, const char *url, answer *a)
     int cached = cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == (uint64_t)h.size &&
                  stat(tar, &sb) == 0 && (uint64_t)sb.st_size == (uint64_t)h.size;
     clean(h.etag);
-    snprintf(a->text, sizeof a->text, "ver\t%s\t%lld\t%d\t%s\n", tar, (long long)h.size, cached,
-             h.etag[0] ? h.etag : "-");
+    clean(h.last_modified);
+    snprintf(a->text, sizeof a->text, "ver\t%s\t%lld\t%d\t%s\t%s\n", tar, (long long)h.size, cached,
+             h.etag[0] ? h.etag : "-", h.last_modified[0] ? h.last_modified : "-");
 }
 
 static void list(const fetch_cfg *c, const char *url)
@@ -348,6 +364,8 @@ typedef struct sreq {
     struct sreq *next;
     int head;
     char *id, *url;
+    int known;    /* a get with the version the loader was created with: no HEAD first */
+    fetch_head h; /* that version */
 } sreq;
 
 typedef struct stream {
@@ -374,8 +392,10 @@ static void *stream_loop(void *arg)
         answer a;
         if (r->head)
             version(q->c, r->url, &a);
+        else if (r->known) /* the parent's held list keeps its shards */
+            get_version(q->c, r->url, &r->h, NULL, 0, &a);
         else
-            get(q->c, r->url, NULL, 0, &a); /* the parent's held list keeps its shards */
+            get(q->c, r->url, NULL, 0, &a);
         char *tab = strchr(a.text, '\t');
         pthread_mutex_lock(&q->out);
         if (tab)
@@ -417,9 +437,23 @@ static int stream_run(const fetch_cfg *c)
         *id = 0, *url++ = 0;
         if (strcmp(line, "get") && strcmp(line, "head"))
             continue;
+        char *f[3] = {NULL, NULL, NULL}, *p = strchr(url, '\t'); /* get: SIZE ETAG LAST-MODIFIED */
+        for (int k = 0; p && k < 3; k++) {
+            *p++ = 0;
+            f[k] = p;
+            p = strchr(p, '\t');
+        }
         sreq *r = calloc(1, sizeof *r);
         if (!r || !(r->id = strdup(id + 1)) || !(r->url = strdup(url)))
             return 1;
+        if (f[2] && !p) {
+            r->known = 1;
+            r->h.code = 200;
+            r->h.size = strtoll(f[0], NULL, 10);
+            r->h.range_total = -1;
+            snprintf(r->h.etag, sizeof r->h.etag, "%s", strcmp(f[1], "-") ? f[1] : "");
+            snprintf(r->h.last_modified, sizeof r->h.last_modified, "%s", strcmp(f[2], "-") ? f[2] : "");
+        }
         r->head = line[0] == 'h';
         pthread_mutex_lock(&q.mu);
         *q.last = r;

@@ -33,6 +33,7 @@ struct feed__fetcher {
     char exe[PATH_MAX], dir[PATH_MAX];
     feed__pathlist urls;
     char **paths;     /* the version create saw, in the cache */
+    char **versions;  /* its "SIZE <TAB> ETAG <TAB> LAST-MODIFIED" ("-": none), sent with each get */
     uint64_t *sizes;
     uint8_t *state, *in_window;
     uint32_t *want;   /* scratch: the wanted list, deduplicated */
@@ -44,7 +45,7 @@ struct feed__fetcher {
     int reader_up, stopping;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    size_t versions;  /* "ver" answers in */
+    size_t nver;      /* "ver" answers in */
     feed_status fail;
     char fail_msg[1200];
     pthread_mutex_t notify_mu; /* held while notify runs: once it is changed, the old one has returned */
@@ -69,13 +70,16 @@ void feed__fetcher_fail(feed__fetcher *f, feed_status st, const char *msg)
     pthread_mutex_unlock(&f->mu);
 }
 
+/* "head" or "get" of shard i; a get names the version create saw (no HEAD
+ * first; a shard changed since answers with an error). */
 static int send_line(feed__fetcher *f, const char *verb, uint32_t i)
 {
     char head[64];
     int hn = snprintf(head, sizeof head, "%s\t%c%u\t", verb, verb[0], i);
-    const char *parts[3] = {head, f->urls.v[i], "\n"};
-    size_t lens[3] = {(size_t)hn, strlen(f->urls.v[i]), 1};
-    for (int k = 0; k < 3; k++)
+    const char *v = verb[0] == 'g' && f->versions[i] ? f->versions[i] : NULL;
+    const char *parts[5] = {head, f->urls.v[i], v ? "\t" : "", v ? v : "", "\n"};
+    size_t lens[5] = {(size_t)hn, strlen(f->urls.v[i]), v ? 1 : 0, v ? strlen(v) : 0, 1};
+    for (int k = 0; k < 5; k++)
         for (size_t done = 0; done < lens[k];) {
             ssize_t w = write(f->to, parts[k] + done, lens[k] - done);
             if (w < 0 && errno == EINTR)
@@ -113,21 +117,23 @@ static void answer_locked(feed__fetcher *f, char *line)
         feed_status st = feed__remote_error(fld[2], fld[3], err, sizeof err);
         fail_locked(f, st, err);
         if (fld[1][0] == 'h')
-            f->versions++;
+            f->nver++;
         return;
     }
     struct stat sb;
     unsigned long long size = nf >= 4 ? strtoull(fld[3], NULL, 10) : 0;
     size_t dlen = strlen(f->dir);
     int inside = nf >= 4 && !strncmp(fld[2], f->dir, dlen) && fld[2][dlen] == '/' && !strchr(fld[2] + dlen + 1, '/');
-    if (!strcmp(fld[0], "ver") && fld[1][0] == 'h' && nf >= 6 && inside && !f->paths[i]) {
-        if (!(f->paths[i] = feed__malloc(strlen(fld[2]) + 1))) {
+    if (!strcmp(fld[0], "ver") && fld[1][0] == 'h' && nf >= 7 && inside && !f->paths[i]) {
+        size_t vl = strlen(fld[3]) + strlen(fld[5]) + strlen(fld[6]) + 3;
+        if (!(f->paths[i] = feed__malloc(strlen(fld[2]) + 1)) || !(f->versions[i] = feed__malloc(vl))) {
             fail_locked(f, FEED_E_NOMEM, "out of memory");
             return;
         }
         memcpy(f->paths[i], fld[2], strlen(fld[2]) + 1);
+        snprintf(f->versions[i], vl, "%s\t%s\t%s", fld[3], fld[5], fld[6]);
         f->sizes[i] = size;
-        f->versions++;
+        f->nver++;
         pthread_cond_broadcast(&f->cv);
         return;
     }
@@ -212,6 +218,7 @@ void feed__fetcher_stop(feed__fetcher *f)
     feed__remote_release(&f->hold);
     feed__shards_free(f->urls.v, f->urls.n);
     feed__shards_free(f->paths, f->n);
+    feed__shards_free(f->versions, f->n);
     feed__free(f->sizes);
     feed__free(f->state);
     feed__free(f->in_window);
@@ -242,12 +249,13 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
     }
     f->n = f->urls.n;
     f->paths = feed__calloc(f->n, sizeof *f->paths);
+    f->versions = feed__calloc(f->n, sizeof *f->versions);
     f->sizes = feed__calloc(f->n, sizeof *f->sizes);
     f->state = feed__calloc(f->n, 1);
     f->in_window = feed__calloc(f->n, 1);
     f->want = feed__calloc(f->n, sizeof *f->want);
     int in[2] = {-1, -1}, up[2] = {-1, -1};
-    if (!f->paths || !f->sizes || !f->state || !f->in_window || !f->want)
+    if (!f->paths || !f->versions || !f->sizes || !f->state || !f->in_window || !f->want)
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     else if (pipe2(in, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
         st = feed__err(FEED_E_RESOURCE, err, errlen, "remote shards: %s", strerror(errno));
@@ -269,7 +277,7 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
     for (uint32_t i = 0; st == FEED_OK && i < f->n; i++)
         if (send_line(f, "head", i) != 0)
             st = feed__err(FEED_E_IO, err, errlen, "remote shards: %s does not read its requests", f->exe);
-    while (st == FEED_OK && f->versions < f->n && f->fail == FEED_OK)
+    while (st == FEED_OK && f->nver < f->n && f->fail == FEED_OK)
         pthread_cond_wait(&f->cv, &f->mu);
     if (st == FEED_OK && f->fail != FEED_OK)
         st = feed__err(f->fail, err, errlen, "%s", f->fail_msg);

@@ -10,7 +10,7 @@ for --rounds rounds.
     bench/remotebench.py [--shards DIR] [--count 2000] [--shard-size 100]
         [--rate-mbs 400,40] [--latency-ms 20] [--rounds 4] [--batch 64]
         [--workers 2] [--epochs 3] [--augment val] [--json out.json]
-        [--stream [--fetch-ahead 4] [--shuffle-window 2] [--cache-frac 0.3]]
+        [--stream [--fetch-ahead 8] [--shuffle-window 2] [--cache-frac 0.5] [--step-ms 40]]
 
 --stream measures fetch_ahead instead (stream_main below): the shards fetched
 while the loader runs, through a cache smaller than the source.
@@ -135,9 +135,12 @@ def stream_main(args):
     for k in kinds:
         rate = float(k.split("MB/s")[0])
         ratios = [r[k]["vs_local"] for r in rounds]
-        ceiling = rate * 1e6 / per_image
-        where = (f"the cap alone allows {ceiling:.0f} images/s; the step waited for data "
-                 f"{100 * med[k]['next_wait_fraction']:.0f}% of the loop")
+        # the bytes the GETs brought per image delivered (shards still cached from the epoch
+        # before are not fetched again), at the cap
+        fetched = med[k]["gets"] * nbytes / len(names) / (args.epochs * locals_[0]["samples"])
+        ceiling = rate * 1e6 / fetched
+        where = (f"{fetched / 1e3:.0f} KB fetched an image ({per_image / 1e3:.0f} KB each): the cap alone allows "
+                 f"{ceiling:.0f} images/s; the step waited for data {100 * med[k]['next_wait_fraction']:.0f}%")
         vs = f"{med[k]['vs_local']:.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
         print(f"{k:<18} {med[k]['images_per_sec']:>9.1f} {vs:>17} {med[k]['busy_fraction']:>5.2f} "
               f"{med[k]['gets']:>5g}  {where}")
@@ -168,9 +171,9 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--stream", action="store_true",
                     help="fetch while the loader runs (fetch_ahead) through a cache smaller than the source")
-    ap.add_argument("--fetch-ahead", type=int, default=4, help="--stream: fetch_ahead (batches)")
+    ap.add_argument("--fetch-ahead", type=int, default=8, help="--stream: fetch_ahead (batches)")
     ap.add_argument("--shuffle-window", type=int, default=2, help="--stream: shuffle_window (shards), local runs too")
-    ap.add_argument("--cache-frac", type=float, default=0.3, help="--stream: cache_size over the source's bytes")
+    ap.add_argument("--cache-frac", type=float, default=0.5, help="--stream: cache_size over the source's bytes")
     ap.add_argument("--step-ms", type=float, default=0.0,
                     help="a simulated model step a batch (feedbench --step-ms; --stream: default 40)")
     args = ap.parse_args()

@@ -63,9 +63,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    feed__index_free(&ix);
-    tu_rmtree(data);
-    free(data);
+    tu_dataset_free(data, &ix);
     free(cache);
     return 0;
 }

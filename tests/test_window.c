@@ -61,9 +61,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    feed__index_free(&ix);
-    tu_rmtree(data);
-    free(data);
+    tu_dataset_free(data, &ix);
     free(pattern);
     return 0;
 }

@@ -176,6 +176,14 @@ static inline char *tu_dataset(const char *tag, int n, int seed, int classes, fe
     return dir;
 }
 
+/* tu_dataset's folder and index gone (a group teardown's). */
+static inline void tu_dataset_free(char *dir, feed__index *ix)
+{
+    feed__index_free(ix);
+    tu_rmtree(dir);
+    free(dir);
+}
+
 /* The pixels sample id of epoch should have: an in-process decode of its file
  * with the loader's transform x. Returns the feed_status (message in msg). */
 static inline int tu_reference(const feed__index_hdr *ix, const feed__xform *x, uint64_t seed, uint64_t epoch,

@@ -44,9 +44,10 @@ _U32_MAX, _U64_MAX = (1 << 32) - 1, (1 << 64) - 1
 _INTEGERS = dict.fromkeys(
     ("batch_size", "epochs", "start_epoch", "workers", "prefetch", "height", "width",
      "resize_shorter", "device_prefetch", "max_retries", "sample_timeout_ms", "readahead",
-     "aa_num_ops", "aa_num_bins", "num_classes", "repeats", "shuffle_window"),
+     "aa_num_ops", "aa_num_bins", "num_classes", "repeats", "shuffle_window", "fetch_retries",
+     "fetch_timeout_ms", "fetch_parallel", "fetch_ahead"),
     _U32_MAX)
-_INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes"), _U64_MAX))
+_INTEGERS.update(dict.fromkeys(("seed", "max_pixels", "max_file_bytes", "cache_size"), _U64_MAX))
 _INTEGERS.update(dict.fromkeys(("rank", "world_size"), _U32_MAX - 1))  # or "auto"
 _INTEGERS["max_worker_memory"] = _U64_MAX - 1  # or "auto" (stored as 2^64 - 1); 0 = no cap
 _FLOATS = {"scale_min", "scale_max", "ratio_min", "ratio_max", "flip_p", "rotate_deg",

@@ -9,9 +9,11 @@ shards. A name in FAKE_FETCH_FAIL (comma-separated) answers its get with a
 404 error. Requests and answers are logged to FAKE_FETCH_LOG (one line each).
 
 Before each copy it evicts every shard of the cache that no held list names
-(cache/.inuse/*.list, as feed-fetch with a cache too small for more would):
+(cache/.inuse/*.list, read under cache/.inuse/.lock as feed-fetch reads them,
+as feed-fetch with a cache too small for more would):
 a batch bound before its shards were held, or a shard let go too early,
 makes a worker read a missing file."""
+import fcntl
 import os
 import shutil
 import sys
@@ -39,7 +41,16 @@ def say(line):
 def evict(keep):
     held = {keep}
     inuse = os.path.join(cache, ".inuse")
-    for f in os.listdir(inuse) if os.path.isdir(inuse) else []:
+    os.makedirs(inuse, exist_ok=True)
+    with open(os.path.join(inuse, ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        evict_locked(inuse, held)
+
+
+def evict_locked(inuse, held):
+    for f in os.listdir(inuse):
+        if not f.endswith(".list"):
+            continue
         try:
             with open(os.path.join(inuse, f)) as lst:
                 held |= {u.strip().rsplit("/", 1)[1] for u in lst if u.strip()}

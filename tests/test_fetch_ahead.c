@@ -149,6 +149,41 @@ static void test_through_a_cache_of_two_shards(void **state)
     tu_drop(R);
 }
 
+/* Two ranks, each its own loader and fetcher over one cache (as two
+ * processes of a node share it): each rank's batches are the local rank's,
+ * the two shares disjoint and together every sample once an epoch. */
+static void test_two_ranks_share_the_cache(void **state)
+{
+    (void)state;
+    uint8_t seen[NIMG] = {0};
+    for (uint32_t r = 0; r < 2; r++) {
+        char extra[200];
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1", r);
+        feed_loader *R = make(files, extra);
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1", r);
+        feed_loader *L = make(urls, extra);
+        feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
+        feed_status st;
+        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+            assert_int_equal(feed_loader_next(R, &a, 60000), FEED_OK);
+            assert_int_equal(a.count, b.count);
+            assert_memory_equal(a.sample_ids, b.sample_ids, a.count * sizeof *a.sample_ids);
+            assert_memory_equal(a.data, b.data, a.count * a.sample_bytes);
+            for (uint32_t t = 0; t < b.count; t++)
+                seen[b.sample_ids[t]]++;
+            assert_int_equal(feed_batch_release(R, &a, NULL), FEED_OK);
+            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+        }
+        if (st != FEED_END_OF_EPOCH)
+            fail_msg("rank %u: %d: %s", r, st, feed_loader_last_error(L));
+        assert_int_equal(feed_loader_next(R, &a, 60000), FEED_END_OF_EPOCH);
+        tu_drop(L);
+        tu_drop(R);
+    }
+    for (int i = 0; i < NIMG; i++) /* 40 samples, 2 ranks: 20 each, no padding */
+        assert_int_equal(seen[i], 1);
+}
+
 static void test_seek_back_into_an_epoch(void **state)
 {
     (void)state;
@@ -208,6 +243,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         TU_TEST(test_same_as_local_shards),
         TU_TEST(test_through_a_cache_of_two_shards),
+        TU_TEST(test_two_ranks_share_the_cache),
         TU_TEST(test_seek_back_into_an_epoch),
         TU_TEST(test_a_failed_get_names_the_url),
     };

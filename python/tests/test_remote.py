@@ -48,6 +48,11 @@ def cache(tmp_path):
     return str(tmp_path / "cache")
 
 
+def held_lists(cache):
+    """The held lists in cache/.inuse (its .lock is not one)."""
+    return [f for f in os.listdir(os.path.join(cache, ".inuse")) if f.endswith(".list")]
+
+
 def load(make_loader, source, **kw):
     """Every batch of one epoch in order; the loader closed (its shards no longer held)."""
     kw = {"shuffle": False, **kw}
@@ -202,7 +207,7 @@ def test_ctrl_c_stops_the_download(make_loader, server, cache):
         t.join()
     assert [p for _, p, _ in server.requests("GET")] == ["/s-0.tar"]  # no retry: the helper is gone
     assert not [f for f in os.listdir(cache) if f.endswith(".tar")]
-    assert not os.listdir(os.path.join(cache, ".inuse"))
+    assert not held_lists(cache)
     assert [f for f in os.listdir(cache) if ".tar.part." in f]  # the killed download's
     load(make_loader, server.url + "/s-0.tar", cache_dir=cache)  # the next run removes it
     assert not [f for f in os.listdir(cache) if ".tar.part." in f]
@@ -317,7 +322,7 @@ def test_s3_listing_matching_nothing(make_loader, shards, s3env, cache):
 def test_a_running_loaders_shards_are_never_evicted(make_loader, shards, server, cache):
     sizes = [os.path.getsize(shards / f"s-{i}.tar") for i in range(NSHARDS)]
     a = make_loader(server.url + "/s-0.tar", cache_dir=cache, shuffle=False, epochs=1, augment="val")
-    held = os.listdir(os.path.join(cache, ".inuse"))
+    held = held_lists(cache)
     assert len(held) == 1
     room = sizes[0] + sizes[2]
     load(make_loader, server.url + "/s-1.tar", cache_dir=cache)  # closed: s-1 is evictable
@@ -331,7 +336,7 @@ def test_a_running_loaders_shards_are_never_evicted(make_loader, shards, server,
     assert (gi == ref[0]).all() and (gl == ref[1]).all()
     a.close()
     b.close()
-    assert not os.listdir(os.path.join(cache, ".inuse"))  # closed loaders hold nothing
+    assert not held_lists(cache)  # closed loaders hold nothing
 
 
 def test_a_shard_replaced_on_the_server_is_a_new_file(make_loader, shards, cache, tmp_path):

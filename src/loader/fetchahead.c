@@ -27,6 +27,9 @@ struct feed__fetchahead {
     pthread_cond_t cv;
     int stop, dirty;
     uint64_t seq0, epoch0, start0, end_seq, next_seq;
+    /* the last plan's reach: batches before horizon have every shard in the
+     * fetcher's wanted list (0: none yet); a reset bumps gen and clears it */
+    uint64_t horizon, gen;
     /* the thread's */
     uint64_t *ids;
     uint32_t *list;
@@ -39,12 +42,14 @@ static uint32_t shard_of(const feed__index_hdr *ix, uint64_t id)
 }
 
 /* The shards of the batches from next_seq, within the budget, into list:
- * their count. 0 and err when the consumer's batch alone does not fit. */
+ * their count; *reach: the first batch not planned. 0 and err when the
+ * consumer's batch alone does not fit. */
 static size_t plan(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0, uint64_t start0, uint64_t end_seq,
-                   uint64_t next_seq, char *err, size_t errlen)
+                   uint64_t next_seq, uint64_t *reach, char *err, size_t errlen)
 {
     uint64_t budget = feed__fetcher_budget(p->f), used = 0;
     size_t n = 0;
+    *reach = next_seq;
     for (uint64_t seq = next_seq; seq < end_seq && seq - next_seq < p->batches; seq++) {
         uint64_t epoch, start, k;
         feed__sampler_locate(&p->s, epoch0, start0, seq - seq0, &epoch, &start, &k);
@@ -74,6 +79,7 @@ static size_t plan(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0, uint64_t
             break;
         }
         used += add;
+        *reach = seq + 1;
     }
     for (size_t j = 0; j < n; j++)
         p->seen[p->list[j]] = 0;
@@ -91,13 +97,17 @@ static void *fetchahead_main(void *arg)
             break;
         p->dirty = 0;
         uint64_t seq0 = p->seq0, epoch0 = p->epoch0, start0 = p->start0, end_seq = p->end_seq;
-        uint64_t next_seq = p->next_seq;
+        uint64_t next_seq = p->next_seq, gen = p->gen, reach;
         pthread_mutex_unlock(&p->mu);
         char err[512] = "";
-        size_t n = plan(p, seq0, epoch0, start0, end_seq, next_seq, err, sizeof err);
+        size_t n = plan(p, seq0, epoch0, start0, end_seq, next_seq, &reach, err, sizeof err);
         feed_status st = err[0] ? FEED_E_RESOURCE : feed__fetcher_want(p->f, p->list, n, err, sizeof err);
         if (st != FEED_OK)
             feed__fetcher_fail(p->f, st, err);
+        pthread_mutex_lock(&p->mu);
+        if (st == FEED_OK && p->gen == gen && reach > p->horizon)
+            p->horizon = reach; /* its shards are wanted (held) now */
+        pthread_mutex_unlock(&p->mu);
         p->retry(p->ctx);
         pthread_mutex_lock(&p->mu);
     }
@@ -164,6 +174,8 @@ void feed__fetchahead_reset(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0,
         return;
     pthread_mutex_lock(&p->mu);
     p->seq0 = seq0, p->epoch0 = epoch0, p->start0 = start0, p->end_seq = end_seq, p->next_seq = seq0;
+    p->gen++;
+    p->horizon = 0;
     p->dirty = 1;
     pthread_cond_signal(&p->cv);
     pthread_mutex_unlock(&p->mu);
@@ -182,8 +194,18 @@ void feed__fetchahead_progress(feed__fetchahead *p, uint64_t next_seq)
     pthread_mutex_unlock(&p->mu);
 }
 
-int feed__fetchahead_gate(feed__fetchahead *p, const uint64_t *ids, uint32_t n)
+int feed__fetchahead_gate(feed__fetchahead *p, uint64_t seq, const uint64_t *ids, uint32_t n)
 {
+    /* Present is not enough: a shard held for an earlier batch is let go once
+     * the consumer is past that one, while a batch beyond the plan's reach
+     * may still read it. Within the reach its shards stay wanted until the
+     * consumer has it (the batches from the consumer's to the reach fit, and
+     * do so the more as it moves on). */
+    pthread_mutex_lock(&p->mu);
+    int planned = seq < p->horizon;
+    pthread_mutex_unlock(&p->mu);
+    if (!planned)
+        return 0;
     uint32_t last = UINT32_MAX;
     for (uint32_t t = 0; t < n; t++) {
         uint32_t sh = shard_of(p->ix, ids[t]);

@@ -8,8 +8,8 @@
  * error), then whole batches while their shards fit. Shards behind the
  * consumer are let go.
  *
- * The schedule binds a batch to its slot only once all its shards are
- * present (feed__fetchahead_gate); when shards arrive, the thread calls the
+ * The schedule binds a batch to its slot only once it is within the plan
+ * and all its shards are present (feed__fetchahead_gate); when shards arrive, the thread calls the
  * loader's retry, which binds the batches that waited. So a worker never
  * reads a shard still arriving, and a shard is held from before its batch is
  * bound until the consumer has its batch.
@@ -37,7 +37,8 @@ void feed__fetchahead_stop(feed__fetchahead *p);
 void feed__fetchahead_reset(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0, uint64_t start0, uint64_t end_seq);
 void feed__fetchahead_progress(feed__fetchahead *p, uint64_t next_seq);
 
-/* 1: every shard ids[0..n) read is present. */
-int feed__fetchahead_gate(feed__fetchahead *p, const uint64_t *ids, uint32_t n);
+/* 1: batch seq (its samples ids[0..n)) is within the last plan's reach and
+ * every shard it reads is present. */
+int feed__fetchahead_gate(feed__fetchahead *p, uint64_t seq, const uint64_t *ids, uint32_t n);
 
 #endif

@@ -102,7 +102,7 @@ void feed__schedule_assign(feed__schedule *S, uint64_t seq)
     uint32_t count = feed__sampler_batch_reps(S->sampler, epoch, start, k, S->ids, S->reps);
     if (S->deferred) {
         S->deferred[slot] = 0;
-        if (!feed__fetchahead_gate(S->fa, S->ids, count)) {
+        if (!feed__fetchahead_gate(S->fa, seq, S->ids, count)) {
             S->deferred[slot] = seq + 1;
             return;
         }

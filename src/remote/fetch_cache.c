@@ -192,12 +192,24 @@ static int older(const void *a, const void *b)
     return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
 }
 
+static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
+                            uint64_t *kept_bytes, char *why, size_t whylen);
+
 int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
                     uint64_t *kept_bytes, char *why, size_t whylen)
 {
     *kept_bytes = 0;
     if (!limit)
         return 0;
+    int lock = cache_lock(dir); /* the held lists as one loader or another wrote them, whole */
+    int rc = make_room_locked(dir, limit, need, keep, nkeep, kept_bytes, why, whylen);
+    cache_unlock(lock);
+    return rc;
+}
+
+static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
+                            uint64_t *kept_bytes, char *why, size_t whylen)
+{
     names held = {0};
     if (held_shards(dir, &held) != 0) {
         snprintf(why, whylen, "cache_dir %s: reading %s/.inuse: %s", dir, dir, strerror(errno));

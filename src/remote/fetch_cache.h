@@ -2,8 +2,14 @@
 #ifndef FEED_FETCH_CACHE_H
 #define FEED_FETCH_CACHE_H
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct cache_rec {
     char url[4096];
@@ -21,6 +27,29 @@ void cache_names(const char *dir, const char *url, const char *version, char *ta
 /* 0: read (every field), -1: none or malformed. */
 int cache_meta_read(const char *meta, cache_rec *r);
 int cache_meta_write(const char *meta, const cache_rec *r);
+/* DIR/.inuse/.lock under an exclusive flock (fd, or -1 when it cannot be
+ * had: the caller goes on without). A loader changes its held list (writes
+ * the new one, removes the old) and an evictor reads the lists and evicts
+ * under it, never both at once: an evictor sees one list or the other, whole. */
+static inline int cache_lock(const char *dir)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/.inuse", dir);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/.inuse/.lock", dir);
+    int fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0644);
+    while (fd >= 0 && flock(fd, LOCK_EX) != 0)
+        if (errno != EINTR) {
+            close(fd);
+            return -1;
+        }
+    return fd;
+}
+static inline void cache_unlock(int fd)
+{
+    if (fd >= 0)
+        close(fd);
+}
 /* Removes the temporary files of downloads whose process is gone (killed). */
 void cache_clean_parts(const char *dir);
 /* Marks the record used now (the eviction's order). */

@@ -29,6 +29,7 @@
 #include "common/internal.h"
 #include "dataset/index.h"
 #include "dataset/shards.h"
+#include "remote/fetch_cache.h"
 
 extern char **environ;
 
@@ -189,7 +190,7 @@ void feed__remote_release(feed__remote_hold *h)
 }
 
 /* Writes the URLs to a new list in DIR/.inuse and holds it (remote.h). */
-feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
+static feed_status make_list(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
                              size_t errlen)
 {
     static unsigned counter;
@@ -209,8 +210,7 @@ feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n,
     }
     if (fd < 0)
         return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: cannot make %s: %s", dir, path, strerror(errno));
-    /* the lock before the list: an evictor that reads it half-written keeps more, never less */
-    int ok = flock(fd, LOCK_SH) == 0;
+    int ok = flock(fd, LOCK_SH) == 0; /* held: its loader is alive */
     for (size_t i = 0; ok && i < n; i++)
         ok = dprintf(fd, "%s\n", urls[i]) > 0;
     size_t plen = strlen(path) + 1;
@@ -223,6 +223,17 @@ feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n,
     memcpy(h->path, path, plen);
     h->fd = fd;
     return FEED_OK;
+}
+
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h,
+                                   feed__remote_hold *old, char *err, size_t errlen)
+{
+    int lock = cache_lock(dir); /* an evictor sees the old list or the new one, whole */
+    feed_status st = make_list(dir, urls, n, h, err, errlen);
+    if (st == FEED_OK && old)
+        feed__remote_release(old);
+    cache_unlock(lock);
+    return st;
 }
 
 /* Starts feed-fetch (mode "batch" or "stream") on stdin fd in, stdout fd
@@ -472,7 +483,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
     for (size_t i = 0; st == FEED_OK && i < u.n; i++)
         at += (size_t)sprintf(reqs + at, "get\t%s\n", u.v[i]);
     if (st == FEED_OK)
-        st = feed__remote_hold_urls(dir, u.v, u.n, hold, err, errlen);
+        st = feed__remote_hold_urls(dir, u.v, u.n, hold, NULL, err, errlen);
     if (st == FEED_OK)
         st = run_fetch(exe, c, dir, reqs, at, &answer, err, errlen);
     char *p = answer, *line;

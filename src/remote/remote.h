@@ -66,9 +66,10 @@ feed_status feed__remote_urls(const feed__remote_cfg *c, const char *source, con
  * default and unblocked). 0 and *pid, else an errno. */
 int feed__remote_spawn(const char *exe, const feed__remote_cfg *c, const char *dir, const char *mode, int in, int out,
                        pid_t *pid);
-/* A new list of urls[0..n) in dir/.inuse, held (remote.h). */
-feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
-                                   size_t errlen);
+/* A new list of urls[0..n) in dir/.inuse, held, in place of *old (released
+ * with it; NULL: none), under the cache's lock (fetch_cache.h cache_lock). */
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h,
+                                   feed__remote_hold *old, char *err, size_t errlen);
 /* feed-fetch's "err" answer (KIND, MESSAGE) as a status and words in err. */
 feed_status feed__remote_error(const char *kind, const char *msg, char *err, size_t errlen);
 

@@ -47,8 +47,16 @@ static void flicker_once(const char *opts)
     fu_assert_exactly_once(&got);
     fu_assert_same(&ref, &got, NULL);
     feed_stats s = fu_stats(L);
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    /* A sanitizer's worker, beside the other tests, can take longer than the
+     * shortest timeout over a plain sample too: that is one more hang, timed
+     * and redone as this one (the data checks above still hold). */
+    assert_true(s.worker_hangs >= 1);
+    assert_int_equal(s.worker_restarts, s.worker_hangs);
+#else
     assert_int_equal(s.worker_hangs, 1);
     assert_int_equal(s.worker_restarts, 1);
+#endif
     assert_int_equal(feed_loader_bad_count(L), 0);
     fu_destroy(L);
     fu_assert_no_children();

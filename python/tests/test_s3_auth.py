@@ -42,14 +42,14 @@ import urllib.request
 import pytest
 
 from conftest import NIMG, build_path
-from test_tar import all_batches, samples, write_tarfile
+from test_remote import NSHARDS, shards  # noqa: F401 (the fixture: s-0.tar .. s-2.tar)
+from test_tar import all_batches
 
 import libfeed
 
 pytestmark = pytest.mark.skipif(not os.access(build_path("bin", "feed-fetch"), os.X_OK),
                                 reason="no feed-fetch in this build (libcurl not found)")
 
-NSHARDS = 3
 PAGE = 1000  # S3's (and moto's) page of a listing
 BUCKET = "feed-auth"
 REGION = "eu-west-1"
@@ -63,16 +63,6 @@ READ_POLICY = json.dumps({
                    "Resource": [f"arn:aws:s3:::{BUCKET}", f"arn:aws:s3:::{BUCKET}/*"]}],
 })
 EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
-
-
-@pytest.fixture(scope="module")
-def shards(tmp_path_factory, dataset, index):
-    d = tmp_path_factory.mktemp("shards")
-    items = samples(dataset, index)
-    per = (len(items) + NSHARDS - 1) // NSHARDS
-    for s in range(NSHARDS):
-        write_tarfile(d / f"s-{s}.tar", items[s * per:(s + 1) * per])
-    return d
 
 
 def free_port():

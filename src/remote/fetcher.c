@@ -51,7 +51,6 @@ struct feed__fetcher {
     pthread_mutex_t notify_mu; /* held while notify runs: once it is changed, the old one has returned */
     void (*notify)(void *);
     void *notify_ctx;
-    uint64_t asked, downloaded;
 };
 
 static void fail_locked(feed__fetcher *f, feed_status st, const char *msg)
@@ -152,7 +151,6 @@ static void answer_locked(feed__fetcher *f, char *line)
             fail_locked(f, FEED_E_IO, msg);
             return;
         }
-        f->downloaded += fld[4][0] == '1';
         f->state[i] = f->in_window[i] ? PRESENT : ABSENT;
         pthread_cond_broadcast(&f->cv);
         return;
@@ -300,10 +298,6 @@ char *const *feed__fetcher_paths(const feed__fetcher *f)
     return f->paths;
 }
 
-char *const *feed__fetcher_urls(const feed__fetcher *f)
-{
-    return f->urls.v;
-}
 
 uint64_t feed__fetcher_size(const feed__fetcher *f, uint32_t i)
 {
@@ -361,7 +355,6 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
             break;
         }
         f->state[i] = ASKED;
-        f->asked++;
     }
     pthread_mutex_unlock(&f->mu);
     return st;
@@ -401,13 +394,6 @@ void feed__fetcher_notify(feed__fetcher *f, void (*fn)(void *), void *ctx)
     pthread_mutex_unlock(&f->notify_mu);
 }
 
-void feed__fetcher_counts(const feed__fetcher *f, uint64_t *asked, uint64_t *downloaded)
-{
-    pthread_mutex_lock((pthread_mutex_t *)&f->mu);
-    *asked = f->asked;
-    *downloaded = f->downloaded;
-    pthread_mutex_unlock((pthread_mutex_t *)&f->mu);
-}
 
 /* ---- the first scan: shards fetched one window ahead, let go once read ---- */
 

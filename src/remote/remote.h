@@ -97,7 +97,6 @@ void feed__fetcher_stop(feed__fetcher *f);
 
 size_t feed__fetcher_count(const feed__fetcher *f);
 char *const *feed__fetcher_paths(const feed__fetcher *f); /* shard i's file in the cache */
-char *const *feed__fetcher_urls(const feed__fetcher *f);
 uint64_t feed__fetcher_size(const feed__fetcher *f, uint32_t i);
 uint64_t feed__fetcher_budget(const feed__fetcher *f); /* cache_size, 0: no limit */
 
@@ -125,7 +124,5 @@ void feed__fetcher_scan_close(void *ctx, struct feed__tar_io *io);
  * DIR/index-<hash>.shards, and its key, every shard's URL, its file in the
  * cache (named by its version) and size, a line each (*key feed__malloc'd). */
 feed_status feed__fetcher_index_key(const feed__fetcher *f, char **key, size_t *keylen, char *path, size_t cap);
-/* Shards asked for so far and downloaded (not found in the cache). */
-void feed__fetcher_counts(const feed__fetcher *f, uint64_t *asked, uint64_t *downloaded);
 
 #endif

@@ -25,6 +25,22 @@ MUTANTS = [
         "tests": ["test_fetch_ahead"],
     },
     {
+        "name": "fetch-range-gate-open",
+        "why": "fetch_ranges binds a batch before its samples' byte ranges are in the cache (a worker reads holes)",
+        "file": "src/loader/fetchahead.c",
+        "old": "                if (!feed__fetcher_has(p->f, r[k].shard, r[k].lo, r[k].hi))",
+        "new": "                if (!feed__fetcher_has(p->f, r[k].shard, r[k].lo, r[k].hi) && 0)",
+        "tests": ["test_fetch_ahead"],
+    },
+    {
+        "name": "fetch-range-kept-when-let-go",
+        "why": "a shard let go keeps its present ranges: its .ranges file may be evicted while they count as there",
+        "file": "src/remote/fetcher.c",
+        "old": "                feed__rangeset_clear(&f->have[i]);",
+        "new": "                (void)0;",
+        "tests": ["test_fetch_ahead"],
+    },
+    {
         "name": "shardcache-key-ignored",
         "why": "a saved shard index is taken for other shards or other versions of them",
         "file": "src/dataset/shardcache.c",

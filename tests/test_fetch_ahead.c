@@ -160,7 +160,8 @@ static void test_two_ranks_share_the_cache(void **state)
         char extra[200];
         snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1", r);
         feed_loader *R = make(files, extra);
-        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1", r);
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1,fetch_ranges=whole",
+                 r);
         feed_loader *L = make(urls, extra);
         feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
         feed_status st;
@@ -182,6 +183,116 @@ static void test_two_ranks_share_the_cache(void **state)
     }
     for (int i = 0; i < NIMG; i++) /* 40 samples, 2 ranks: 20 each, no padding */
         assert_int_equal(seen[i], 1);
+}
+
+/* The bytes the range requests in the log ask for; *gets: whole gets. */
+static uint64_t logged_range_bytes(int *gets)
+{
+    FILE *f = fopen(logpath, "r");
+    char line[8192];
+    uint64_t sum = 0;
+    *gets = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        if (!strncmp(line, "> get\t", 6))
+            (*gets)++;
+        if (strncmp(line, "> range\t", 8))
+            continue;
+        char *len = strrchr(line, '\t');
+        sum += strtoull(len + 1, NULL, 10);
+    }
+    if (f)
+        fclose(f);
+    return sum;
+}
+
+static uint64_t shards_bytes(void)
+{
+    uint64_t sum = 0;
+    for (int s = 0; s < NSHARDS; s++) {
+        char path[4300];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
+        assert_int_equal(stat(path, &sb), 0);
+        sum += (uint64_t)sb.st_size;
+    }
+    return sum;
+}
+
+/* Two ranks (world_size 2: fetch_ranges auto is ranges): each fetches the
+ * byte ranges of its own samples' members, no shard whole, and delivers
+ * the local rank's batches; the stand-in refuses a range that is not a chain
+ * of whole tar members and evicts unheld .ranges files (a batch bound before
+ * its ranges arrived reads zeros and differs from the local one). */
+static void test_two_ranks_fetch_their_share_by_range(void **state)
+{
+    (void)state;
+    uint8_t seen[NIMG] = {0};
+    uint64_t total = shards_bytes();
+    setenv("FEED_TEST_RANGE_GAP", "0", 1);
+    for (uint32_t r = 0; r < 2; r++) {
+        char extra[200];
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=2", r);
+        feed_loader *R = make(files, extra);
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=2,fetch_ahead=1,cache_size=%llu",
+                 r, (unsigned long long)total);
+        feed_loader *L = make(urls, extra);
+        FILE *lf = fopen(logpath, "w"); /* what the run asks, not the create's scan */
+        fclose(lf);
+        for (int e = 0; e < 2; e++) {
+            feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
+            feed_status st;
+            while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+                assert_int_equal(feed_loader_next(R, &a, 60000), FEED_OK);
+                assert_int_equal(a.count, b.count);
+                assert_memory_equal(a.sample_ids, b.sample_ids, a.count * sizeof *a.sample_ids);
+                assert_memory_equal(a.labels, b.labels, a.count * sizeof *a.labels);
+                assert_memory_equal(a.data, b.data, a.count * a.sample_bytes);
+                for (uint32_t t = 0; t < b.count && e == 0; t++)
+                    seen[b.sample_ids[t]]++;
+                assert_int_equal(feed_batch_release(R, &a, NULL), FEED_OK);
+                assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+            }
+            if (st != FEED_END_OF_EPOCH)
+                fail_msg("rank %u: %d: %s", r, st, feed_loader_last_error(L));
+            assert_int_equal(feed_loader_next(R, &a, 60000), FEED_END_OF_EPOCH);
+        }
+        tu_drop(L);
+        tu_drop(R);
+        int gets;
+        uint64_t asked = logged_range_bytes(&gets);
+        assert_int_equal(gets, 0);
+        /* two epochs of half the samples each: about the shards' bytes once
+         * (a member's header and padding with it), never twice */
+        assert_true(asked > total / 2);
+        assert_true(asked < total * 3 / 2);
+    }
+    for (int i = 0; i < NIMG; i++)
+        assert_int_equal(seen[i], 1);
+    unsetenv("FEED_TEST_RANGE_GAP");
+}
+
+/* Ranges through a cache of two shards, over two epochs, in order and in
+ * windows of one shard: the ranges of a shard let go are asked again. */
+static void test_ranges_through_a_cache_of_two_shards(void **state)
+{
+    (void)state;
+    setenv("FEED_TEST_RANGE_GAP", "0", 1);
+    uint64_t most = 0;
+    for (int s = 0; s < NSHARDS; s++) {
+        char path[4300];
+        struct stat sb;
+        snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
+        assert_int_equal(stat(path, &sb), 0);
+        most = (uint64_t)sb.st_size > most ? (uint64_t)sb.st_size : most;
+    }
+    char extra[200];
+    snprintf(extra, sizeof extra, "fetch_ahead=2,fetch_ranges=ranges,epochs=2,shuffle_window=1,cache_size=%llu",
+             (unsigned long long)(2 * most));
+    feed_loader *R = make(files, "epochs=2,shuffle_window=1"), *L = make(urls, extra);
+    same_epochs(R, L, 2);
+    tu_drop(L);
+    tu_drop(R);
+    unsetenv("FEED_TEST_RANGE_GAP");
 }
 
 static void test_seek_back_into_an_epoch(void **state)
@@ -244,6 +355,8 @@ int main(void)
         TU_TEST(test_same_as_local_shards),
         TU_TEST(test_through_a_cache_of_two_shards),
         TU_TEST(test_two_ranks_share_the_cache),
+        TU_TEST(test_two_ranks_fetch_their_share_by_range),
+        TU_TEST(test_ranges_through_a_cache_of_two_shards),
         TU_TEST(test_seek_back_into_an_epoch),
         TU_TEST(test_a_failed_get_names_the_url),
     };

@@ -145,7 +145,7 @@ class FeedOptions(ctypes.Structure):
         ("fetch_parallel", u32),
         ("fetch_ahead", u32),
         ("shuffle_window", u32),
-        ("pad_shuffle_window", u32),
+        ("fetch_ranges", u32),
     ]
 
 

@@ -65,7 +65,10 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
     int remote = 0;
     feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
                            .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms,
-                           .parallel = L->o.fetch_parallel, .worker_path = worker};
+                           .parallel = L->o.fetch_parallel, .worker_path = worker,
+                           .ranges = L->o.fetch_ahead && (L->o.fetch_ranges == FEED_FETCH_RANGES ||
+                                                          (L->o.fetch_ranges == FEED_FETCH_RANGES_AUTO &&
+                                                           L->o.world_size > 1))};
     feed_status rst;
     if (L->o.fetch_ahead) { /* the shards come while it runs; the index from one pass over them */
         rst = feed__fetcher_start(&rc, L->o.source, L->o.file_list, &L->fetcher, &remote, err, errlen);
@@ -411,7 +414,7 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     }
     if (L->fetcher) {
         L->fa = feed__fetchahead_start(L->ix.hdr, &L->sampler, L->fetcher, L->arena.lay.nslots + L->o.fetch_ahead,
-                                       retry_deferred, L);
+                                       feed__fetcher_ranges(L->fetcher), retry_deferred, L);
         if (!L->fa || feed__schedule_gate(&L->sched, L->fa) != FEED_OK) {
             st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
             goto fail;

@@ -26,10 +26,11 @@
 typedef struct feed__fetchahead feed__fetchahead;
 
 /* Starts the thread: batches = the ring's slots + fetch_ahead; s copied;
+ * ranges: the fetcher's cfg ranges (the samples' byte ranges are fetched);
  * retry(ctx) runs on the thread, under no lock of this file, after shards
  * arrived. NULL: out of memory or no thread. */
 feed__fetchahead *feed__fetchahead_start(const feed__index_hdr *ix, const feed__sampler *s, feed__fetcher *f,
-                                         uint32_t batches, void (*retry)(void *), void *ctx);
+                                         uint32_t batches, int ranges, void (*retry)(void *), void *ctx);
 /* Stops and joins the thread (before the fetcher stops). Accepts NULL. */
 void feed__fetchahead_stop(feed__fetchahead *p);
 
@@ -38,7 +39,7 @@ void feed__fetchahead_reset(feed__fetchahead *p, uint64_t seq0, uint64_t epoch0,
 void feed__fetchahead_progress(feed__fetchahead *p, uint64_t next_seq);
 
 /* 1: batch seq (its samples ids[0..n)) is within the last plan's reach and
- * every shard it reads is present. */
+ * every shard it reads is present (ranges: every sample's members). */
 int feed__fetchahead_gate(feed__fetchahead *p, uint64_t seq, const uint64_t *ids, uint32_t n);
 
 #endif

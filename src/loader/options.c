@@ -41,6 +41,7 @@ static const char *const aa_interp_words[] = {"nearest", "bilinear", NULL};
 static const char *const policy_aa_words[] = {"none", "trivialaugment", "randaugment", "autoaugment", NULL};
 static const char *const mix_mode_words[] = {"batch", "pair", "elem", NULL};
 static const char *const meta_missing_words[] = {"bad", "empty", NULL};
+static const char *const fetch_ranges_words[] = {"auto", "whole", "ranges", NULL};
 
 #define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
 #define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
@@ -139,6 +140,7 @@ static const opt_def defs[] = {
     OPT("fetch_parallel", T_U32, fetch_parallel),
     OPT("fetch_ahead", T_U32, fetch_ahead),
     OPT("shuffle_window", T_U32, shuffle_window),
+    OPTE("fetch_ranges", fetch_ranges, fetch_ranges_words),
 };
 
 /* The fields of the first released layout; a smaller struct_size is refused. */
@@ -549,6 +551,11 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->fetch_parallel >= 1 && o->fetch_parallel <= 64, "fetch_parallel=%u must be in 1..64",
             o->fetch_parallel);
     REQUIRE(o->fetch_ahead <= 1024, "fetch_ahead=%u must be in 0..1024 (batches)", o->fetch_ahead);
+    REQUIRE(o->fetch_ranges <= FEED_FETCH_RANGES, "fetch_ranges=%u unknown (auto|whole|ranges, 0..2)",
+            o->fetch_ranges);
+    REQUIRE(o->fetch_ranges != FEED_FETCH_RANGES || o->fetch_ahead > 0,
+            "fetch_ranges=ranges needs fetch_ahead > 0: the ranges fetched are those of the batches "
+            "about to be read");
     REQUIRE(o->fetch_retries <= 100, "fetch_retries=%u must be in 0..100", o->fetch_retries);
     REQUIRE(o->fetch_timeout_ms >= 100 && o->fetch_timeout_ms <= 3600000,
             "fetch_timeout_ms=%u must be in 100..3600000", o->fetch_timeout_ms);

@@ -10,6 +10,14 @@
  * it adds is sent, so feed-fetch never evicts a shard between its answer and
  * the worker's read. An answer for a shard no longer wanted leaves it ABSENT
  * (it may be evicted any time); wanting it again asks again (a cache hit).
+ *
+ * With cfg ranges the loader wants byte ranges of its shards, not whole ones:
+ * "range <TAB> r<k> <TAB> URL <TAB> VERSION <TAB> OFF <TAB> LEN" writes them
+ * into the version's .ranges file (sparse, the shard's size: a worker reads
+ * it at the index's offsets as it would the .tar). Per shard, have[] holds
+ * the ranges present and asked[] those asked for; letting a shard go clears
+ * both and bumps hgen[], so an answer to an ask from before (k's record
+ * says which) adds nothing: the file may have been evicted since.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,36 +32,11 @@
 #include <unistd.h>
 
 #include "common/internal.h"
-#include "remote/remote.h"
+#include "remote/fetcher_int.h"
 
 enum { ABSENT = 0, ASKED, PRESENT };
 
-struct feed__fetcher {
-    feed__remote_cfg cfg;
-    char exe[PATH_MAX], dir[PATH_MAX];
-    feed__pathlist urls;
-    char **paths;     /* the version create saw, in the cache */
-    char **versions;  /* its "SIZE <TAB> ETAG <TAB> LAST-MODIFIED" ("-": none), sent with each get */
-    uint64_t *sizes;
-    uint8_t *state, *in_window;
-    uint32_t *want;   /* scratch: the wanted list, deduplicated */
-    size_t n;
-    feed__remote_hold hold;
-    int to, from;     /* feed-fetch's stdin, stdout */
-    pid_t pid;
-    pthread_t reader;
-    int reader_up, stopping;
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    size_t nver;      /* "ver" answers in */
-    feed_status fail;
-    char fail_msg[1200];
-    pthread_mutex_t notify_mu; /* held while notify runs: once it is changed, the old one has returned */
-    void (*notify)(void *);
-    void *notify_ctx;
-};
-
-static void fail_locked(feed__fetcher *f, feed_status st, const char *msg)
+void feed__fetcher_fail_locked(feed__fetcher *f, feed_status st, const char *msg)
 {
     if (f->fail == FEED_OK) {
         f->fail = st;
@@ -65,7 +48,7 @@ static void fail_locked(feed__fetcher *f, feed_status st, const char *msg)
 void feed__fetcher_fail(feed__fetcher *f, feed_status st, const char *msg)
 {
     pthread_mutex_lock(&f->mu);
-    fail_locked(f, st, msg);
+    feed__fetcher_fail_locked(f, st, msg);
     pthread_mutex_unlock(&f->mu);
 }
 
@@ -101,10 +84,14 @@ static void answer_locked(feed__fetcher *f, char *line)
             *p++ = 0;
     }
     char msg[1200];
+    if (nf >= 2 && fld[1][0] == 'r' && f->ranges) {
+        feed__fetcher_range_answer_locked(f, fld, nf, line);
+        return;
+    }
     unsigned long i = nf >= 2 && (fld[1][0] == 'g' || fld[1][0] == 'h') ? strtoul(fld[1] + 1, NULL, 10) : ULONG_MAX;
     if (i >= f->n) {
         snprintf(msg, sizeof msg, "remote shards: %.600s gave an answer not asked for: %.200s", f->exe, line);
-        fail_locked(f, FEED_E_IO, msg);
+        feed__fetcher_fail_locked(f, FEED_E_IO, msg);
         return;
     }
     if (!strcmp(fld[0], "err") && nf >= 4) {
@@ -114,7 +101,7 @@ static void answer_locked(feed__fetcher *f, char *line)
         }
         char err[1200];
         feed_status st = feed__remote_error(fld[2], fld[3], err, sizeof err);
-        fail_locked(f, st, err);
+        feed__fetcher_fail_locked(f, st, err);
         if (fld[1][0] == 'h')
             f->nver++;
         return;
@@ -124,12 +111,22 @@ static void answer_locked(feed__fetcher *f, char *line)
     size_t dlen = strlen(f->dir);
     int inside = nf >= 4 && !strncmp(fld[2], f->dir, dlen) && fld[2][dlen] == '/' && !strchr(fld[2] + dlen + 1, '/');
     if (!strcmp(fld[0], "ver") && fld[1][0] == 'h' && nf >= 7 && inside && !f->paths[i]) {
-        size_t vl = strlen(fld[3]) + strlen(fld[5]) + strlen(fld[6]) + 3;
-        if (!(f->paths[i] = feed__malloc(strlen(fld[2]) + 1)) || !(f->versions[i] = feed__malloc(vl))) {
-            fail_locked(f, FEED_E_NOMEM, "out of memory");
+        size_t vl = strlen(fld[3]) + strlen(fld[5]) + strlen(fld[6]) + 3, pl = strlen(fld[2]);
+        if (f->ranges && (pl < 5 || strcmp(fld[2] + pl - 4, ".tar"))) {
+            snprintf(msg, sizeof msg, "remote shards: %.600s: a cache file not named .tar: %.200s", f->exe, line);
+            feed__fetcher_fail_locked(f, FEED_E_IO, msg);
             return;
         }
-        memcpy(f->paths[i], fld[2], strlen(fld[2]) + 1);
+        if (!(f->tars[i] = feed__malloc(pl + 1)) || !(f->versions[i] = feed__malloc(vl)) ||
+            (f->ranges && !(f->paths[i] = feed__malloc(pl + 4)))) {
+            feed__fetcher_fail_locked(f, FEED_E_NOMEM, "out of memory");
+            return;
+        }
+        memcpy(f->tars[i], fld[2], pl + 1);
+        if (f->ranges) /* the version's .tar with .ranges for .tar (fetch_cache.h) */
+            snprintf(f->paths[i], pl + 4, "%.*s.ranges", (int)(pl - 4), fld[2]);
+        else
+            f->paths[i] = f->tars[i];
         snprintf(f->versions[i], vl, "%s\t%s\t%s", fld[3], fld[5], fld[6]);
         f->sizes[i] = size;
         f->nver++;
@@ -137,18 +134,18 @@ static void answer_locked(feed__fetcher *f, char *line)
         return;
     }
     if (!strcmp(fld[0], "ok") && fld[1][0] == 'g' && nf >= 5 && inside && f->state[i] == ASKED) {
-        if (strcmp(fld[2], f->paths[i]) || size != f->sizes[i]) {
+        if (strcmp(fld[2], f->tars[i]) || size != f->sizes[i]) {
             snprintf(msg, sizeof msg,
                      "dataset: %.800s changed since the loader was created (%llu bytes then, %llu now, or another "
                      "ETag): its samples' places in the index are stale; create the loader again",
                      f->urls.v[i], (unsigned long long)f->sizes[i], size);
-            fail_locked(f, FEED_E_DATASET, msg);
+            feed__fetcher_fail_locked(f, FEED_E_DATASET, msg);
             return;
         }
         if (stat(fld[2], &sb) != 0 || !S_ISREG(sb.st_mode) || (unsigned long long)sb.st_size != size) {
             snprintf(msg, sizeof msg, "remote shards: %.400s said %.600s is in the cache, and it is not (%llu bytes)",
                      f->exe, fld[2], size);
-            fail_locked(f, FEED_E_IO, msg);
+            feed__fetcher_fail_locked(f, FEED_E_IO, msg);
             return;
         }
         f->state[i] = f->in_window[i] ? PRESENT : ABSENT;
@@ -156,7 +153,7 @@ static void answer_locked(feed__fetcher *f, char *line)
         return;
     }
     snprintf(msg, sizeof msg, "remote shards: %.600s: a wrong answer: %.200s", f->exe, line);
-    fail_locked(f, FEED_E_IO, msg);
+    feed__fetcher_fail_locked(f, FEED_E_IO, msg);
 }
 
 static void call_notify(feed__fetcher *f)
@@ -189,7 +186,7 @@ static void *reader_main(void *arg)
     f->from = -1;
     pthread_mutex_lock(&f->mu);
     if (!f->stopping)
-        fail_locked(f, FEED_E_IO, "remote shards: feed-fetch ended while the loader runs (killed?)");
+        feed__fetcher_fail_locked(f, FEED_E_IO, "remote shards: feed-fetch ended while the loader runs (killed?)");
     pthread_mutex_unlock(&f->mu);
     call_notify(f);
     return NULL;
@@ -215,8 +212,21 @@ void feed__fetcher_stop(feed__fetcher *f)
         close(f->from);
     feed__remote_release(&f->hold);
     feed__shards_free(f->urls.v, f->urls.n);
+    if (f->ranges)
+        feed__shards_free(f->tars, f->n);
+    else
+        feed__free(f->tars); /* its strings are paths' */
     feed__shards_free(f->paths, f->n);
     feed__shards_free(f->versions, f->n);
+    for (size_t i = 0; f->have && i < f->n; i++) {
+        feed__rangeset_free(&f->have[i]);
+        feed__rangeset_free(&f->asked[i]);
+    }
+    feed__free(f->have);
+    feed__free(f->asked);
+    feed__free(f->hgen);
+    feed__free(f->rq);
+    feed__free(f->rq_live);
     feed__free(f->sizes);
     feed__free(f->state);
     feed__free(f->in_window);
@@ -246,14 +256,22 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
         return st;
     }
     f->n = f->urls.n;
+    f->ranges = c->ranges;
     f->paths = feed__calloc(f->n, sizeof *f->paths);
+    f->tars = feed__calloc(f->n, sizeof *f->tars);
+    if (f->ranges) {
+        f->have = feed__calloc(f->n, sizeof *f->have);
+        f->asked = feed__calloc(f->n, sizeof *f->asked);
+        f->hgen = feed__calloc(f->n, sizeof *f->hgen);
+    }
     f->versions = feed__calloc(f->n, sizeof *f->versions);
     f->sizes = feed__calloc(f->n, sizeof *f->sizes);
     f->state = feed__calloc(f->n, 1);
     f->in_window = feed__calloc(f->n, 1);
     f->want = feed__calloc(f->n, sizeof *f->want);
     int in[2] = {-1, -1}, up[2] = {-1, -1};
-    if (!f->paths || !f->versions || !f->sizes || !f->state || !f->in_window || !f->want)
+    if (!f->paths || !f->tars || !f->versions || !f->sizes || !f->state || !f->in_window || !f->want ||
+        (f->ranges && (!f->have || !f->asked || !f->hgen)))
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     else if (pipe2(in, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
         st = feed__err(FEED_E_RESOURCE, err, errlen, "remote shards: %s", strerror(errno));
@@ -309,7 +327,13 @@ uint64_t feed__fetcher_budget(const feed__fetcher *f)
     return f->cfg.cache_size;
 }
 
-feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, char *err, size_t errlen)
+int feed__fetcher_ranges(const feed__fetcher *f)
+{
+    return f->ranges;
+}
+
+feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, const feed__byterange *rg,
+                               size_t nrg, char *err, size_t errlen)
 {
     pthread_mutex_lock(&f->mu);
     size_t m = 0, changed = 0;
@@ -327,6 +351,11 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
             changed++;
             if (f->state[i] == PRESENT)
                 f->state[i] = ABSENT;
+            if (f->ranges) {
+                feed__rangeset_clear(&f->have[i]);
+                feed__rangeset_clear(&f->asked[i]);
+                f->hgen[i]++;
+            }
         }
     }
     for (size_t k = 0; k < m; k++)
@@ -346,7 +375,9 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
         if (st == FEED_OK)
             f->hold = h;
     }
-    for (size_t k = 0; st == FEED_OK && k < m; k++) {
+    if (st == FEED_OK && rg && f->ranges)
+        st = feed__fetcher_ask_ranges_locked(f, rg, nrg, err, errlen);
+    for (size_t k = 0; st == FEED_OK && !rg && k < m; k++) {
         uint32_t i = f->want[k];
         if (f->state[i] != ABSENT)
             continue;
@@ -413,18 +444,18 @@ feed_status feed__fetcher_scan_open(void *ctx, uint32_t i, struct feed__tar_io *
         used += f->sizes[j];
         win[n++] = j;
     }
-    feed_status st = feed__fetcher_want(f, win, n, err, errlen);
+    feed_status st = feed__fetcher_want(f, win, n, NULL, 0, err, errlen);
     if (st == FEED_OK)
         st = feed__fetcher_wait(f, i, err, errlen);
     if (st == FEED_OK)
-        st = feed__shards_open(f->paths, i, io, err, errlen);
+        st = feed__shards_open(f->tars, i, io, err, errlen);
     return st;
 }
 
 void feed__fetcher_scan_close(void *ctx, struct feed__tar_io *io)
 {
     feed__fetcher *f = ctx;
-    feed__shards_close(f->paths, io);
+    feed__shards_close(f->tars, io);
 }
 
 feed_status feed__fetcher_index_key(const feed__fetcher *f, char **key, size_t *keylen, char *path, size_t cap)

@@ -30,6 +30,7 @@ typedef struct feed__remote_cfg {
     uint32_t timeout_ms;
     uint32_t parallel;       /* downloads at once */
     const char *worker_path; /* feed-fetch is looked for beside it (or FEED_FETCH) */
+    int ranges;              /* fetcher: byte ranges of the shards, not whole ones (fetch_ranges) */
 } feed__remote_cfg;
 
 /* This loader's claim on its shards in the cache: DIR/.inuse/<pid>-<n>.list
@@ -89,7 +90,9 @@ typedef struct feed__fetcher feed__fetcher;
 
 /* *is_remote = 0: source names no URL (nothing started, *out NULL). Else
  * feed-fetch is started and every shard's version is known when this
- * returns: its path in the cache (whether there or not) and its size. */
+ * returns: its path in the cache (whether there or not) and its size. With
+ * c->ranges the paths are the versions' .ranges files (the whole .tar for
+ * the index scan only). */
 feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, const char *file_list,
                                 feed__fetcher **out, int *is_remote, char *err, size_t errlen);
 /* Stops feed-fetch, releases the hold. Accepts NULL. */
@@ -99,12 +102,29 @@ size_t feed__fetcher_count(const feed__fetcher *f);
 char *const *feed__fetcher_paths(const feed__fetcher *f); /* shard i's file in the cache */
 uint64_t feed__fetcher_size(const feed__fetcher *f, uint32_t i);
 uint64_t feed__fetcher_budget(const feed__fetcher *f); /* cache_size, 0: no limit */
+int feed__fetcher_ranges(const feed__fetcher *f);      /* 1: cfg ranges */
+
+/* Bytes [lo, hi) of a shard: a chain of whole tar members (from a member's
+ * header to the end of a member's data, padded to 512 bytes). */
+typedef struct feed__byterange {
+    uint32_t shard;
+    uint64_t lo, hi;
+} feed__byterange;
 
 /* Wants exactly shards[0..n) (need order; repeats ignored): holds them and
- * asks for those not present; the others are no longer held. */
-feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, char *err, size_t errlen);
-/* 1: shard i is present. */
+ * asks for those not present; the others are no longer held.
+ * With ranges (nrg > 0, only with cfg ranges; rg of wanted shards, in need
+ * order): the shards are held and rg[0..nrg) asked for, where neither
+ * present nor asked, byte range by byte range, into each shard's .ranges
+ * file (its paths entry); no shard is fetched whole. A shard let go loses
+ * its present ranges (the file may be evicted). */
+feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, const feed__byterange *rg,
+                               size_t nrg, char *err, size_t errlen);
+/* 1: shard i is present (whole). */
 int feed__fetcher_present(feed__fetcher *f, uint32_t i);
+/* 1: bytes [lo, hi) of shard i are present in its .ranges file, fetched
+ * since it was last wanted (cfg ranges). */
+int feed__fetcher_has(feed__fetcher *f, uint32_t i, uint64_t lo, uint64_t hi);
 /* Waits until shard i is present or a wanted shard failed. */
 feed_status feed__fetcher_wait(feed__fetcher *f, uint32_t i, char *err, size_t errlen);
 /* The first failure: its status and words (FEED_OK: none). */

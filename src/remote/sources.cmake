@@ -4,6 +4,7 @@
 set(FEED_REMOTE_SOURCES
   src/remote/remote.c
   src/remote/fetcher.c
+  src/remote/fetcher_ranges.c
   src/remote/rangeset.c
 )
 set(FEED_FETCH_SOURCES

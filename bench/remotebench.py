@@ -11,9 +11,12 @@ for --rounds rounds.
         [--rate-mbs 400,40] [--latency-ms 20] [--rounds 4] [--batch 64]
         [--workers 2] [--epochs 3] [--augment val] [--json out.json]
         [--stream [--fetch-ahead 8] [--shuffle-window 2] [--cache-frac 0.5] [--step-ms 40]]
+        [--ranks 2 (with --stream's options)]
 
 --stream measures fetch_ahead instead (stream_main below): the shards fetched
 while the loader runs, through a cache smaller than the source.
+--ranks W measures one rank of W under --stream's conditions (ranks_main below):
+fetch_ranges=whole against fetch_ranges=ranges, and the bytes each fetched.
 
 Without --shards the shards are made with feed-mkdata (--count, --shard-size,
 seed 1). Prints a table: images/s of each run (feedbench's measured loop, after
@@ -155,6 +158,97 @@ def stream_main(args):
                            "rounds": rounds, "median": med})
 
 
+def served_bytes(srv, sizes, since):
+    """The body bytes of the GETs srv answered from entry since of its log (a
+    range's own length, else the whole file)."""
+    total = 0
+    for method, path, rng in srv.log[since:]:
+        if method != "GET":
+            continue
+        if rng and rng.startswith("bytes="):
+            a, _, b = rng[6:].partition("-")
+            total += int(b) - int(a) + 1
+        else:
+            total += sizes[path.lstrip("/")]
+    return total
+
+
+def ranks_main(args):
+    """--ranks W: rank 0 of W under --stream's conditions (saved index, a cache of
+    --cache-frac of the source, the shard-window order, a model step a batch),
+    with fetch_ranges=whole (the shards its batches read, whole) and
+    fetch_ranges=ranges (only its samples' members), each between two local runs
+    of rank 0 of W over the same shards; the bytes the server sent per image
+    delivered."""
+    exe = os.path.join(args.build, "bin", "feedbench")
+    tmp = tempfile.mkdtemp(prefix="remotebench-")
+    order = f"shuffle_window={args.shuffle_window},rank=0,world_size={args.ranks}"
+    kinds = ("whole", "ranges")
+    try:
+        shards = make_shards(args, tmp)
+        names = sorted(os.path.basename(p) for p in glob.glob(os.path.join(shards, "*.tar")))
+        sizes = {n: os.path.getsize(os.path.join(shards, n)) for n in names}
+        nbytes = sum(sizes.values())
+        room = max(int(nbytes * args.cache_frac), 3 * max(sizes.values()))
+        rates = [float(r) for r in args.rate_mbs.split(",")]
+        out = os.path.join(tmp, "r.json")
+        local = os.path.join(shards, "shards.txt")
+        rounds = []
+        servers = {rate: Server(shards, rate=int(rate * 1e6), latency=args.latency_ms / 1000) for rate in rates}
+        try:
+            def opts(rate, kind):
+                return (f"{order},cache_dir={os.path.join(tmp, f'cache-{rate:g}-{kind}')},cache_size={room},"
+                        f"fetch_ahead={args.fetch_ahead},fetch_ranges={kind}")
+            for rate, srv in servers.items():  # the index, scanned once and saved
+                with open(os.path.join(tmp, f"urls-{rate:g}.txt"), "w") as f:
+                    f.writelines(f"{srv.url}/{n}\n" for n in names)
+                for kind in kinds:
+                    feedbench(exe, os.path.join(tmp, f"urls-{rate:g}.txt"),
+                              argparse.Namespace(**{**vars(args), "epochs": 1}), opts(rate, kind), out)
+            for r in range(args.rounds):
+                row = {"local": [feedbench(exe, local, args, order, out)]}
+                for rate, srv in servers.items():
+                    for kind in kinds:
+                        n0 = len(srv.log)
+                        res = feedbench(exe, os.path.join(tmp, f"urls-{rate:g}.txt"), args, opts(rate, kind), out)
+                        res["bytes"] = served_bytes(srv, sizes, n0)
+                        res["gets"] = sum(1 for m, _, _ in srv.log[n0:] if m == "GET")
+                        row["local"].append(feedbench(exe, local, args, order, out))
+                        around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
+                        res["vs_local"] = round(res["images_per_sec"] / around, 4)
+                        row[f"{rate:g}MB/s {kind}"] = res
+                rounds.append(row)
+        finally:
+            for srv in servers.values():
+                srv.close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    locals_ = [x for r in rounds for x in r["local"]]
+    delivered = args.epochs * locals_[0]["samples"]  # this rank's images in the measured runs
+    med = {"local": {"images_per_sec": statistics.median(x["images_per_sec"] for x in locals_), "vs_local": 1.0}}
+    for k in (k for k in rounds[0] if k != "local"):
+        med[k] = {m: statistics.median(r[k][m] for r in rounds)
+                  for m in ("images_per_sec", "vs_local", "next_wait_fraction", "bytes", "gets")}
+        med[k]["bytes_per_image"] = round(med[k]["bytes"] / delivered)
+    print(f"rank 0 of {args.ranks}: {len(names)} shards, {nbytes / 1e6:.1f} MB, cache_size {room / 1e6:.1f} MB; "
+          f"{args.latency_ms:g} ms a request; shuffle_window={args.shuffle_window}, fetch_ahead={args.fetch_ahead}; "
+          f"batch {args.batch}, {args.workers} workers, {args.epochs} epochs, a {args.step_ms:g} ms step a batch; "
+          f"medians of {args.rounds} rounds")
+    print(f"{'run':<18} {'images/s':>9} {'vs local':>9} {'KB/image':>9} {'GETs':>6} {'waited':>7}")
+    print(f"{'local':<18} {med['local']['images_per_sec']:>9.1f} {'1':>9}")
+    for k in med:
+        if k != "local":
+            m = med[k]
+            print(f"{k:<18} {m['images_per_sec']:>9.1f} {m['vs_local']:>9.3f} {m['bytes_per_image'] / 1e3:>9.1f} "
+                  f"{m['gets']:>6g} {100 * m['next_wait_fraction']:>6.0f}%")
+    write_json(args.json, {"mode": "ranks", "ranks": args.ranks, "rank": 0, "shards": len(names), "bytes": nbytes,
+                           "image_bytes": round(nbytes / (locals_[0]["samples"] * args.ranks)),
+                           "cache_size": room, "rates_mbs": rates, "latency_ms": args.latency_ms,
+                           "shuffle_window": args.shuffle_window, "fetch_ahead": args.fetch_ahead,
+                           "batch": args.batch, "workers": args.workers, "epochs": args.epochs,
+                           "augment": args.augment, "step_ms": args.step_ms, "rounds": rounds, "median": med})
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--shards", help="folder of tar shards with shards.txt (feed-mkdata --format tar)")
@@ -176,7 +270,13 @@ def main():
     ap.add_argument("--cache-frac", type=float, default=0.5, help="--stream: cache_size over the source's bytes")
     ap.add_argument("--step-ms", type=float, default=0.0,
                     help="a simulated model step a batch (feedbench --step-ms; --stream: default 40)")
+    ap.add_argument("--ranks", type=int, default=0,
+                    help="rank 0 of this many, fetch_ranges=whole against ranges (--stream's conditions)")
     args = ap.parse_args()
+    if args.ranks:
+        if not args.step_ms:
+            args.step_ms = 40.0
+        return ranks_main(args)
     if args.stream:
         if not args.step_ms:
             args.step_ms = 40.0

@@ -185,7 +185,8 @@ static void test_two_ranks_share_the_cache(void **state)
         assert_int_equal(seen[i], 1);
 }
 
-/* The bytes the range requests in the log ask for; *gets: whole gets. */
+/* The bytes the range requests in the log ask for; *gets: whole gets after
+ * the first range (those before are the index scan's, at create). */
 static uint64_t logged_range_bytes(int *gets)
 {
     FILE *f = fopen(logpath, "r");
@@ -193,7 +194,7 @@ static uint64_t logged_range_bytes(int *gets)
     uint64_t sum = 0;
     *gets = 0;
     while (f && fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "> get\t", 6))
+        if (!strncmp(line, "> get\t", 6) && sum)
             (*gets)++;
         if (strncmp(line, "> range\t", 8))
             continue;
@@ -235,9 +236,9 @@ static void test_two_ranks_fetch_their_share_by_range(void **state)
         feed_loader *R = make(files, extra);
         snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=2,fetch_ahead=1,cache_size=%llu",
                  r, (unsigned long long)total);
-        feed_loader *L = make(urls, extra);
-        FILE *lf = fopen(logpath, "w"); /* what the run asks, not the create's scan */
+        FILE *lf = fopen(logpath, "w"); /* this loader's requests only */
         fclose(lf);
+        feed_loader *L = make(urls, extra);
         for (int e = 0; e < 2; e++) {
             feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
             feed_status st;

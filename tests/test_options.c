@@ -299,6 +299,29 @@ static void test_shuffle_window(void **state)
     expect_set_error("shuffle_window", "2.5", "shuffle_window");
 }
 
+/* fetch_ranges: auto by default (also for a caller whose struct ends before
+ * it), its words, and ranges refused without fetch_ahead. */
+static void test_fetch_ranges(void **state)
+{
+    (void)state;
+    feed_options o, copy;
+    char err[256] = "";
+    assert_int_equal(feed_options_init(&o, sizeof o), FEED_OK);
+    assert_int_equal(o.fetch_ranges, FEED_FETCH_RANGES_AUTO);
+    assert_int_equal(feed_options_parse(&o, "fetch_ranges=whole", err, sizeof err), FEED_OK);
+    assert_int_equal(o.fetch_ranges, FEED_FETCH_WHOLE);
+    assert_int_equal(feed_options_parse(&o, "fetch_ranges=ranges", err, sizeof err), FEED_OK);
+    assert_int_equal(o.fetch_ranges, FEED_FETCH_RANGES);
+    o.struct_size = (uint32_t)offsetof(feed_options, fetch_ranges);
+    assert_int_equal(feed__options_copy(&copy, &o, err, sizeof err), FEED_OK);
+    assert_int_equal(copy.fetch_ranges, FEED_FETCH_RANGES_AUTO);
+    expect_set_error("fetch_ranges", "some", "fetch_ranges='some': expected one of auto|whole|ranges");
+    expect_invalid("source=/x,fetch_ranges=ranges", "fetch_ranges=ranges needs fetch_ahead > 0");
+    feed_options_init(&o, sizeof o);
+    assert_int_equal(feed_options_parse(&o, "source=/x,fetch_ranges=ranges,fetch_ahead=2", err, sizeof err), FEED_OK);
+    assert_int_equal(feed__options_validate(&o, err, sizeof err), FEED_OK);
+}
+
 /* jpeg_entropy: its words, its default (also for a caller whose struct
  * ends before it), and what validation refuses. */
 static void test_jpeg_entropy(void **state)
@@ -434,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_struct_size),
         cmocka_unit_test(test_jpeg_entropy),
         cmocka_unit_test(test_shuffle_window),
+        cmocka_unit_test(test_fetch_ranges),
         cmocka_unit_test(test_ranks_from_launcher),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

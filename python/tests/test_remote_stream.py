@@ -165,3 +165,68 @@ def test_the_index_is_saved_and_a_second_create_fetches_no_shard(make_loader, sh
         make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache + "-2", fetch_ahead=1, fetch_retries=0)
     server.get_status = None
     assert_same(load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1), ref)
+
+
+def ranged_gets(server, since):
+    """The GETs from entry since of the log: (path, Range header or None)."""
+    return [(p, r) for m, p, r in server.log[since:] if m == "GET"]
+
+
+def test_two_ranks_by_range_deliver_their_local_batches(make_loader, shards, server, cache):
+    """world_size=2 (fetch_ranges auto: byte ranges): batch by batch each rank's
+    samples and pixels are the local rank's, together every sample once; with
+    the index saved (a first run scanned the shards) every GET is ranged, none
+    of a whole shard."""
+    kw = dict(shuffle=True, shuffle_window=1, world_size=2)
+    load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, rank=0, **kw)
+    for f in cached_tars(cache):  # the scan's copies: a range would be taken from them
+        os.remove(os.path.join(cache, f))
+    seen = []
+    for rank in range(2):
+        ref = load(make_loader, str(shards / "s-{0..2}.tar"), rank=rank, **kw)
+        n0 = len(server.log)
+        got = load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, rank=rank, **kw)
+        assert list(got[2]) == list(ref[2])
+        assert (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
+        run = ranged_gets(server, n0)
+        assert run and all(r and r.startswith("bytes=") for _, r in run), run
+        assert not cached_tars(cache) and [f for f in os.listdir(cache) if f.endswith(".ranges")]
+        seen += list(got[2])
+    assert sorted(seen) == list(range(NIMG))
+
+
+def test_a_ranged_substitute_comes_from_its_batch(make_loader, shards, bad_shards, cache):
+    """With byte ranges only the batch's samples are sure to be cached: a bad
+    sample's substitute is another sample of its batch, with its own pixels."""
+    from remote_server import Server
+    srv = Server(bad_shards)
+    try:
+        ref = load(make_loader, str(shards / "s-{0..2}.tar"))
+        L = make_loader(srv.url + "/b-{0..8}.tar", cache_dir=cache, fetch_ahead=1, fetch_ranges="ranges",
+                        shuffle=False, epochs=1, augment="val")
+        got = []
+        for k, b in enumerate(L):
+            ids, flags = np.array(b.sample_ids), np.array(b.flags)
+            for t in np.flatnonzero(flags & libfeed.SAMPLE_REPLACED):
+                got.append((k * BATCH + int(t), int(ids[t])))
+                assert (np.array(b[0])[t] == ref[0][ids[t]]).all()  # the substitute's own pixels
+        L.close()
+    finally:
+        srv.close()
+    assert [bad for bad, _ in got] == list(BAD)  # shuffle off: batch k asks k*BATCH..
+    for bad, sub in got:
+        assert sub != bad and sub // BATCH == bad // BATCH and sub not in BAD, (bad, sub)
+
+
+def test_a_server_that_ignores_range_is_an_error_naming_the_option(make_loader, shards, server, cache):
+    assert_same(load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1,
+                     fetch_ranges="ranges"), load(make_loader, str(shards / "s-{0..2}.tar")))
+    for f in os.listdir(cache):  # the index stays
+        if f.endswith((".tar", ".meta", ".ranges")):
+            os.remove(os.path.join(cache, f))
+    server.ranges = False  # a 200 with the whole shard to every ranged GET
+    L = make_loader(server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, fetch_ranges="ranges",
+                    shuffle=False, epochs=1, augment="val")
+    with pytest.raises(libfeed.FeedError, match=r"s-\d\.tar.*ignores Range.*fetch_ranges"):
+        all_batches(L)
+    L.close()

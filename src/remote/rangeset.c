@@ -82,7 +82,8 @@ int feed__rangeset_remove(feed__rangeset *s, uint64_t lo, uint64_t hi)
         else if (r.hi > hi) /* its tail stays */
             s->v[keep++] = (feed__span){hi, r.hi};
     }
-    memmove(s->v + keep, s->v + j, (s->n - j) * sizeof *s->v);
+    if (j > keep && s->n > j)
+        memmove(s->v + keep, s->v + j, (s->n - j) * sizeof *s->v);
     s->n -= j - keep;
     return 0;
 }

@@ -1,7 +1,7 @@
 /*
- * fetch_http.c - feed-fetch's transfers (libcurl): HEAD, GET into a file,
- * s3:// as path-style HTTPS signed with SigV4 (CURLOPT_AWS_SIGV4), and the
- * ListObjectsV2 listing of an s3:// glob.
+ * fetch_http.c - feed-fetch's transfers (libcurl): HEAD, GET into a file, a
+ * byte range into memory, s3:// as path-style HTTPS signed with SigV4
+ * (CURLOPT_AWS_SIGV4), and the ListObjectsV2 listing of an s3:// glob.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -144,9 +144,11 @@ static int download_range(const fetch_cfg *c, const char *url, const fetch_head 
         else if (g.range_total != v->size)
             snprintf(why, sizeof why, "the answer's Content-Range total is %lld, not %lld bytes",
                      (long long)g.range_total, (long long)v->size);
-        else if (rc == 1 || got != len)
-            snprintf(why, sizeof why, "truncated download: %s%llu of %llu bytes", rc == 1 ? "more than " : "",
-                     (unsigned long long)got, (unsigned long long)len);
+        else if (rc == 1)
+            snprintf(why, sizeof why, "an answer longer than the %llu bytes asked for", (unsigned long long)len);
+        else if (got != len)
+            snprintf(why, sizeof why, "truncated download: %llu of %llu bytes", (unsigned long long)got,
+                     (unsigned long long)len);
         else if (fetch_tar_chain(buf, len, off, twhy, sizeof twhy) == 0)
             return 0;
         else

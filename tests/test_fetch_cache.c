@@ -4,7 +4,10 @@
  * file, a member past the end do not), the records, and eviction: least
  * recently used first, never a version of a URL this run keeps or a running
  * loader holds (a flocked .inuse list), a list whose owner is gone removed,
- * and "no room" when what is kept does not leave enough.
+ * and "no room" when what is kept does not leave enough; the chain check of
+ * a range (whole members from its start to its end, nothing else) and the
+ * .ranges files (named after the .tar, counted by the blocks they have,
+ * evicted as a .tar is).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,6 +79,33 @@ static void test_tar_check(void **state)
     assert_non_null(strstr(why, "512-byte"));
 }
 
+static void test_tar_chain(void **state)
+{
+    (void)state;
+    static uint8_t buf[64 * 1024];
+    const uint64_t sizes[] = {1000, 0, 513, 4096};
+    make_tar(buf, sizes, 4);
+    /* the members' headers: 0, 1536, 2048, 3584; the last ends at 3584 + 512 + 4096 = 8192 */
+    char why[256] = "";
+    assert_int_equal(fetch_tar_chain(buf, 8192, 0, why, sizeof why), 0);
+    assert_int_equal(fetch_tar_chain(buf + 1536, 512, 1536, why, sizeof why), 0); /* the empty member */
+    assert_int_equal(fetch_tar_chain(buf + 1536, 8192 - 1536, 1536, why, sizeof why), 0);
+    /* not at a header */
+    assert_int_equal(fetch_tar_chain(buf + 512, 1024, 512, why, sizeof why), -1);
+    assert_non_null(strstr(why, "no tar header at offset 512"));
+    /* ends inside a member's data, or inside a header, or past the last member into the zero blocks */
+    assert_int_equal(fetch_tar_chain(buf, 1024, 0, why, sizeof why), -1);
+    assert_non_null(strstr(why, "runs past the range's end (1024)"));
+    assert_int_equal(fetch_tar_chain(buf, 1536 + 100, 0, why, sizeof why), -1);
+    assert_non_null(strstr(why, "ends inside it"));
+    assert_int_equal(fetch_tar_chain(buf + 3584, 4608 + 512, 3584, why, sizeof why), -1);
+    assert_non_null(strstr(why, "offset 8192 (zero blocks)"));
+    /* one byte of the third header changed */
+    buf[2048 + 7] ^= 1;
+    assert_int_equal(fetch_tar_chain(buf, 8192, 0, why, sizeof why), -1);
+    assert_non_null(strstr(why, "offset 2048 (its checksum is wrong)"));
+}
+
 /* A cached shard of url (version v) of `bytes` bytes, last used at `used`. */
 static void put(const char *dir, const char *url, const char *v, size_t bytes, time_t used, char *tar_out)
 {
@@ -121,6 +151,13 @@ static void test_records_and_names(void **state)
     assert_int_equal(back.size, 12345);
     tu_write(meta, "s3://b/k.tar\n\"abc\"\n", 19); /* cut short */
     assert_int_equal(cache_meta_read(meta, &back), -1);
+    char ranges[4200];
+    assert_int_equal(cache_ranges_name(tar, ranges, sizeof ranges), 0);
+    assert_int_equal(strlen(ranges), strlen(tar) + 3);
+    assert_memory_equal(ranges, tar, strlen(tar) - 4);
+    assert_string_equal(ranges + strlen(tar) - 4, ".ranges");
+    assert_int_equal(cache_ranges_name(meta, ranges, sizeof ranges), -1); /* not a .tar */
+    assert_int_equal(cache_ranges_name(tar, ranges, strlen(tar) + 3), -1); /* no room */
     tu_rmtree(dir);
     free(dir);
 }
@@ -172,10 +209,76 @@ static void test_eviction(void **state)
     free(dir);
 }
 
+/* A .ranges file of a version of url: size bytes, written [off, off+len), last used at used. */
+static void put_ranges(const char *dir, const char *url, uint64_t size, uint64_t off, uint64_t len, time_t used,
+                       char *out)
+{
+    char tar[4200], meta[4200];
+    cache_names(dir, url, "1", tar, meta, sizeof tar);
+    assert_int_equal(cache_ranges_name(tar, out, 4200), 0);
+    int fd = open(out, O_CREAT | O_WRONLY, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)size), 0);
+    char *data = malloc(len);
+    memset(data, 'x', len);
+    assert_int_equal(pwrite(fd, data, len, (off_t)off), (ssize_t)len);
+    free(data);
+    close(fd);
+    struct timespec ts[2] = {{used, 0}, {used, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, out, ts, 0), 0);
+}
+
+static uint64_t blocks_of(const char *p)
+{
+    struct stat st;
+    assert_int_equal(stat(p, &st), 0);
+    return (uint64_t)st.st_blocks * 512;
+}
+
+static void test_ranges_eviction(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("feed-cache");
+    char a[4200], r1[4200], r2[4200], why[512];
+    uint64_t kept = 0;
+    put(dir, "http://h/a.tar", "1", 8192, 2000, a);
+    put_ranges(dir, "http://h/r1.tar", 1 << 24, 1 << 20, 8192, 1000, r1); /* oldest */
+    put_ranges(dir, "http://h/r2.tar", 1 << 24, 0, 8192, 3000, r2);       /* newest */
+    uint64_t b1 = blocks_of(r1), b2 = blocks_of(r2);
+    if (b1 >= 1 << 24 || b2 >= 1 << 24) { /* a file system without holes: nothing to tell apart */
+        tu_rmtree(dir);
+        free(dir);
+        skip();
+    }
+    /* what they hold, not their 16 MiB: all fit */
+    assert_int_equal(cache_make_room(dir, 8192 + b1 + b2 + 100, 100, NULL, 0, &kept, why, sizeof why), 0);
+    assert_true(exists(a) && exists(r1) && exists(r2));
+    /* 100 more than fit: the least recently used goes, a .ranges (it has no record) */
+    int saved = tu_stderr_to("/dev/null");
+    int rc = cache_make_room(dir, 8192 + b1 + b2 + 100, 200, NULL, 0, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_true(exists(a) && !exists(r1) && exists(r2));
+    /* r2 kept (its key), a.tar goes before it although newer */
+    char k2[CACHE_KEY_LEN + 1];
+    cache_key("http://h/r2.tar", k2);
+    char *keep[] = {k2};
+    saved = tu_stderr_to("/dev/null");
+    rc = cache_make_room(dir, b2 + 100, 100, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_int_equal(kept, b2);
+    assert_true(!exists(a) && exists(r2));
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tar_check),
+        cmocka_unit_test(test_tar_chain),
+        cmocka_unit_test(test_ranges_eviction),
         cmocka_unit_test(test_records_and_names),
         cmocka_unit_test(test_eviction),
     };

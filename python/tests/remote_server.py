@@ -7,6 +7,8 @@ to inject per path, each used once, in order:
   "truncate"   send the headers of the whole file, then half of it, then close
   "short"      send half the file as if it were all of it (its Content-Length)
   "corrupt"    send the whole file with one byte of its first tar header changed
+  "corrupt_range"  send the answer (a range too) with its byte 100 changed (in
+               the tar header it starts with)
   "stall"      send nothing until the client gives up, unstall is set or the
                server stops (stalled is set when one starts)
   "etag"       answer this request as usual, then change the file's ETag
@@ -15,7 +17,8 @@ to inject per path, each used once, in order:
 head_status: a status every HEAD gets instead of an answer (a server that
 refuses HEAD, as one serving presigned URLs does); get_status: the same for
 every GET; ranges = False: Range is
-ignored (the whole file, 200).
+ignored (the whole file, 200). sent: (method, path, range, bytes of body sent)
+of every answer that sent a body.
 
 rate (bytes/s, all answers together) and latency (s, added to each request)
 throttle the server (the benchmark's); tls=(certfile, keyfile) serves https."""
@@ -33,6 +36,7 @@ class Server:
         self.root = str(root)
         self.faults = {}        # "/name" -> [fault, ...]
         self.log = []           # (method, path, range or None)
+        self.sent = []          # (method, path, range or None, body bytes sent)
         self.head_status = None
         self.get_status = None  # a status every GET gets instead of an answer
         self.ranges = True
@@ -143,6 +147,8 @@ class Server:
             body = body[: len(body) // 2]
         if fault == "corrupt" and start == 0 and len(body) > 100:
             body = body[:100] + bytes([body[100] ^ 0x5A]) + body[101:]
+        if fault == "corrupt_range" and len(body) > 100:
+            body = body[:100] + bytes([body[100] ^ 0x5A]) + body[101:]
         h.send_response(code)
         h.send_header("Content-Length", str(len(body)))
         h.send_header("ETag", etag)
@@ -170,6 +176,8 @@ class Server:
             else:
                 h.wfile.write(body)
             h.wfile.flush()
+            with self.lock:
+                self.sent.append(("GET", path, h.headers.get("Range"), len(body)))
         except (BrokenPipeError, ConnectionResetError):
             pass
         if fault == "truncate":

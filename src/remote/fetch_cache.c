@@ -1,7 +1,7 @@
 /*
  * fetch_cache.c - feed-fetch's cache directory: a shard's file and its record
- * (URL, ETag, Last-Modified, size), least-recently-used eviction, and the tar
- * check of a finished download.
+ * (URL, ETag, Last-Modified, size), byte ranges of a shard, least-recently-used
+ * eviction, and the tar checks of what was downloaded.
  *
  * DIR/<h>-<v>-<name>.tar is version v of the shard of URL u (h: 64-bit
  * FNV-1a of u, v of its ETag, Last-Modified and size, in hex; name: the URL's
@@ -10,7 +10,10 @@
  * shard is another file: a running loader's file is never rewritten under it.
  * A download goes to DIR/<h>-<v>-<name>.tar.part.<pid> and is renamed once
  * complete and checked, then its record is written (also by rename): a .tar
- * without a record that matches is never used. A loader
+ * without a record that matches is never used. DIR/<h>-<v>-<name>.ranges is a
+ * sparse file of that version's size holding the byte ranges asked for
+ * (written in place, by several processes at once); it has no record: it
+ * counts for the blocks it has, last used when last written. A loader
  * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
  * while it runs (remote.h): eviction skips every version of what a held list
  * names and removes a list nobody holds.
@@ -19,6 +22,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +63,32 @@ void cache_names(const char *dir, const char *url, const char *version, char *ta
     unsigned long long v = (unsigned long long)fnv(version, 1469598103934665603ull);
     snprintf(tar, cap, "%s/%s%016llx-%s.tar", dir, key, v, name);
     snprintf(meta, cap, "%s/%s%016llx-%s.meta", dir, key, v, name);
+}
+
+void cache_version_names(const char *dir, const char *url, const char *etag, const char *last_modified,
+                         int64_t size, char *tar, char *meta, size_t cap)
+{
+    char version[512];
+    snprintf(version, sizeof version, "%s\n%s\n%lld", etag, last_modified, (long long)size);
+    cache_names(dir, url, version, tar, meta, cap);
+}
+
+int cache_has(const char *tar, const char *meta, const char *url, const char *etag, const char *last_modified,
+              uint64_t size)
+{
+    cache_rec r;
+    struct stat sb;
+    return cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == size && !strcmp(r.etag, etag) &&
+           !strcmp(r.last_modified, last_modified) && stat(tar, &sb) == 0 && (uint64_t)sb.st_size == size;
+}
+
+int cache_ranges_name(const char *tar, char *out, size_t cap)
+{
+    size_t n = strlen(tar);
+    if (n < 4 || strcmp(tar + n - 4, ".tar") || n - 4 + sizeof ".ranges" > cap)
+        return -1;
+    snprintf(out, cap, "%.*s.ranges", (int)(n - 4), tar);
+    return 0;
 }
 
 int cache_meta_read(const char *meta, cache_rec *r)
@@ -207,6 +237,31 @@ int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const 
     return rc;
 }
 
+static pthread_mutex_t room_mu = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t reserved; /* bytes of the downloads under way, not on disk yet (room_mu) */
+
+int cache_reserve(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
+                  uint64_t *kept_bytes, char *why, size_t whylen)
+{
+    pthread_mutex_lock(&room_mu);
+    int rc = cache_make_room(dir, limit, need + reserved, keep, nkeep, kept_bytes, why, whylen);
+    if (rc == 0)
+        reserved += need;
+    pthread_mutex_unlock(&room_mu);
+    return rc;
+}
+
+void cache_room_lock(void)
+{
+    pthread_mutex_lock(&room_mu);
+}
+
+void cache_room_unlock(uint64_t landed)
+{
+    reserved -= landed;
+    pthread_mutex_unlock(&room_mu);
+}
+
 static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
                             uint64_t *kept_bytes, char *why, size_t whylen)
 {
@@ -229,8 +284,9 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
     int rc = 0;
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
+        int ranges = len > 7 && !strcmp(de->d_name + len - 7, ".ranges");
         if (len < 2 * CACHE_KEY_LEN + 4 || de->d_name[16] != '-' || de->d_name[33] != '-' ||
-            strspn(de->d_name, "0123456789abcdef") != 16 || strcmp(de->d_name + len - 4, ".tar"))
+            strspn(de->d_name, "0123456789abcdef") != 16 || (!ranges && strcmp(de->d_name + len - 4, ".tar")))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -244,12 +300,16 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
         }
         entry *e = &v[n];
         snprintf(e->tar, sizeof e->tar, "%s/%s", dir, de->d_name);
-        snprintf(e->meta, sizeof e->meta, "%s/%.*s.meta", dir, (int)(len - 4), de->d_name);
+        e->meta[0] = 0; /* a .ranges file has no record */
+        if (!ranges)
+            snprintf(e->meta, sizeof e->meta, "%s/%.*s.meta", dir, (int)(len - 4), de->d_name);
         struct stat st, sm;
         if (stat(e->tar, &st) != 0)
             continue;
         e->bytes = (uint64_t)st.st_size;
-        e->used = stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
+        if (ranges && (uint64_t)st.st_blocks * 512 < e->bytes) /* sparse: the blocks it has */
+            e->bytes = (uint64_t)st.st_blocks * 512;
+        e->used = e->meta[0] && stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
         e->keep = 0;
         for (size_t k = 0; k < nkeep; k++)
             if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN))
@@ -274,7 +334,7 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
         if (v[i].keep)
             continue;
         /* the record first: a .tar without one is never used */
-        if (unlink(v[i].meta) != 0 && errno != ENOENT)
+        if (v[i].meta[0] && unlink(v[i].meta) != 0 && errno != ENOENT)
             continue;
         if (unlink(v[i].tar) == 0) {
             used -= v[i].bytes;
@@ -322,10 +382,33 @@ static uint64_t octal(const unsigned char *p, size_t n)
     return v;
 }
 
+/* A tar header: 1 and *len (its member's bytes) when its checksum is right,
+ * 0 when it is all zeros (the end of the archive), -1 else. */
+static int tar_header(const unsigned char h[512], uint64_t *len)
+{
+    int zero = 1;
+    for (int i = 0; i < 512 && zero; i++)
+        zero = h[i] == 0;
+    if (zero)
+        return 0;
+    uint64_t sum = 0;
+    for (int i = 0; i < 512; i++)
+        sum += i >= 148 && i < 156 ? ' ' : h[i];
+    if (octal(h + 148, 8) != sum)
+        return -1;
+    *len = octal(h + 124, 12);
+    return 1;
+}
+
+static uint64_t blocks(uint64_t len)
+{
+    return (len + 511) / 512 * 512;
+}
+
 int fetch_tar_check(int fd, uint64_t size, char *why, size_t whylen)
 {
     unsigned char h[512];
-    uint64_t off = 0;
+    uint64_t off = 0, len = 0;
     if (size % 512) {
         snprintf(why, whylen, "%llu bytes, not a whole number of 512-byte tar blocks", (unsigned long long)size);
         return -1;
@@ -335,25 +418,39 @@ int fetch_tar_check(int fd, uint64_t size, char *why, size_t whylen)
             snprintf(why, whylen, "cannot read the tar header at %llu: %s", (unsigned long long)off, strerror(errno));
             return -1;
         }
-        int zero = 1;
-        for (int i = 0; i < 512 && zero; i++)
-            zero = h[i] == 0;
-        if (zero)
+        int rc = tar_header(h, &len);
+        if (rc == 0)
             return 0; /* the end-of-archive blocks */
-        uint64_t sum = 0;
-        for (int i = 0; i < 512; i++)
-            sum += i >= 148 && i < 156 ? ' ' : h[i];
-        if (octal(h + 148, 8) != sum) {
+        if (rc < 0) {
             snprintf(why, whylen, "tar header checksum wrong at offset %llu", (unsigned long long)off);
             return -1;
         }
-        uint64_t len = octal(h + 124, 12);
-        off += 512 + (len + 511) / 512 * 512;
-        if (off > size) {
-            snprintf(why, whylen, "tar member at %llu runs past the end (%llu bytes)",
-                     (unsigned long long)(off - 512 - (len + 511) / 512 * 512), (unsigned long long)size);
+        if (len > size - off - 512 || blocks(len) > size - off - 512) {
+            snprintf(why, whylen, "tar member at %llu runs past the end (%llu bytes)", (unsigned long long)off,
+                     (unsigned long long)size);
             return -1;
         }
+        off += 512 + blocks(len);
+    }
+    return 0;
+}
+
+int fetch_tar_chain(const unsigned char *buf, uint64_t len, uint64_t off, char *why, size_t whylen)
+{
+    uint64_t pos = 0, n = 0;
+    while (pos < len) {
+        int rc = len - pos < 512 ? -1 : tar_header(buf + pos, &n);
+        if (rc <= 0) {
+            snprintf(why, whylen, "no tar header at offset %llu (%s)", (unsigned long long)(off + pos),
+                     len - pos < 512 ? "the range ends inside it" : rc ? "its checksum is wrong" : "zero blocks");
+            return -1;
+        }
+        if (n > len - pos - 512 || blocks(n) > len - pos - 512) {
+            snprintf(why, whylen, "the tar member at offset %llu runs past the range's end (%llu)",
+                     (unsigned long long)(off + pos), (unsigned long long)(off + len));
+            return -1;
+        }
+        pos += 512 + blocks(n);
     }
     return 0;
 }

@@ -24,6 +24,17 @@ void cache_key(const char *url, char key[CACHE_KEY_LEN + 1]);
 /* The file and record paths of one version of url's shard in dir (version:
  * its ETag, Last-Modified and size, as text). */
 void cache_names(const char *dir, const char *url, const char *version, char *tar, char *meta, size_t cap);
+/* cache_names of the version with that ETag, Last-Modified ("": none) and size. */
+void cache_version_names(const char *dir, const char *url, const char *etag, const char *last_modified,
+                         int64_t size, char *tar, char *meta, size_t cap);
+/* 1: the complete file of that version is there (tar of that size, and a
+ * record, meta, naming the same URL, ETag, Last-Modified and size). */
+int cache_has(const char *tar, const char *meta, const char *url, const char *etag, const char *last_modified,
+              uint64_t size);
+/* The file of one version's byte ranges (fetch.h's "range"): its tar path
+ * with the final ".tar" replaced by ".ranges". 0, or -1: tar does not end in
+ * ".tar" or out (cap bytes) is too small. */
+int cache_ranges_name(const char *tar, char *out, size_t cap);
 /* 0: read (every field), -1: none or malformed. */
 int cache_meta_read(const char *meta, cache_rec *r);
 int cache_meta_write(const char *meta, const cache_rec *r);
@@ -54,11 +65,21 @@ static inline void cache_unlock(int fd)
 void cache_clean_parts(const char *dir);
 /* Marks the record used now (the eviction's order). */
 void cache_touch(const char *meta);
-/* Evicts least-recently-used shards, never a version of a URL whose key is in
- * keep (this run's) or in a held .inuse list,
+/* Evicts least-recently-used shards (.tar files and .ranges files), never a
+ * version of a URL whose key is in keep (this run's) or in a held .inuse list,
  * until need more bytes fit under limit (0: no limit). 0: they fit, 1: they
  * cannot (*kept_bytes: what this run's shards hold), -1: error (why). */
 int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
                     uint64_t *kept_bytes, char *why, size_t whylen);
+/* Room for need more bytes beside those reserved by the downloads under way
+ * in this process (cache_make_room), reserved when there is (0). The bytes are
+ * given back by cache_room_unlock as they take their place in the cache, where
+ * they count by themselves: cache_room_lock, make them land (a rename, a
+ * write), cache_room_unlock(the bytes that landed); an error gives them back
+ * the same way (cache_room_lock(); cache_room_unlock(n)). Threads: any. */
+int cache_reserve(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,
+                  uint64_t *kept_bytes, char *why, size_t whylen);
+void cache_room_lock(void);
+void cache_room_unlock(uint64_t landed);
 
 #endif

@@ -1,7 +1,7 @@
 /*
- * fetch_http.c - feed-fetch's transfers (libcurl): HEAD, GET into a file,
- * s3:// as path-style HTTPS signed with SigV4 (CURLOPT_AWS_SIGV4), and the
- * ListObjectsV2 listing of an s3:// glob.
+ * fetch_http.c - feed-fetch's transfers (libcurl): HEAD, GET into a file, a
+ * byte range into memory, s3:// as path-style HTTPS signed with SigV4
+ * (CURLOPT_AWS_SIGV4), and the ListObjectsV2 listing of an s3:// glob.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -139,6 +139,7 @@ typedef struct xfer {
     char *mem; /* a listing or a probe: the body in memory */
     size_t memlen, memcap, memmax; /* memmax: more ends the transfer (0: no limit) */
     int capped;                    /* it did */
+    int fixed;                     /* mem is the caller's, memmax bytes: no growing, no NUL */
 } xfer;
 
 static size_t on_header(char *buf, size_t size, size_t n, void *ud)
@@ -178,7 +179,7 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud)
             x->capped = 1;
             return 0;
         }
-        if (x->memlen + len + 1 > x->memcap) {
+        if (!x->fixed && x->memlen + len + 1 > x->memcap) {
             size_t cap = (x->memlen + len + 1) * 2;
             char *p = realloc(x->mem, cap);
             if (!p)
@@ -187,7 +188,8 @@ static size_t on_body(char *buf, size_t size, size_t n, void *ud)
         }
         memcpy(x->mem + x->memlen, buf, len);
         x->memlen += len;
-        x->mem[x->memlen] = 0;
+        if (!x->fixed)
+            x->mem[x->memlen] = 0;
         return len;
     }
     size_t done = 0;
@@ -330,6 +332,17 @@ int fetch_http_get(const fetch_cfg *c, const char *url, const char *if_match, in
     *werr = x.werr;
     free(x.mem);
     return rc;
+}
+
+int fetch_http_get_range(const fetch_cfg *c, const char *url, const char *if_match, uint64_t off, uint64_t len,
+                         unsigned char *buf, fetch_head *h, uint64_t *got)
+{
+    char range[64];
+    snprintf(range, sizeof range, "%llu-%llu", (unsigned long long)off, (unsigned long long)(off + len - 1));
+    xfer x = {.h = h, .fd = -1, .mem = (char *)buf, .memmax = len, .fixed = 1};
+    int rc = perform(c, url, 0, if_match, range, &x);
+    *got = x.memlen;
+    return rc ? rc : x.capped;
 }
 
 /* The text of <tag>...</tag> from s on, XML entities decoded; NULL: none. */

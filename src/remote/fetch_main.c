@@ -23,9 +23,6 @@
 #include "remote/fetch.h"
 #include "remote/fetch_cache.h"
 
-static pthread_mutex_t room_mu = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t reserved; /* bytes of the downloads under way (room_mu) */
-
 typedef struct req {
     int list;
     char *url;
@@ -38,13 +35,9 @@ static void clean(char *s) /* one line, no tabs: the answer's fields */
             *s = ' ';
 }
 
-/* A request's answer line, written when the answers before it are. */
-typedef struct answer {
-    char text[4400 + 2048];
-} answer;
+typedef fetch_answer answer; /* a request's, written when the answers before it are (batch) */
 
-static void answer_err(answer *a, const char *kind, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void answer_err(answer *a, const char *kind, const char *fmt, ...)
+void fetch_answer_err(answer *a, const char *kind, const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
@@ -55,7 +48,7 @@ static void answer_err(answer *a, const char *kind, const char *fmt, ...)
     snprintf(a->text, sizeof a->text, "err\t%s\t%s\n", kind, msg);
 }
 
-static void backoff(const char *url, const char *what, uint32_t try, uint32_t tries)
+void fetch_backoff(const char *url, const char *what, uint32_t try, uint32_t tries)
 {
     uint32_t ms = 100u << (try < 6 ? try : 6);
     if (ms > 5000)
@@ -84,14 +77,16 @@ static int head(const fetch_cfg *c, const char *url, fetch_head *h, answer *a)
                 return 0;
         }
         if (!h->retryable) {
-            answer_err(a, "dataset", "%s: %s%s", url, h->why,
-                       h->code == 404 ? " (not found)" : h->code == 403 ? " (forbidden: check the credentials)" : "");
+            fetch_answer_err(a, "dataset", "%s: %s%s", url, h->why,
+                             h->code == 404   ? " (not found)"
+                             : h->code == 403 ? " (forbidden: check the credentials)"
+                                              : "");
             return -1;
         }
         if (t + 1 < tries)
-            backoff(url, h->why, t, tries);
+            fetch_backoff(url, h->why, t, tries);
     }
-    answer_err(a, "io", "%s: %s (tried %u times)", url, h->why, tries);
+    fetch_answer_err(a, "io", "%s: %s (tried %u times)", url, h->why, tries);
     return -1;
 }
 
@@ -110,7 +105,7 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
     for (uint32_t t = 0; t < tries; t++) {
         int fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
         if (fd < 0) {
-            answer_err(a, "resource", "cache_dir %s: cannot write %s: %s", c->cache_dir, tmp, strerror(errno));
+            fetch_answer_err(a, "resource", "cache_dir %s: cannot write %s: %s", c->cache_dir, tmp, strerror(errno));
             return;
         }
         fetch_head g;
@@ -123,8 +118,8 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
             werr = errno;
         if (werr) {
             unlink(tmp);
-            answer_err(a, "resource", "cache_dir %s: writing %s: %s%s", c->cache_dir, url, strerror(werr),
-                       werr == ENOSPC || werr == EDQUOT ? " (the cache's disk is full)" : "");
+            fetch_answer_err(a, "resource", "cache_dir %s: writing %s: %s%s", c->cache_dir, url, strerror(werr),
+                             werr == ENOSPC || werr == EDQUOT ? " (the cache's disk is full)" : "");
             return;
         }
         int changed = rc == 0 && (g.code == 412 || (g.code < 300 && g.etag[0] && h->etag[0] && strcmp(g.etag, h->etag)));
@@ -134,16 +129,16 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
         if (changed || lm_changed) {
             unlink(tmp);
             if (changed)
-                answer_err(a, "dataset", "%s changed while it was read: its ETag was %s, now %s", url, h->etag,
-                           g.code == 412 ? "another (412 Precondition Failed)" : g.etag);
+                fetch_answer_err(a, "dataset", "%s changed while it was read: its ETag was %s, now %s", url, h->etag,
+                                 g.code == 412 ? "another (412 Precondition Failed)" : g.etag);
             else
-                answer_err(a, "dataset", "%s changed while it was read: Last-Modified was %s, now %s", url,
-                           h->last_modified, g.last_modified);
+                fetch_answer_err(a, "dataset", "%s changed while it was read: Last-Modified was %s, now %s", url,
+                                 h->last_modified, g.last_modified);
             return;
         }
         if (rc == 0 && g.code >= 300 && !g.retryable) {
             unlink(tmp);
-            answer_err(a, "dataset", "%s: %s", url, g.why);
+            fetch_answer_err(a, "dataset", "%s: %s", url, g.why);
             return;
         }
         problem = NULL;
@@ -165,17 +160,15 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
             snprintf(r.etag, sizeof r.etag, "%s", h->etag);
             snprintf(r.last_modified, sizeof r.last_modified, "%s", h->last_modified);
             r.size = size;
-            pthread_mutex_lock(&room_mu); /* never counted twice: as the file and as reserved */
+            cache_room_lock(); /* never counted twice: as the file and as reserved */
             int renamed = rename(tmp, tar) == 0, rename_errno = errno;
-            if (renamed) {
-                reserved -= *reserved_size;
+            cache_room_unlock(renamed ? *reserved_size : 0);
+            if (renamed)
                 *reserved_size = 0;
-            }
-            pthread_mutex_unlock(&room_mu);
             if (!renamed || cache_meta_write(meta, &r) != 0) {
                 int e = renamed ? errno : rename_errno;
                 unlink(tmp);
-                answer_err(a, "resource", "cache_dir %s: keeping %s: %s", c->cache_dir, url, strerror(e));
+                fetch_answer_err(a, "resource", "cache_dir %s: keeping %s: %s", c->cache_dir, url, strerror(e));
                 return;
             }
             snprintf(a->text, sizeof a->text, "ok\t%s\t%llu\t1\n", tar, (unsigned long long)size);
@@ -185,9 +178,9 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
         char what[1100];
         snprintf(what, sizeof what, "%s", problem);
         if (t + 1 < tries)
-            backoff(url, what, t, tries);
+            fetch_backoff(url, what, t, tries);
     }
-    answer_err(a, "io", "%s: %s (tried %u times)", url, problem, tries);
+    fetch_answer_err(a, "io", "%s: %s (tried %u times)", url, problem, tries);
 }
 
 /* The shard of url in the version h (a HEAD's answer, or the one the loader
@@ -195,47 +188,38 @@ static void download(const fetch_cfg *c, const char *url, const fetch_head *h, u
 static void get_version(const fetch_cfg *c, const char *url, const fetch_head *hv, char *const *keep, size_t nkeep,
                         answer *a)
 {
-    char tar[4200], meta[4200], why[1024], version[512];
+    char tar[4200], meta[4200], why[1024];
     fetch_head h = *hv;
-    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
-    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
+    cache_version_names(c->cache_dir, url, h.etag, h.last_modified, h.size, tar, meta, sizeof tar);
     if (h.size < 0) {
-        answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
+        fetch_answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
         return;
     }
     uint64_t size = (uint64_t)h.size;
-    cache_rec r;
-    struct stat sb;
-    if (cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == size && !strcmp(r.etag, h.etag) &&
-        !strcmp(r.last_modified, h.last_modified) && stat(tar, &sb) == 0 && (uint64_t)sb.st_size == size) {
+    if (cache_has(tar, meta, url, h.etag, h.last_modified, size)) {
         cache_touch(meta);
         snprintf(a->text, sizeof a->text, "ok\t%s\t%llu\t0\n", tar, (unsigned long long)size);
         return;
     }
     /* room for it and for the downloads under way (on no disk yet) */
     uint64_t kept = 0;
-    pthread_mutex_lock(&room_mu);
-    int room = cache_make_room(c->cache_dir, c->cache_size, size + reserved, keep, nkeep, &kept, why, sizeof why);
-    if (room == 0)
-        reserved += size;
-    pthread_mutex_unlock(&room_mu);
+    int room = cache_reserve(c->cache_dir, c->cache_size, size, keep, nkeep, &kept, why, sizeof why);
     if (room < 0) {
-        answer_err(a, "resource", "%s", why);
+        fetch_answer_err(a, "resource", "%s", why);
         return;
     }
     if (room > 0) {
-        answer_err(a, "resource",
-                   "cache_dir %s: cache_size %llu cannot hold %s (%llu bytes) beside this loader's other shards "
-                   "(%llu bytes) and those other running loaders hold: raise cache_size",
-                   c->cache_dir, (unsigned long long)c->cache_size, url, (unsigned long long)size,
-                   (unsigned long long)kept);
+        fetch_answer_err(a, "resource",
+                         "cache_dir %s: cache_size %llu cannot hold %s (%llu bytes) beside this loader's other shards "
+                         "(%llu bytes) and those other running loaders hold: raise cache_size",
+                         c->cache_dir, (unsigned long long)c->cache_size, url, (unsigned long long)size,
+                         (unsigned long long)kept);
         return;
     }
     uint64_t mine = size;
     download(c, url, &h, size, tar, meta, a, &mine);
-    pthread_mutex_lock(&room_mu);
-    reserved -= mine;
-    pthread_mutex_unlock(&room_mu);
+    cache_room_lock();
+    cache_room_unlock(mine);
 }
 
 static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t nkeep, answer *a)
@@ -249,16 +233,15 @@ static void get(const fetch_cfg *c, const char *url, char *const *keep, size_t n
  * whether it is there already (a --stream "head"). */
 static void version(const fetch_cfg *c, const char *url, answer *a)
 {
-    char tar[4200], meta[4200], version[512];
+    char tar[4200], meta[4200];
     fetch_head h;
     if (head(c, url, &h, a))
         return;
     if (h.size < 0) {
-        answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
+        fetch_answer_err(a, "dataset", "%s: the server gives no Content-Length", url);
         return;
     }
-    snprintf(version, sizeof version, "%s\n%s\n%lld", h.etag, h.last_modified, (long long)h.size);
-    cache_names(c->cache_dir, url, version, tar, meta, sizeof tar);
+    cache_version_names(c->cache_dir, url, h.etag, h.last_modified, h.size, tar, meta, sizeof tar);
     cache_rec r;
     struct stat sb;
     int cached = cache_meta_read(meta, &r) == 0 && !strcmp(r.url, url) && r.size == (uint64_t)h.size &&
@@ -275,7 +258,7 @@ static void list(const fetch_cfg *c, const char *url)
     size_t n = 0;
     if (fetch_s3_list(c, url, &v, &n, why, sizeof why) != 0) {
         answer a;
-        answer_err(&a, "dataset", "%s", why);
+        fetch_answer_err(&a, "dataset", "%s", why);
         fputs(a.text, stdout);
         fflush(stdout);
         return;
@@ -362,10 +345,11 @@ static int get_all(const fetch_cfg *c, const req *reqs, size_t n, char *const *k
 
 typedef struct sreq {
     struct sreq *next;
-    int head;
+    int head, range;
     char *id, *url;
     int known;    /* a get with the version the loader was created with: no HEAD first */
-    fetch_head h; /* that version */
+    fetch_head h; /* that version (a range's too) */
+    uint64_t off, len;
 } sreq;
 
 typedef struct stream {
@@ -392,6 +376,8 @@ static void *stream_loop(void *arg)
         answer a;
         if (r->head)
             version(q->c, r->url, &a);
+        else if (r->range)
+            fetch_range(q->c, r->url, &r->h, r->off, r->len, &a);
         else if (r->known) /* the parent's held list keeps its shards */
             get_version(q->c, r->url, &r->h, NULL, 0, &a);
         else
@@ -408,8 +394,8 @@ static void *stream_loop(void *arg)
     }
 }
 
-/* Reads "get|head <TAB> ID <TAB> URL" lines until stdin ends; each answer's
- * first field is followed by ID (fetch.h). */
+/* Reads "get|head|range <TAB> ID <TAB> URL ..." lines until stdin ends;
+ * each answer's first field is followed by ID (fetch.h). */
 static int stream_run(const fetch_cfg *c)
 {
     stream q = {.c = c};
@@ -435,19 +421,27 @@ static int stream_run(const fetch_cfg *c)
         if (!url)
             continue;
         *id = 0, *url++ = 0;
-        if (strcmp(line, "get") && strcmp(line, "head"))
+        int range = !strcmp(line, "range");
+        if (strcmp(line, "get") && strcmp(line, "head") && !range)
             continue;
-        char *f[3] = {NULL, NULL, NULL}, *p = strchr(url, '\t'); /* get: SIZE ETAG LAST-MODIFIED */
-        for (int k = 0; p && k < 3; k++) {
+        char *f[5] = {NULL}, *p = strchr(url, '\t'); /* SIZE ETAG LAST-MODIFIED, a range's OFF LEN */
+        for (int k = 0; p && k < 5; k++) {
             *p++ = 0;
             f[k] = p;
             p = strchr(p, '\t');
         }
+        if (range && (!f[4] || p))
+            continue;
         sreq *r = calloc(1, sizeof *r);
         if (!r || !(r->id = strdup(id + 1)) || !(r->url = strdup(url)))
             return 1;
-        if (f[2] && !p) {
-            r->known = 1;
+        if (range) {
+            r->range = 1;
+            r->off = strtoull(f[3], NULL, 10);
+            r->len = strtoull(f[4], NULL, 10);
+        }
+        if (f[2] && (range || !f[3])) {
+            r->known = !range;
             r->h.code = 200;
             r->h.size = strtoll(f[0], NULL, 10);
             r->h.range_total = -1;

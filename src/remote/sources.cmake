@@ -11,5 +11,6 @@ set(FEED_FETCH_SOURCES
   src/remote/fetch_main.c
   src/remote/fetch_http.c
   src/remote/fetch_cache.c
+  src/remote/fetch_range.c
   src/remote/fetch_sandbox.c
 )

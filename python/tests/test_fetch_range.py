@@ -218,7 +218,7 @@ def test_a_server_that_ignores_range_is_an_error(shards, server, cache):
     off, end = members(shards / "a.tar")[2]
     a = f.ask("range", url, ver[1], ver[3], ver[4], off, end - off)
     assert a[:3] == ["err", a[1], "dataset"]
-    assert a[3] == f"{url}: the server ignores Range requests (HTTP 200 to a ranged GET); set fetch_ranges=0"
+    assert a[3] == f"{url}: the server ignores Range requests (HTTP 200 to a ranged GET); set fetch_ranges=whole"
     f.close()
     assert len([1 for m, *_ in server.log if m == "GET"]) == 1  # final: not tried again
     assert not os.path.exists(ver[0][:-len(".tar")] + ".ranges")

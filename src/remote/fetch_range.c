@@ -128,7 +128,7 @@ static int download_range(const fetch_cfg *c, const char *url, const fetch_head 
         }
         if (answered && g.code == 200) {
             fetch_answer_err(a, "dataset",
-                             "%s: the server ignores Range requests (HTTP 200 to a ranged GET); set fetch_ranges=0",
+                             "%s: the server ignores Range requests (HTTP 200 to a ranged GET); set fetch_ranges=whole",
                              url);
             return 1;
         }

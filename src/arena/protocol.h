@@ -38,6 +38,16 @@
 #define FEED_SUBSTITUTE_SHARD 1u
 #define FEED_SUBSTITUTE_BATCH 2u
 
+/* The draw behind the k-th (k >= 1) substitute of sample id in epoch, below
+ * n (n >= 1), whatever the mode. */
+static inline uint64_t feed__substitute_draw(uint64_t seed, uint64_t epoch, uint64_t id, uint32_t k, uint64_t n)
+{
+    feed__rng r;
+    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
+    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
+    return feed__rng_below(&r, n);
+}
+
 /* The k-th (k >= 1) deterministic substitute for sample id in epoch: a
  * different sample among the count from first (id among them, count > 1),
  * the same for every worker: the whole dataset (feed__substitute), or the
@@ -48,10 +58,7 @@ static inline uint64_t feed__substitute_in(uint64_t seed, uint64_t epoch, uint64
 {
     if (count <= 1 || id < first || id - first >= count)
         return id;
-    feed__rng r;
-    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
-    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
-    uint64_t s = feed__rng_below(&r, count - 1);
+    uint64_t s = feed__substitute_draw(seed, epoch, id, k, count - 1);
     return first + (s >= id - first ? s + 1 : s);
 }
 
@@ -65,10 +72,7 @@ static inline uint32_t feed__substitute_pos(uint64_t seed, uint64_t epoch, uint6
 {
     if (n <= 1 || t >= n)
         return t;
-    feed__rng r;
-    feed__rng_init(&r, seed, epoch, id, FEED_RNG_REPLACE);
-    r.ctr = (uint64_t)k * 4; /* draws of k never overlap those of k+1 */
-    uint32_t s = (uint32_t)feed__rng_below(&r, n - 1);
+    uint32_t s = (uint32_t)feed__substitute_draw(seed, epoch, id, k, n - 1);
     return s >= t ? s + 1 : s;
 }
 

@@ -51,7 +51,7 @@
 #include "pixels/xform.h"
 
 #define FEED_ARENA_MAGIC 0x414e455241454546ull /* "FEEDAREN" */
-#define FEED_ARENA_VERSION 10u
+#define FEED_ARENA_VERSION 11u
 #define FEED_ARENA_MAX_WORKERS 250u
 /* The largest page size supported (4, 16 and 64 KiB kernels: x86-64, and
  * arm64 such as Grace, which ships with 64 KiB pages): the configuration,
@@ -145,9 +145,10 @@ typedef struct feed__arena_hdr {
             uint32_t nmeta, meta_missing; /* FEED_META_MISSING_* */
             uint64_t meta_bytes, off_mlens, off_meta; /* offsets within a slot */
             char meta_exts[4][32];                    /* their extensions, for reports */
-            /* 1: a bad sample's substitutes come from its own tar shard (fetch_ahead:
-             * the shards of the batch are the ones sure to be in the cache) */
-            uint32_t substitute_in_shard;
+            /* where a bad sample's substitutes come from: FEED_SUBSTITUTE_*
+             * (arena/protocol.h); the shard or the batch when only those are
+             * sure to be in the cache */
+            uint32_t substitute_from;
         };
         char cfg_pages[FEED_ARENA_PAGE_MAX];
     };

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "arena/arena.h"
+#include "arena/protocol.h"
 #include "common/internal.h"
 #include "common/rng.h"
 #include "dataset/index.h"
@@ -336,7 +337,13 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->sandbox = L->o.sandbox;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
-    h->substitute_in_shard = L->o.fetch_ahead && L->fetcher; /* the batch's shards are the cached ones */
+    h->substitute_from = L->o.fetch_ahead && L->fetcher ? FEED_SUBSTITUTE_SHARD /* the batch's shards are cached */
+                                                       : FEED_SUBSTITUTE_DATASET;
+#if FEED_TEST_HOOKS
+    const char *subst = getenv("FEED_TEST_SUBSTITUTE"); /* "batch": BATCH with local data */
+    if (subst && strcmp(subst, "batch") == 0)
+        h->substitute_from = FEED_SUBSTITUTE_BATCH;
+#endif
     h->meta_missing = L->o.meta_missing;
     memcpy(h->meta_exts, L->meta_exts, sizeof h->meta_exts);
     feed__xform_from_options(&h->xform, &L->o);

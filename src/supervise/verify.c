@@ -33,18 +33,29 @@ int feed__copy_untrusted(char *dst, size_t len, const char *src, size_t n)
     return memchr(src, 0, n) != NULL;
 }
 
-/* 1 if got may replace sample id of epoch: one of its substitutes, or id
- * itself (nothing decoded: zeros). */
-static int substitute_of(const feed__arena_hdr *cfg, const feed__index_hdr *ix, uint64_t epoch, uint64_t id,
-                         uint64_t got)
+/* 1 if got may replace the sample at position t of slot i: one of its
+ * substitutes, or the sample itself (nothing decoded: zeros). Only the
+ * parent's private records count: the ids the batch asked for, its count. */
+static int substitute_of(const feed__arena *a, uint32_t i, uint32_t t, const feed__index_hdr *ix, uint64_t got)
 {
+    const feed__arena_hdr *cfg = a->cfg;
+    const feed__slot_meta *m = &a->meta[i];
+    const uint64_t id = m->s[t].id;
     if (got == id)
         return 1;
+    if (cfg->substitute_from == FEED_SUBSTITUTE_BATCH) {
+        for (uint32_t k = 1; k <= FEED_SUBSTITUTE_MAX; k++) {
+            uint32_t u = feed__substitute_pos(cfg->seed, m->epoch, id, k, t, m->count);
+            if (u != t && m->s[u].id == got)
+                return 1;
+        }
+        return 0;
+    }
     uint64_t first = 0, count = cfg->dataset_size;
-    if (cfg->substitute_in_shard)
+    if (cfg->substitute_from == FEED_SUBSTITUTE_SHARD)
         feed__index_shard_span(ix, id, &first, &count);
     for (uint32_t k = 1; k <= FEED_SUBSTITUTE_MAX; k++)
-        if (feed__substitute_in(cfg->seed, epoch, id, k, first, count) == got)
+        if (feed__substitute_in(cfg->seed, m->epoch, id, k, first, count) == got)
             return 1;
     return 0;
 }
@@ -81,7 +92,7 @@ static int check_sample(feed__arena *a, uint32_t i, uint32_t t, const feed__inde
     if ((flags & ~(FEED_SAMPLE_REPLACED | FEED_SAMPLE_FLIPPED | FEED__SAMPLE_NO_SUBSTITUTE)) ||
         ((flags & FEED__SAMPLE_NO_SUBSTITUTE) && (!replaced || id != p->id)))
         BAD("invalid flags 0x%x for sample %llu", flags, (unsigned long long)p->id);
-    if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a->cfg, ix, m->epoch, p->id, id)))
+    if (id >= n || (!replaced && id != p->id) || (replaced && !substitute_of(a, i, t, ix, id)))
         BAD("an invalid id %llu for sample %llu%s", (unsigned long long)id, (unsigned long long)p->id,
             replaced ? " (no substitute of it)" : "");
     if (label != feed__index_label(ix, id))

@@ -325,6 +325,15 @@ static void process(wctx *c, const feed__claim *cl)
     }
     if (st != FEED_OK) {
         flags = FEED_SAMPLE_REPLACED;
+        const uint32_t from = c->h->substitute_from;
+        uint64_t first = 0, count = c->h->dataset_size;
+        if (from == FEED_SUBSTITUTE_SHARD)
+            feed__index_shard_span(c->ix, id, &first, &count);
+        /* The slot header is shared: a count past the batch size is no
+         * batch (no substitute; the parent checks against its own). */
+        uint32_t n = from == FEED_SUBSTITUTE_BATCH ? s->count : 0;
+        if (n > a->lay.batch_size)
+            n = 0;
         /* Resume at the substitute a dead worker was on (the parent counts
          * deaths per substitute and moves on only past max_retries), so a
          * crash does not change which sample replaces this one. */
@@ -333,10 +342,18 @@ static void process(wctx *c, const feed__claim *cl)
                 atomic_store_explicit(&r->subst_deaths, 0, memory_order_relaxed);
                 atomic_store_explicit(&r->subst_k, k, memory_order_relaxed);
             }
-            uint64_t first = 0, count = c->h->dataset_size;
-            if (c->h->substitute_in_shard)
-                feed__index_shard_span(c->ix, id, &first, &count);
-            got = feed__substitute_in(c->h->seed, epoch, id, k, first, count);
+            if (from == FEED_SUBSTITUTE_BATCH) {
+                uint32_t u = feed__substitute_pos(c->h->seed, epoch, id, k, cl->t, n);
+                if (u == cl->t) /* no other sample in the batch */
+                    break;
+                /* what the batch asks at u, read once: a record another
+                 * worker may scribble (the parent checks the id it gets) */
+                got = *(const volatile uint64_t *)&feed__slot_recs(a, cl->slot)[u].sample_id;
+                if (got >= c->ix->count)
+                    continue;
+            } else {
+                got = feed__substitute_in(c->h->seed, epoch, id, k, first, count);
+            }
             uint8_t f2 = 0;
             if (do_sample(c, epoch, got, out, &f2, &sys_errno, msg, sizeof msg) == FEED_OK) {
                 flags |= f2;

@@ -313,7 +313,7 @@ feed_status feed__badlog_budget(feed__badlog *b, uint64_t epoch, const uint8_t *
                 r = kept(b, i);
         at = r ? append(msg, len, 0, "%s: %s", r->path, r->message)
                : append(msg, len, 0, "sample %llu", (unsigned long long)ids[nosub]);
-        at = append(msg, len, at, " (epoch %llu): bad, and no substitute could be read either (64 tried). ",
+        at = append(msg, len, at, " (epoch %llu): bad, and no substitute could be read either (up to 64 tried; none where its batch has no other sample). ",
                     (unsigned long long)epoch);
     } else if (on && b->seen >= FEED_BAD_FIRST && b->seen_bad == b->seen && b->seen - count < FEED_BAD_FIRST) {
         at = append(msg, len, 0, "the first %llu samples delivered were all bad: is source/file_list right? ",

@@ -337,8 +337,11 @@ feed_status feed_loader_create(feed_loader **out, const feed_options *opts, char
     h->sandbox = L->o.sandbox;
     h->max_file_bytes = L->o.max_file_bytes;
     h->dataset_size = L->ix.hdr->count;
-    h->substitute_from = L->o.fetch_ahead && L->fetcher ? FEED_SUBSTITUTE_SHARD /* the batch's shards are cached */
-                                                       : FEED_SUBSTITUTE_DATASET;
+    /* only what the batch reads is sure to be cached: with fetch_ahead its
+     * shards, with fetch_ranges its samples' byte ranges */
+    h->substitute_from = !(L->o.fetch_ahead && L->fetcher)   ? FEED_SUBSTITUTE_DATASET
+                         : feed__fetcher_ranges(L->fetcher) ? FEED_SUBSTITUTE_BATCH
+                                                            : FEED_SUBSTITUTE_SHARD;
 #if FEED_TEST_HOOKS
     const char *subst = getenv("FEED_TEST_SUBSTITUTE"); /* "batch": BATCH with local data */
     if (subst && strcmp(subst, "batch") == 0)

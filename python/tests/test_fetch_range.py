@@ -255,6 +255,28 @@ def test_a_changed_last_modified_is_an_error_without_etag(shards, server, cache)
     f.close()
 
 
+def test_a_whole_get_without_etag_compares_last_modified(shards, server, cache):
+    """The stream's get of a version without an ETag (a server that sends none):
+    the GET's Last-Modified must be the version's, else an error naming the URL;
+    the same version is fetched whole when it is."""
+    url = server.url + "/a.tar"
+    f = Fetch(cache, "--retries", "1")
+    path, size, _, _, lm = f.head(url)
+    t = os.path.getmtime(shards / "a.tar")
+    os.utime(shards / "a.tar", (t + 100, t + 100))
+    try:
+        a = f.ask("get", url, size, "-", lm)
+    finally:
+        os.utime(shards / "a.tar", (t, t))
+    assert a[0] == "err" and a[2] == "dataset", a
+    assert f"{url} changed while it was read: Last-Modified was {lm}, now" in a[3]
+    a = f.ask("get", url, size, "-", lm)
+    assert a[0] == "ok" and a[3] == size, a
+    with open(a[2], "rb") as got, open(shards / "a.tar", "rb") as want:
+        assert got.read() == want.read()
+    f.close()
+
+
 @pytest.mark.parametrize("fault", ["corrupt_range", "short", "503", "reset"])
 def test_a_bad_answer_is_retried(shards, server, cache, fault):
     data = (shards / "b.tar").read_bytes()

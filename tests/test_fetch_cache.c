@@ -273,12 +273,44 @@ static void test_ranges_eviction(void **state)
     free(dir);
 }
 
+/* A saved index (index-<hash>.shards) counts and is evicted in its turn,
+ * whatever is kept or held: no loader needs it after create. */
+static void test_index_eviction(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("feed-cache");
+    char a[4200], ix[4300], other[4300], why[512], key[CACHE_KEY_LEN + 1];
+    uint64_t kept = 0;
+    put(dir, "http://h/a.tar", "1", 8192, 2000, a);
+    snprintf(ix, sizeof ix, "%s/index-0123456789abcdef.shards", dir);
+    snprintf(other, sizeof other, "%s/index-0123.shards", dir); /* not an index name: never touched */
+    char data[4096] = {0};
+    tu_write(ix, data, sizeof data);
+    tu_write(other, data, sizeof data);
+    struct timespec ts[2] = {{1000, 0}, {1000, 0}};
+    assert_int_equal(utimensat(AT_FDCWD, ix, ts, 0), 0);
+    /* it counts: the shard and it fit exactly, one byte more does not */
+    assert_int_equal(cache_make_room(dir, 8192 + 4096, 0, NULL, 0, &kept, why, sizeof why), 0);
+    assert_true(exists(ix) && exists(a));
+    /* the oldest goes first, though its name starts like no key kept */
+    cache_key("http://h/a.tar", key);
+    char *keep[] = {key};
+    int saved = tu_stderr_to("/dev/null");
+    int rc = cache_make_room(dir, 8192 + 4096, 1, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_true(!exists(ix) && exists(a) && exists(other));
+    tu_rmtree(dir);
+    free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tar_check),
         cmocka_unit_test(test_tar_chain),
         cmocka_unit_test(test_ranges_eviction),
+        cmocka_unit_test(test_index_eviction),
         cmocka_unit_test(test_records_and_names),
         cmocka_unit_test(test_eviction),
     };

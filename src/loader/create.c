@@ -5,11 +5,13 @@
  * device backend, the read-ahead and the schedule, the worker pool; and, in
  * test builds, the accessors to what create built (hooks/loader_test.h).
  */
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "arena/arena.h"
@@ -108,6 +110,8 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
         feed__fetcher_index_key(L->fetcher, &key, &keylen, ipath, sizeof ipath) == FEED_OK) {
         saved = feed__shardcache_load(ipath, key, keylen, feed__fetcher_paths(L->fetcher), npaths, &mem, &L->ix,
                                       why, sizeof why) == 1;
+        if (saved) /* its last use: eviction goes oldest first (remote/fetch_cache.c) */
+            utimensat(AT_FDCWD, ipath, NULL, 0);
         if (!saved && why[0])
             fprintf(stderr, "libfeed: the saved index %s is not used (%s); the shards are scanned again\n", ipath,
                     why);

@@ -13,7 +13,10 @@
  * without a record that matches is never used. DIR/<h>-<v>-<name>.ranges is a
  * sparse file of that version's size holding the byte ranges asked for
  * (written in place, by several processes at once); it has no record: it
- * counts for the blocks it has, last used when last written. A loader
+ * counts for the blocks it has, last used when last written. DIR/index-<16
+ * hex>.shards is a saved shard index (dataset/shardcache.h): evicted like the
+ * rest, never held (a loader reads it at create only), last used when last
+ * saved or loaded. A loader
  * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
  * while it runs (remote.h): eviction skips every version of what a held list
  * names and removes a list nobody holds.
@@ -285,8 +288,12 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
     while ((de = readdir(d))) {
         size_t len = strlen(de->d_name);
         int ranges = len > 7 && !strcmp(de->d_name + len - 7, ".ranges");
-        if (len < 2 * CACHE_KEY_LEN + 4 || de->d_name[16] != '-' || de->d_name[33] != '-' ||
-            strspn(de->d_name, "0123456789abcdef") != 16 || (!ranges && strcmp(de->d_name + len - 4, ".tar")))
+        /* a saved index (index-<16 hex>.shards): read at create only, never held */
+        int index = len == 29 && !strncmp(de->d_name, "index-", 6) &&
+                    strspn(de->d_name + 6, "0123456789abcdef") == 16 && !strcmp(de->d_name + 22, ".shards");
+        if (!index && (len < 2 * CACHE_KEY_LEN + 4 || de->d_name[16] != '-' || de->d_name[33] != '-' ||
+                       strspn(de->d_name, "0123456789abcdef") != 16 ||
+                       (!ranges && strcmp(de->d_name + len - 4, ".tar"))))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -300,8 +307,8 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
         }
         entry *e = &v[n];
         snprintf(e->tar, sizeof e->tar, "%s/%s", dir, de->d_name);
-        e->meta[0] = 0; /* a .ranges file has no record */
-        if (!ranges)
+        e->meta[0] = 0; /* a .ranges file or an index has no record */
+        if (!ranges && !index)
             snprintf(e->meta, sizeof e->meta, "%s/%.*s.meta", dir, (int)(len - 4), de->d_name);
         struct stat st, sm;
         if (stat(e->tar, &st) != 0)
@@ -311,13 +318,13 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
             e->bytes = (uint64_t)st.st_blocks * 512;
         e->used = e->meta[0] && stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
         e->keep = 0;
-        for (size_t k = 0; k < nkeep; k++)
+        for (size_t k = 0; k < nkeep && !index; k++)
             if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN))
                 e->keep = 1;
         used += e->bytes;
         if (e->keep)
             *kept_bytes += e->bytes;
-        for (size_t k = 0; k < held.n && !e->keep; k++)
+        for (size_t k = 0; k < held.n && !e->keep && !index; k++)
             if (!strncmp(held.v[k], de->d_name, CACHE_KEY_LEN))
                 e->keep = 2; /* another loader's */
         n++;

@@ -60,7 +60,7 @@ def evict_locked(inuse, held):
             continue
         try:
             with open(os.path.join(inuse, f)) as lst:
-                held |= {u.strip().rsplit("/", 1)[1] for u in lst if u.strip()}
+                held |= {u.strip().rsplit("/", 1)[1] for u in lst if u.strip()}  # "FORM<TAB>URL" too
         except FileNotFoundError:
             pass
     for f in os.listdir(cache):

@@ -41,6 +41,14 @@ MUTANTS = [
         "tests": ["test_fetch_ahead"],
     },
     {
+        "name": "cache-held-form-ignored",
+        "why": "a loader reading by range keeps its shards' whole copies from eviction (twice the bytes it counts)",
+        "file": "src/remote/fetch_cache.c",
+        "old": "                (!held.v[k][CACHE_KEY_LEN] || held.v[k][CACHE_KEY_LEN] == e->form))",
+        "new": "                1)",
+        "tests": ["test_fetch_cache"],
+    },
+    {
         "name": "shardcache-key-ignored",
         "why": "a saved shard index is taken for other shards or other versions of them",
         "file": "src/dataset/shardcache.c",

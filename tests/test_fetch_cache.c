@@ -273,8 +273,42 @@ static void test_ranges_eviction(void **state)
     free(dir);
 }
 
-/* A saved index (index-<hash>.shards) counts and is evicted in its turn,
- * whatever is kept or held: no loader needs it after create. */
+/* A held list's "tar <TAB> URL" line holds the URL's .tar files only,
+ * "ranges <TAB> URL" its .ranges files only, a bare URL both: a loader
+ * reading by range does not keep a shard's whole copy from eviction. */
+static void test_held_forms(void **state)
+{
+    (void)state;
+    char *dir = tu_mkdtemp("feed-cache");
+    char t[3][4200], r[3][4200], why[512], inuse[4300], list[4400];
+    const char *urls[3] = {"http://h/x.tar", "http://h/y.tar", "http://h/z.tar"};
+    for (int i = 0; i < 3; i++) {
+        put(dir, urls[i], "1", 4096, 1000 + i, t[i]);
+        put_ranges(dir, urls[i], 4096, 0, 4096, 1000 + i, r[i]);
+    }
+    snprintf(inuse, sizeof inuse, "%s/.inuse", dir);
+    mkdir(inuse, 0755);
+    snprintf(list, sizeof list, "%s/1-0.list", inuse);
+    int fd = open(list, O_CREAT | O_RDWR, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_SH), 0);
+    assert_true(dprintf(fd, "tar\t%s\nranges\t%s\n%s\n", urls[0], urls[1], urls[2]) > 0);
+    uint64_t kept;
+    int saved = tu_stderr_to("/dev/null");
+    int rc = cache_make_room(dir, 1, 1ull << 40, NULL, 0, &kept, why, sizeof why); /* evict all it may */
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 1);
+    assert_true(exists(t[0]) && !exists(r[0]));
+    assert_true(!exists(t[1]) && exists(r[1]));
+    assert_true(exists(t[2]) && exists(r[2]));
+    close(fd);
+    tu_rmtree(dir);
+    free(dir);
+}
+
+/* A saved index (index-<hash>.shards) counts and is evicted, whatever is
+ * kept or held (no loader needs it after create), but only after every shard
+ * nobody holds, however recently used: without it a create scans them all. */
 static void test_index_eviction(void **state)
 {
     (void)state;
@@ -292,11 +326,19 @@ static void test_index_eviction(void **state)
     /* it counts: the shard and it fit exactly, one byte more does not */
     assert_int_equal(cache_make_room(dir, 8192 + 4096, 0, NULL, 0, &kept, why, sizeof why), 0);
     assert_true(exists(ix) && exists(a));
-    /* the oldest goes first, though its name starts like no key kept */
+    /* an unheld shard goes before it, though more recently used */
+    char b[4200];
+    put(dir, "http://h/b.tar", "1", 4096, 3000, b);
     cache_key("http://h/a.tar", key);
     char *keep[] = {key};
     int saved = tu_stderr_to("/dev/null");
-    int rc = cache_make_room(dir, 8192 + 4096, 1, keep, 1, &kept, why, sizeof why);
+    int rc = cache_make_room(dir, 8192 + 4096, 0, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 0);
+    assert_true(exists(ix) && exists(a) && !exists(b));
+    /* then it goes, though its name starts like no key kept */
+    saved = tu_stderr_to("/dev/null");
+    rc = cache_make_room(dir, 8192 + 4096, 1, keep, 1, &kept, why, sizeof why);
     tu_stderr_back(saved);
     assert_int_equal(rc, 0);
     assert_true(!exists(ix) && exists(a) && exists(other));
@@ -311,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_tar_chain),
         cmocka_unit_test(test_ranges_eviction),
         cmocka_unit_test(test_index_eviction),
+        cmocka_unit_test(test_held_forms),
         cmocka_unit_test(test_records_and_names),
         cmocka_unit_test(test_eviction),
     };

@@ -14,12 +14,13 @@
  * sparse file of that version's size holding the byte ranges asked for
  * (written in place, by several processes at once); it has no record: it
  * counts for the blocks it has, last used when last written. DIR/index-<16
- * hex>.shards is a saved shard index (dataset/shardcache.h): evicted like the
- * rest, never held (a loader reads it at create only), last used when last
- * saved or loaded. A loader
+ * hex>.shards is a saved shard index (dataset/shardcache.h): never held (a
+ * loader reads it at create only), last used when last saved or loaded, and
+ * evicted after every shard nobody holds. A loader
  * holds DIR/.inuse/<pid>-<n>.list (its shards' URLs) under a shared flock
  * while it runs (remote.h): eviction skips every version of what a held list
- * names and removes a list nobody holds.
+ * names (of a "tar"/"ranges" line, those files only) and removes a list
+ * nobody holds.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -200,8 +201,11 @@ static int held_shards(const char *dir, names *out)
         ssize_t n;
         while (!rc && (n = getline(&line, &cap, f)) > 0) {
             line[strcspn(line, "\n")] = 0;
-            cache_key(line, key);
-            rc = names_add(out, key);
+            /* "URL": every file of it; "tar <TAB> URL", "ranges <TAB> URL": those only */
+            char *tab = strchr(line, '\t'), held[CACHE_KEY_LEN + 2];
+            cache_key(tab ? tab + 1 : line, key);
+            snprintf(held, sizeof held, "%s%s", key, !tab ? "" : !strncmp(line, "tar\t", 4) ? "t" : "r");
+            rc = names_add(out, held);
         }
         free(line);
         fclose(f);
@@ -215,11 +219,16 @@ typedef struct entry {
     uint64_t bytes;
     struct timespec used;
     int keep;
+    char form; /* 't' a .tar, 'r' a .ranges, 'i' a saved index */
 } entry;
 
+/* Least recently used first; the saved indexes last of all (a few KB each,
+ * and without one the next create fetches and scans every shard). */
 static int older(const void *a, const void *b)
 {
     const entry *x = a, *y = b;
+    if ((x->form == 'i') != (y->form == 'i'))
+        return x->form == 'i' ? 1 : -1;
     if (x->used.tv_sec != y->used.tv_sec)
         return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
     return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
@@ -318,6 +327,7 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
             e->bytes = (uint64_t)st.st_blocks * 512;
         e->used = e->meta[0] && stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
         e->keep = 0;
+        e->form = index ? 'i' : ranges ? 'r' : 't';
         for (size_t k = 0; k < nkeep && !index; k++)
             if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN))
                 e->keep = 1;
@@ -325,8 +335,9 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
         if (e->keep)
             *kept_bytes += e->bytes;
         for (size_t k = 0; k < held.n && !e->keep && !index; k++)
-            if (!strncmp(held.v[k], de->d_name, CACHE_KEY_LEN))
-                e->keep = 2; /* another loader's */
+            if (!strncmp(held.v[k], de->d_name, CACHE_KEY_LEN) &&
+                (!held.v[k][CACHE_KEY_LEN] || held.v[k][CACHE_KEY_LEN] == e->form))
+                e->keep = 2; /* a loader's */
         n++;
     }
     closedir(d);

@@ -275,7 +275,7 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     else if (pipe2(in, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
         st = feed__err(FEED_E_RESOURCE, err, errlen, "remote shards: %s", strerror(errno));
-    else if ((st = feed__remote_hold_urls(f->dir, NULL, 0, &f->hold, NULL, err, errlen)) == FEED_OK) {
+    else if ((st = feed__remote_hold_urls(f->dir, NULL, 0, NULL, &f->hold, NULL, err, errlen)) == FEED_OK) {
         int e = feed__remote_spawn(f->exe, c, f->dir, "stream", in[0], up[1], &f->pid);
         if (e != 0)
             st = feed__err(FEED_E_RESOURCE, err, errlen, "cannot start %s: %s", f->exe, strerror(e));
@@ -369,7 +369,9 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
         } else {
             for (size_t k = 0; k < m; k++)
                 list[k] = f->urls.v[f->want[k]];
-            st = feed__remote_hold_urls(f->dir, list, m, &h, &f->hold, err, errlen);
+            /* what the workers read: the .tar, or (ranges) the .ranges file,
+             * so that the other form of a held shard is evicted as if unheld */
+            st = feed__remote_hold_urls(f->dir, list, m, rg ? "ranges" : "tar", &h, &f->hold, err, errlen);
             feed__free(list);
         }
         if (st == FEED_OK)

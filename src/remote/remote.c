@@ -190,8 +190,8 @@ void feed__remote_release(feed__remote_hold *h)
 }
 
 /* Writes the URLs to a new list in DIR/.inuse and holds it (remote.h). */
-static feed_status make_list(const char *dir, char *const *urls, size_t n, feed__remote_hold *h, char *err,
-                             size_t errlen)
+static feed_status make_list(const char *dir, char *const *urls, size_t n, const char *form, feed__remote_hold *h,
+                             char *err, size_t errlen)
 {
     static unsigned counter;
     char path[PATH_MAX];
@@ -212,7 +212,7 @@ static feed_status make_list(const char *dir, char *const *urls, size_t n, feed_
         return feed__err(FEED_E_RESOURCE, err, errlen, "cache_dir %s: cannot make %s: %s", dir, path, strerror(errno));
     int ok = flock(fd, LOCK_SH) == 0; /* held: its loader is alive */
     for (size_t i = 0; ok && i < n; i++)
-        ok = dprintf(fd, "%s\n", urls[i]) > 0;
+        ok = (form && *form ? dprintf(fd, "%s\t%s\n", form, urls[i]) : dprintf(fd, "%s\n", urls[i])) > 0;
     size_t plen = strlen(path) + 1;
     if (!ok || !(h->path = feed__malloc(plen))) {
         int e = errno;
@@ -225,11 +225,11 @@ static feed_status make_list(const char *dir, char *const *urls, size_t n, feed_
     return FEED_OK;
 }
 
-feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h,
-                                   feed__remote_hold *old, char *err, size_t errlen)
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, const char *form,
+                                   feed__remote_hold *h, feed__remote_hold *old, char *err, size_t errlen)
 {
     int lock = cache_lock(dir); /* an evictor sees the old list or the new one, whole */
-    feed_status st = make_list(dir, urls, n, h, err, errlen);
+    feed_status st = make_list(dir, urls, n, form, h, err, errlen);
     if (st == FEED_OK && old)
         feed__remote_release(old);
     cache_unlock(lock);
@@ -483,7 +483,7 @@ feed_status feed__remote_shards(const feed__remote_cfg *c, const char *source, c
     for (size_t i = 0; st == FEED_OK && i < u.n; i++)
         at += (size_t)sprintf(reqs + at, "get\t%s\n", u.v[i]);
     if (st == FEED_OK)
-        st = feed__remote_hold_urls(dir, u.v, u.n, hold, NULL, err, errlen);
+        st = feed__remote_hold_urls(dir, u.v, u.n, NULL, hold, NULL, err, errlen);
     if (st == FEED_OK)
         st = run_fetch(exe, c, dir, reqs, at, &answer, err, errlen);
     char *p = answer, *line;

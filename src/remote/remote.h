@@ -34,7 +34,9 @@ typedef struct feed__remote_cfg {
 } feed__remote_cfg;
 
 /* This loader's claim on its shards in the cache: DIR/.inuse/<pid>-<n>.list
- * (their URLs, one a line) held open under a shared flock from before the
+ * (their URLs, one a line: every file of the URL held; "tar <TAB> URL": its
+ * .tar files only, "ranges <TAB> URL": its .ranges files only) held open
+ * under a shared flock from before the
  * download until feed__remote_release. feed-fetch never evicts a shard that
  * a held list names; a list whose owner is gone (the lock is free) is
  * removed. fd -1: none. */
@@ -68,9 +70,10 @@ feed_status feed__remote_urls(const feed__remote_cfg *c, const char *source, con
 int feed__remote_spawn(const char *exe, const feed__remote_cfg *c, const char *dir, const char *mode, int in, int out,
                        pid_t *pid);
 /* A new list of urls[0..n) in dir/.inuse, held, in place of *old (released
- * with it; NULL: none), under the cache's lock (fetch_cache.h cache_lock). */
-feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, feed__remote_hold *h,
-                                   feed__remote_hold *old, char *err, size_t errlen);
+ * with it; NULL: none), under the cache's lock (fetch_cache.h cache_lock);
+ * form "tar" or "ranges": only those files of each URL held (NULL: all). */
+feed_status feed__remote_hold_urls(const char *dir, char *const *urls, size_t n, const char *form,
+                                   feed__remote_hold *h, feed__remote_hold *old, char *err, size_t errlen);
 /* feed-fetch's "err" answer (KIND, MESSAGE) as a status and words in err. */
 feed_status feed__remote_error(const char *kind, const char *msg, char *err, size_t errlen);
 

@@ -18,7 +18,8 @@ head_status: a status every HEAD gets instead of an answer (a server that
 refuses HEAD, as one serving presigned URLs does); get_status: the same for
 every GET; ranges = False: Range is
 ignored (the whole file, 200). sent: (method, path, range, bytes of body sent)
-of every answer that sent a body.
+of every answer that sent a body; peers: the client's address of each request
+(one port: one connection, kept alive).
 
 rate (bytes/s, all answers together) and latency (s, added to each request)
 throttle the server (the benchmark's); tls=(certfile, keyfile) serves https."""
@@ -36,6 +37,7 @@ class Server:
         self.root = str(root)
         self.faults = {}        # "/name" -> [fault, ...]
         self.log = []           # (method, path, range or None)
+        self.peers = []         # the client's (host, port) of each request, as log
         self.sent = []          # (method, path, range or None, body bytes sent)
         self.head_status = None
         self.get_status = None  # a status every GET gets instead of an answer
@@ -94,6 +96,7 @@ class Server:
         path = h.path.split("?")[0]
         with self.lock:
             self.log.append(("HEAD" if head else "GET", path, h.headers.get("Range")))
+            self.peers.append(h.client_address)
             queue = self.faults.get(path) or []
             fault = queue.pop(0) if queue else None
         if self.latency:

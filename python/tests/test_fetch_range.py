@@ -151,6 +151,18 @@ def test_member_chains_land_in_a_sparse_ranges_file(shards, server, cache):
     assert sorted(ranged_gets(server, "a.tar", len(chains))) == want
 
 
+def test_one_connection_serves_a_threads_requests(shards, server, cache):
+    """Each request on the connection of the one before (a handle kept a
+    thread): many small ranged GETs pay one connect, not one each."""
+    url = server.url + "/a.tar"
+    f = Fetch(cache, "--parallel", "1")
+    ver = f.head(url)
+    for off, end in members(shards / "a.tar")[:6]:
+        assert f.range(url, ver, off, end - off)[0] == "ok"
+    f.close()
+    assert len(server.peers) == 7 and len(set(server.peers)) == 1, server.peers
+
+
 def test_two_processes_write_ranges_of_one_file_at_once(shards, server, cache):
     """Two feed-fetch processes (two ranks), every member between them, the
     answers slowed so that their writes overlap: every member's bytes land,

@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,33 @@ static void pick_ca_file(void)
         }
 }
 
+/* One easy handle a thread, reset before each request: its connections (and
+ * TLS sessions, DNS answers) are kept for the next, so the many small GETs of
+ * byte ranges do not each pay a connect and a handshake. */
+static pthread_key_t handle_key;
+
+static void handle_free(void *e)
+{
+    curl_easy_cleanup(e);
+}
+
+static CURL *thread_handle(void)
+{
+    CURL *e = pthread_getspecific(handle_key);
+    if (e) {
+        curl_easy_reset(e);
+        return e;
+    }
+    if ((e = curl_easy_init()) && pthread_setspecific(handle_key, e) != 0) {
+        curl_easy_cleanup(e);
+        e = NULL;
+    }
+    return e;
+}
+
 int fetch_http_init(void)
 {
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+    if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK || pthread_key_create(&handle_key, handle_free) != 0)
         return -1;
     pick_ca_file();
     return 0;
@@ -71,6 +96,10 @@ int fetch_http_init(void)
 
 void fetch_http_done(void)
 {
+    CURL *e = pthread_getspecific(handle_key); /* the calling thread's; the others' went with them */
+    if (e)
+        curl_easy_cleanup(e);
+    pthread_setspecific(handle_key, NULL);
     curl_global_cleanup();
 }
 
@@ -217,7 +246,7 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
     char http[8192], bucket[256];
     struct curl_slist *hdrs = NULL;
     char userpwd[1024], sigv4[128], hdr[4096];
-    CURL *e = curl_easy_init();
+    CURL *e = thread_handle();
     if (!e) {
         snprintf(h->why, sizeof h->why, "libcurl: cannot make a handle");
         return -1;
@@ -225,7 +254,6 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
     if (!strncmp(url, "s3://", 5)) {
         if (s3_http_url(url, http, sizeof http, 1, bucket, sizeof bucket)) {
             snprintf(h->why, sizeof h->why, "not an s3://bucket/key URL");
-            curl_easy_cleanup(e);
             return -1;
         }
         const char *id = env("AWS_ACCESS_KEY_ID", NULL), *secret = env("AWS_SECRET_ACCESS_KEY", NULL);
@@ -293,8 +321,8 @@ static int perform(const fetch_cfg *c, const char *url, int nobody, const char *
         snprintf(h->why, sizeof h->why, "HTTP %ld", h->code);
         h->retryable = h->code >= 500 || h->code == 429 || h->code == 408;
     }
+    curl_easy_reset(e); /* nothing of this call's (its buffers, its headers) kept; its connection kept */
     curl_slist_free_all(hdrs);
-    curl_easy_cleanup(e);
     return out;
 }
 

@@ -198,7 +198,7 @@ def ranks_main(args):
         try:
             def opts(rate, kind):
                 return (f"{order},cache_dir={os.path.join(tmp, f'cache-{rate:g}-{kind}')},cache_size={room},"
-                        f"fetch_ahead={args.fetch_ahead},fetch_ranges={kind}")
+                        f"fetch_ahead={args.fetch_ahead},fetch_ranges={kind},fetch_parallel={args.fetch_parallel}")
             for rate, srv in servers.items():  # the index, scanned once and saved
                 with open(os.path.join(tmp, f"urls-{rate:g}.txt"), "w") as f:
                     f.writelines(f"{srv.url}/{n}\n" for n in names)
@@ -231,7 +231,8 @@ def ranks_main(args):
                   for m in ("images_per_sec", "vs_local", "next_wait_fraction", "bytes", "gets")}
         med[k]["bytes_per_image"] = round(med[k]["bytes"] / delivered)
     print(f"rank 0 of {args.ranks}: {len(names)} shards, {nbytes / 1e6:.1f} MB, cache_size {room / 1e6:.1f} MB; "
-          f"{args.latency_ms:g} ms a request; shuffle_window={args.shuffle_window}, fetch_ahead={args.fetch_ahead}; "
+          f"{args.latency_ms:g} ms a request; shuffle_window={args.shuffle_window}, fetch_ahead={args.fetch_ahead}, "
+          f"fetch_parallel={args.fetch_parallel}; "
           f"batch {args.batch}, {args.workers} workers, {args.epochs} epochs, a {args.step_ms:g} ms step a batch; "
           f"medians of {args.rounds} rounds")
     print(f"{'run':<18} {'images/s':>9} {'vs local':>9} {'KB/image':>9} {'GETs':>6} {'waited':>7}")
@@ -245,8 +246,9 @@ def ranks_main(args):
                            "image_bytes": round(nbytes / (locals_[0]["samples"] * args.ranks)),
                            "cache_size": room, "rates_mbs": rates, "latency_ms": args.latency_ms,
                            "shuffle_window": args.shuffle_window, "fetch_ahead": args.fetch_ahead,
-                           "batch": args.batch, "workers": args.workers, "epochs": args.epochs,
-                           "augment": args.augment, "step_ms": args.step_ms, "rounds": rounds, "median": med})
+                           "fetch_parallel": args.fetch_parallel, "batch": args.batch, "workers": args.workers,
+                           "epochs": args.epochs, "augment": args.augment, "step_ms": args.step_ms,
+                           "rounds": rounds, "median": med})
 
 
 def main():
@@ -270,6 +272,7 @@ def main():
     ap.add_argument("--cache-frac", type=float, default=0.5, help="--stream: cache_size over the source's bytes")
     ap.add_argument("--step-ms", type=float, default=0.0,
                     help="a simulated model step a batch (feedbench --step-ms; --stream: default 40)")
+    ap.add_argument("--fetch-parallel", type=int, default=8, help="--ranks: fetch_parallel (requests at once)")
     ap.add_argument("--ranks", type=int, default=0,
                     help="rank 0 of this many, fetch_ranges=whole against ranges (--stream's conditions)")
     args = ap.parse_args()

@@ -52,6 +52,9 @@ class Server:
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out in several writes: with Nagle on, a kept-alive
+            # connection waits on the client's delayed ACK (40 ms) between them
+            disable_nagle_algorithm = True
 
             def log_message(self, *a):
                 pass

@@ -43,6 +43,7 @@ class Server:
         self.get_status = None  # a status every GET gets instead of an answer
         self.ranges = True
         self.etag_salt = {}     # "/name" -> int: bumped by an "etag" fault
+        self.files = {}         # path -> ((inode, size, mtime), bytes, hash)
         self.rate, self.latency = rate, latency
         self.next_t = 0.0  # the rate's clock: when the bytes sent so far are due
         self.stop_event = threading.Event()
@@ -92,8 +93,25 @@ class Server:
         with self.lock:
             return [r for r in self.log if method is None or r[0] == method]
 
-    def etag(self, path, data):
-        return '"%s-%d"' % (hashlib.sha1(data).hexdigest()[:16], self.etag_salt.get(path, 0))
+    def etag(self, path, digest):
+        return '"%s-%d"' % (digest, self.etag_salt.get(path, 0))
+
+    def read(self, fp):
+        """The file's bytes and the hash its ETag starts with, read once while its
+        inode, size and mtime stay (a ranged GET of a large shard would otherwise
+        read and hash the whole shard each time)."""
+        st = os.stat(fp)
+        key = (st.st_ino, st.st_size, st.st_mtime_ns)
+        with self.lock:
+            got = self.files.get(fp)
+        if got and got[0] == key:
+            return got[1], got[2]
+        with open(fp, "rb") as f:
+            data = f.read()
+        digest = hashlib.sha1(data).hexdigest()[:16]
+        with self.lock:
+            self.files[fp] = (key, data, digest)
+        return data, digest
 
     def _serve(self, h, head):
         path = h.path.split("?")[0]
@@ -129,9 +147,8 @@ class Server:
             h.send_header("Content-Length", "0")
             h.end_headers()
             return
-        with open(fp, "rb") as f:
-            data = f.read()
-        etag = self.etag(path, data)
+        data, digest = self.read(fp)
+        etag = self.etag(path, digest)
         if fault == "etag":
             with self.lock:
                 self.etag_salt[path] = self.etag_salt.get(path, 0) + 1

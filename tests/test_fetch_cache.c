@@ -301,7 +301,17 @@ static void test_held_forms(void **state)
     assert_true(exists(t[0]) && !exists(r[0]));
     assert_true(!exists(t[1]) && exists(r[1]));
     assert_true(exists(t[2]) && exists(r[2]));
-    close(fd);
+    close(fd); /* the list's loader gone; a keep of z's key with 'r' keeps its .ranges only */
+    char kz[CACHE_KEY_LEN + 2];
+    cache_key(urls[2], kz);
+    kz[CACHE_KEY_LEN] = 'r', kz[CACHE_KEY_LEN + 1] = 0;
+    char *keep[] = {kz};
+    saved = tu_stderr_to("/dev/null");
+    rc = cache_make_room(dir, 1, 1ull << 40, keep, 1, &kept, why, sizeof why);
+    tu_stderr_back(saved);
+    assert_int_equal(rc, 1);
+    assert_true(!exists(t[0]) && !exists(r[1]) && !exists(t[2]) && exists(r[2]));
+    assert_int_equal(kept, blocks_of(r[2]));
     tu_rmtree(dir);
     free(dir);
 }

@@ -328,8 +328,9 @@ static int make_room_locked(const char *dir, uint64_t limit, uint64_t need, char
         e->used = e->meta[0] && stat(e->meta, &sm) == 0 ? sm.st_mtim : st.st_mtim;
         e->keep = 0;
         e->form = index ? 'i' : ranges ? 'r' : 't';
-        for (size_t k = 0; k < nkeep && !index; k++)
-            if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN))
+        for (size_t k = 0; k < nkeep && !index; k++) /* a key, or a key and the form kept ('t', 'r') */
+            if (!strncmp(keep[k], de->d_name, CACHE_KEY_LEN) &&
+                (!keep[k][CACHE_KEY_LEN] || keep[k][CACHE_KEY_LEN] == e->form))
                 e->keep = 1;
         used += e->bytes;
         if (e->keep)

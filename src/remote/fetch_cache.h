@@ -65,8 +65,10 @@ static inline void cache_unlock(int fd)
 void cache_clean_parts(const char *dir);
 /* Marks the record used now (the eviction's order). */
 void cache_touch(const char *meta);
-/* Evicts least-recently-used shards (.tar files and .ranges files), never a
- * version of a URL whose key is in keep (this run's) or in a held .inuse list,
+/* Evicts least-recently-used shards (.tar files and .ranges files; saved
+ * indexes after them), never a version of a URL whose key is in keep (this
+ * run's; a key followed by 't' or 'r': only its .tar or .ranges files) or in a
+ * held .inuse list (a "tar"/"ranges" line: only those files),
  * until need more bytes fit under limit (0: no limit). 0: they fit, 1: they
  * cannot (*kept_bytes: what this run's shards hold), -1: error (why). */
 int cache_make_room(const char *dir, uint64_t limit, uint64_t need, char *const *keep, size_t nkeep,

@@ -163,7 +163,7 @@ static int download_range(const fetch_cfg *c, const char *url, const fetch_head 
 void fetch_range(const fetch_cfg *c, const char *url, const fetch_head *v, uint64_t off, uint64_t len,
                  fetch_answer *a)
 {
-    char tar[4200], meta[4200], rpath[4300], why[1024], key[CACHE_KEY_LEN + 1];
+    char tar[4200], meta[4200], rpath[4300], why[1024], key[CACHE_KEY_LEN + 2];
     if (v->size < 0 || !len || off > (uint64_t)v->size || len > (uint64_t)v->size - off) {
         fetch_answer_err(a, "io", "%s: bytes %llu to %llu are not inside its %lld bytes", url,
                          (unsigned long long)off, (unsigned long long)(off + len), (long long)v->size);
@@ -195,8 +195,10 @@ void fetch_range(const fetch_cfg *c, const char *url, const fetch_head *v, uint6
         else
             cache_touch(meta);
     } else {
-        /* the file written into is never evicted to make room for its own range */
+        /* the file written into is never evicted to make room for its own range
+         * (its key, form 'r': a whole copy of it may go) */
         cache_key(url, key);
+        key[CACHE_KEY_LEN] = 'r', key[CACHE_KEY_LEN + 1] = 0;
         char *keep[1] = {key};
         uint64_t kept = 0;
         int room = cache_reserve(c->cache_dir, c->cache_size, len, keep, 1, &kept, why, sizeof why);

@@ -153,7 +153,7 @@ enum {
 /* meta_missing (since 0.2.0): a sample without one of its meta_members */
 enum { FEED_META_MISSING_BAD = 0, FEED_META_MISSING_EMPTY = 1 };
 /* fetch_ranges (since 0.2.0) */
-enum { FEED_FETCH_RANGES_AUTO = 0, FEED_FETCH_WHOLE = 1, FEED_FETCH_RANGES = 2 };
+enum { FEED_FETCH_WHOLE = 0, FEED_FETCH_RANGES = 1 };
 /* mix_mode (since 0.2.0) */
 enum { FEED_MIX_BATCH = 0, FEED_MIX_PAIR = 1, FEED_MIX_ELEM = 2 };
 /* jpeg_entropy (since 0.2.0): whose Huffman decoder decodes a JPEG's scans */
@@ -572,13 +572,15 @@ typedef struct feed_options {
                             samples. Costs each thread that computes batches a table of 20
                             bytes a shard per epoch */
     uint32_t fetch_ranges;  /* [fetch_ranges] with fetch_ahead, what of a remote shard is
-                            fetched: "whole" (every byte of each shard a batch reads),
-                            "ranges" (only the members of the samples this rank's batches
-                            read, by ranged GETs from the saved or scanned index, into a
-                            sparse DIR/....ranges file per shard; a bad sample's substitute
-                            is then another sample of its batch), or "auto" (default:
-                            ranges when world_size > 1, where a rank reads about 1/world_size
-                            of each shard, else whole). The server must honour Range */
+                            fetched: "whole" (default: every byte of each shard a batch
+                            reads) or "ranges" (only the members of the samples this rank's
+                            batches read, by ranged GETs from the saved or scanned index, into
+                            a sparse DIR/....ranges file per shard; a bad sample's substitute
+                            is then another sample of its batch). Under world_size W a rank
+                            reads about 1/W of each shard: ranges cut its bytes to about
+                            that, at a request a sample or two (fetch_parallel bounds the
+                            requests at once: raise it, 32 for 20 ms a request). The server
+                            must honour Range */
 } feed_options;
 
 /* max_worker_memory "auto": derived from max_pixels and max_file_bytes. */

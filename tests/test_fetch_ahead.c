@@ -160,8 +160,7 @@ static void test_two_ranks_share_the_cache(void **state)
         char extra[200];
         snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1", r);
         feed_loader *R = make(files, extra);
-        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1,fetch_ranges=whole",
-                 r);
+        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1", r);
         feed_loader *L = make(urls, extra);
         feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
         feed_status st;
@@ -219,7 +218,7 @@ static uint64_t shards_bytes(void)
     return sum;
 }
 
-/* Two ranks (world_size 2: fetch_ranges auto is ranges): each fetches the
+/* Two ranks by range (fetch_ranges=ranges): each fetches the
  * byte ranges of its own samples' members, no shard whole, and delivers
  * the local rank's batches; the stand-in refuses a range that is not a chain
  * of whole tar members and evicts unheld .ranges files (a batch bound before
@@ -234,8 +233,9 @@ static void test_two_ranks_fetch_their_share_by_range(void **state)
         char extra[200];
         snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=2", r);
         feed_loader *R = make(files, extra);
-        snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=2,fetch_ahead=1,cache_size=%llu",
-                 r, (unsigned long long)total);
+        snprintf(extra, sizeof extra,
+                 "rank=%u,world_size=2,shuffle_window=2,epochs=2,fetch_ahead=1,fetch_ranges=ranges,cache_size=%llu", r,
+                 (unsigned long long)total);
         FILE *lf = fopen(logpath, "w"); /* this loader's requests only */
         fclose(lf);
         feed_loader *L = make(urls, extra);

@@ -299,23 +299,25 @@ static void test_shuffle_window(void **state)
     expect_set_error("shuffle_window", "2.5", "shuffle_window");
 }
 
-/* fetch_ranges: auto by default (also for a caller whose struct ends before
- * it), its words, and ranges refused without fetch_ahead. */
+/* fetch_ranges: whole by default (also for a caller whose struct ends
+ * before it), its words, and ranges refused without fetch_ahead. */
 static void test_fetch_ranges(void **state)
 {
     (void)state;
     feed_options o, copy;
     char err[256] = "";
     assert_int_equal(feed_options_init(&o, sizeof o), FEED_OK);
-    assert_int_equal(o.fetch_ranges, FEED_FETCH_RANGES_AUTO);
+    assert_int_equal(o.fetch_ranges, FEED_FETCH_WHOLE);
+    assert_int_equal(feed_options_parse(&o, "fetch_ranges=ranges", err, sizeof err), FEED_OK);
+    assert_int_equal(o.fetch_ranges, FEED_FETCH_RANGES);
     assert_int_equal(feed_options_parse(&o, "fetch_ranges=whole", err, sizeof err), FEED_OK);
     assert_int_equal(o.fetch_ranges, FEED_FETCH_WHOLE);
     assert_int_equal(feed_options_parse(&o, "fetch_ranges=ranges", err, sizeof err), FEED_OK);
     assert_int_equal(o.fetch_ranges, FEED_FETCH_RANGES);
     o.struct_size = (uint32_t)offsetof(feed_options, fetch_ranges);
     assert_int_equal(feed__options_copy(&copy, &o, err, sizeof err), FEED_OK);
-    assert_int_equal(copy.fetch_ranges, FEED_FETCH_RANGES_AUTO);
-    expect_set_error("fetch_ranges", "some", "fetch_ranges='some': expected one of auto|whole|ranges");
+    assert_int_equal(copy.fetch_ranges, FEED_FETCH_WHOLE);
+    expect_set_error("fetch_ranges", "auto", "fetch_ranges='auto': expected one of whole|ranges");
     expect_invalid("source=/x,fetch_ranges=ranges", "fetch_ranges=ranges needs fetch_ahead > 0");
     feed_options_init(&o, sizeof o);
     assert_int_equal(feed_options_parse(&o, "source=/x,fetch_ranges=ranges,fetch_ahead=2", err, sizeof err), FEED_OK);

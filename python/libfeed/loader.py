@@ -87,7 +87,7 @@ class Loader(Iteration, Position, DatasetInfo, Reports):
     .npy), scan_cache (False), scan_cache_path, cache_dir, cache_size (0 =
     no limit), fetch_retries (4), fetch_timeout_ms (30000), fetch_parallel (8),
     fetch_ahead (0: every shard cached at create; N: fetched while it runs), fetch_ranges
-    (auto: a rank of several fetches its samples' byte ranges, not whole shards; whole; ranges).
+    ("whole"; "ranges": only this rank's samples' bytes, by ranged GETs).
     Unset options keep libfeed's defaults (in brackets). options= takes more as "key=value,..." or a dict.
     Numbers are checked before anything starts: an integer option refuses a
     bool, a fraction or a negative value, a float option a bool (TypeError

@@ -173,19 +173,20 @@ def ranged_gets(server, since):
 
 
 def test_two_ranks_by_range_deliver_their_local_batches(make_loader, shards, server, cache):
-    """world_size=2 (fetch_ranges auto: byte ranges): batch by batch each rank's
+    """world_size=2, fetch_ranges=ranges: batch by batch each rank's
     samples and pixels are the local rank's, together every sample once; with
     the index saved (a first run scanned the shards) every GET is ranged, none
     of a whole shard."""
     kw = dict(shuffle=True, shuffle_window=1, world_size=2)
-    load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, rank=0, **kw)
+    remote = dict(cache_dir=cache, fetch_ahead=1, fetch_ranges="ranges")
+    load(make_loader, server.url + "/s-{0..2}.tar", rank=0, **remote, **kw)
     for f in cached_tars(cache):  # the scan's copies: a range would be taken from them
         os.remove(os.path.join(cache, f))
     seen = []
     for rank in range(2):
         ref = load(make_loader, str(shards / "s-{0..2}.tar"), rank=rank, **kw)
         n0 = len(server.log)
-        got = load(make_loader, server.url + "/s-{0..2}.tar", cache_dir=cache, fetch_ahead=1, rank=rank, **kw)
+        got = load(make_loader, server.url + "/s-{0..2}.tar", rank=rank, **remote, **kw)
         assert list(got[2]) == list(ref[2])
         assert (got[0] == ref[0]).all() and (got[1] == ref[1]).all()
         run = ranged_gets(server, n0)

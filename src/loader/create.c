@@ -69,9 +69,7 @@ static feed_status build_index(feed_loader *L, const char *worker, char *err, si
     feed__remote_cfg rc = {.cache_dir = L->o.cache_dir, .cache_size = L->o.cache_size,
                            .retries = L->o.fetch_retries, .timeout_ms = L->o.fetch_timeout_ms,
                            .parallel = L->o.fetch_parallel, .worker_path = worker,
-                           .ranges = L->o.fetch_ahead && (L->o.fetch_ranges == FEED_FETCH_RANGES ||
-                                                          (L->o.fetch_ranges == FEED_FETCH_RANGES_AUTO &&
-                                                           L->o.world_size > 1))};
+                           .ranges = L->o.fetch_ahead && L->o.fetch_ranges == FEED_FETCH_RANGES};
     feed_status rst;
     if (L->o.fetch_ahead) { /* the shards come while it runs; the index from one pass over them */
         rst = feed__fetcher_start(&rc, L->o.source, L->o.file_list, &L->fetcher, &remote, err, errlen);

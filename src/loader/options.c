@@ -41,7 +41,7 @@ static const char *const aa_interp_words[] = {"nearest", "bilinear", NULL};
 static const char *const policy_aa_words[] = {"none", "trivialaugment", "randaugment", "autoaugment", NULL};
 static const char *const mix_mode_words[] = {"batch", "pair", "elem", NULL};
 static const char *const meta_missing_words[] = {"bad", "empty", NULL};
-static const char *const fetch_ranges_words[] = {"auto", "whole", "ranges", NULL};
+static const char *const fetch_ranges_words[] = {"whole", "ranges", NULL};
 
 #define OPT(k, t, f) {k, t, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), NULL}
 #define OPTE(k, f, w) {k, T_ENUM, offsetof(feed_options, f), sizeof(((feed_options *)0)->f), w}
@@ -551,7 +551,7 @@ feed_status feed__options_validate(feed_options *o, char *err, size_t errlen)
     REQUIRE(o->fetch_parallel >= 1 && o->fetch_parallel <= 64, "fetch_parallel=%u must be in 1..64",
             o->fetch_parallel);
     REQUIRE(o->fetch_ahead <= 1024, "fetch_ahead=%u must be in 0..1024 (batches)", o->fetch_ahead);
-    REQUIRE(o->fetch_ranges <= FEED_FETCH_RANGES, "fetch_ranges=%u unknown (auto|whole|ranges, 0..2)",
+    REQUIRE(o->fetch_ranges <= FEED_FETCH_RANGES, "fetch_ranges=%u unknown (whole|ranges, 0..1)",
             o->fetch_ranges);
     REQUIRE(o->fetch_ranges != FEED_FETCH_RANGES || o->fetch_ahead > 0,
             "fetch_ranges=ranges needs fetch_ahead > 0: the ranges fetched are those of the batches "

@@ -119,20 +119,28 @@ static void test_same_as_local_shards(void **state)
     tu_drop(R);
 }
 
-/* A cache that holds two shards: they are fetched, let go and evicted (the
- * stand-in evicts whatever is not held before each copy) as the epochs go;
- * a batch bound before its shards are there would read a missing file. */
-static void test_through_a_cache_of_two_shards(void **state)
+/* The shards' bytes: the largest one's, or (largest 0) all of them. */
+static uint64_t shard_bytes(int largest)
 {
-    (void)state;
-    uint64_t most = 0;
+    uint64_t most = 0, sum = 0;
     for (int s = 0; s < NSHARDS; s++) {
         char path[4300];
         struct stat sb;
         snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
         assert_int_equal(stat(path, &sb), 0);
         most = (uint64_t)sb.st_size > most ? (uint64_t)sb.st_size : most;
+        sum += (uint64_t)sb.st_size;
     }
+    return largest ? most : sum;
+}
+
+/* A cache that holds two shards: they are fetched, let go and evicted (the
+ * stand-in evicts whatever is not held before each copy) as the epochs go;
+ * a batch bound before its shards are there would read a missing file. */
+static void test_through_a_cache_of_two_shards(void **state)
+{
+    (void)state;
+    uint64_t most = shard_bytes(1);
     char extra[200];
     snprintf(extra, sizeof extra, "fetch_ahead=1,epochs=2,shuffle=0,cache_size=%llu", (unsigned long long)(2 * most));
     feed_loader *R = make(files, "epochs=2,shuffle=0"), *L = make(urls, extra);
@@ -149,6 +157,28 @@ static void test_through_a_cache_of_two_shards(void **state)
     tu_drop(R);
 }
 
+/* One epoch of rank r of both, batch by batch (ids, labels, pixels); each
+ * delivered sample counted in seen (NULL: not). */
+static void same_rank_epoch(feed_loader *R, feed_loader *L, uint32_t r, uint8_t *seen)
+{
+    feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
+    feed_status st;
+    while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
+        assert_int_equal(feed_loader_next(R, &a, 60000), FEED_OK);
+        assert_int_equal(a.count, b.count);
+        assert_memory_equal(a.sample_ids, b.sample_ids, a.count * sizeof *a.sample_ids);
+        assert_memory_equal(a.labels, b.labels, a.count * sizeof *a.labels);
+        assert_memory_equal(a.data, b.data, a.count * a.sample_bytes);
+        for (uint32_t t = 0; t < b.count && seen; t++)
+            seen[b.sample_ids[t]]++;
+        assert_int_equal(feed_batch_release(R, &a, NULL), FEED_OK);
+        assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
+    }
+    if (st != FEED_END_OF_EPOCH)
+        fail_msg("rank %u: %d: %s", r, st, feed_loader_last_error(L));
+    assert_int_equal(feed_loader_next(R, &a, 60000), FEED_END_OF_EPOCH);
+}
+
 /* Two ranks, each its own loader and fetcher over one cache (as two
  * processes of a node share it): each rank's batches are the local rank's,
  * the two shares disjoint and together every sample once an epoch. */
@@ -162,21 +192,7 @@ static void test_two_ranks_share_the_cache(void **state)
         feed_loader *R = make(files, extra);
         snprintf(extra, sizeof extra, "rank=%u,world_size=2,shuffle_window=2,epochs=1,fetch_ahead=1", r);
         feed_loader *L = make(urls, extra);
-        feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
-        feed_status st;
-        while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
-            assert_int_equal(feed_loader_next(R, &a, 60000), FEED_OK);
-            assert_int_equal(a.count, b.count);
-            assert_memory_equal(a.sample_ids, b.sample_ids, a.count * sizeof *a.sample_ids);
-            assert_memory_equal(a.data, b.data, a.count * a.sample_bytes);
-            for (uint32_t t = 0; t < b.count; t++)
-                seen[b.sample_ids[t]]++;
-            assert_int_equal(feed_batch_release(R, &a, NULL), FEED_OK);
-            assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
-        }
-        if (st != FEED_END_OF_EPOCH)
-            fail_msg("rank %u: %d: %s", r, st, feed_loader_last_error(L));
-        assert_int_equal(feed_loader_next(R, &a, 60000), FEED_END_OF_EPOCH);
+        same_rank_epoch(R, L, r, seen);
         tu_drop(L);
         tu_drop(R);
     }
@@ -205,19 +221,6 @@ static uint64_t logged_range_bytes(int *gets)
     return sum;
 }
 
-static uint64_t shards_bytes(void)
-{
-    uint64_t sum = 0;
-    for (int s = 0; s < NSHARDS; s++) {
-        char path[4300];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
-        assert_int_equal(stat(path, &sb), 0);
-        sum += (uint64_t)sb.st_size;
-    }
-    return sum;
-}
-
 /* Two ranks by range (fetch_ranges=ranges): each fetches the
  * byte ranges of its own samples' members, no shard whole, and delivers
  * the local rank's batches; the stand-in refuses a range that is not a chain
@@ -227,7 +230,7 @@ static void test_two_ranks_fetch_their_share_by_range(void **state)
 {
     (void)state;
     uint8_t seen[NIMG] = {0};
-    uint64_t total = shards_bytes();
+    uint64_t total = shard_bytes(0);
     setenv("FEED_TEST_RANGE_GAP", "0", 1);
     for (uint32_t r = 0; r < 2; r++) {
         char extra[200];
@@ -239,24 +242,8 @@ static void test_two_ranks_fetch_their_share_by_range(void **state)
         FILE *lf = fopen(logpath, "w"); /* this loader's requests only */
         fclose(lf);
         feed_loader *L = make(urls, extra);
-        for (int e = 0; e < 2; e++) {
-            feed_batch a = {.struct_size = sizeof a}, b = {.struct_size = sizeof b};
-            feed_status st;
-            while ((st = feed_loader_next(L, &b, 60000)) == FEED_OK) {
-                assert_int_equal(feed_loader_next(R, &a, 60000), FEED_OK);
-                assert_int_equal(a.count, b.count);
-                assert_memory_equal(a.sample_ids, b.sample_ids, a.count * sizeof *a.sample_ids);
-                assert_memory_equal(a.labels, b.labels, a.count * sizeof *a.labels);
-                assert_memory_equal(a.data, b.data, a.count * a.sample_bytes);
-                for (uint32_t t = 0; t < b.count && e == 0; t++)
-                    seen[b.sample_ids[t]]++;
-                assert_int_equal(feed_batch_release(R, &a, NULL), FEED_OK);
-                assert_int_equal(feed_batch_release(L, &b, NULL), FEED_OK);
-            }
-            if (st != FEED_END_OF_EPOCH)
-                fail_msg("rank %u: %d: %s", r, st, feed_loader_last_error(L));
-            assert_int_equal(feed_loader_next(R, &a, 60000), FEED_END_OF_EPOCH);
-        }
+        for (int e = 0; e < 2; e++)
+            same_rank_epoch(R, L, r, e == 0 ? seen : NULL);
         tu_drop(L);
         tu_drop(R);
         int gets;
@@ -278,14 +265,7 @@ static void test_ranges_through_a_cache_of_two_shards(void **state)
 {
     (void)state;
     setenv("FEED_TEST_RANGE_GAP", "0", 1);
-    uint64_t most = 0;
-    for (int s = 0; s < NSHARDS; s++) {
-        char path[4300];
-        struct stat sb;
-        snprintf(path, sizeof path, "%s/f-%d.tar", data, s);
-        assert_int_equal(stat(path, &sb), 0);
-        most = (uint64_t)sb.st_size > most ? (uint64_t)sb.st_size : most;
-    }
+    uint64_t most = shard_bytes(1);
     char extra[200];
     snprintf(extra, sizeof extra, "fetch_ahead=2,fetch_ranges=ranges,epochs=2,shuffle_window=1,cache_size=%llu",
              (unsigned long long)(2 * most));

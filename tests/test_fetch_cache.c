@@ -129,6 +129,21 @@ static int exists(const char *p)
     return access(p, F_OK) == 0;
 }
 
+/* A running loader's held list DIR/.inuse/1-0.list holding text (under a
+ * shared flock while the returned fd is open), its path in list. */
+static int hold_list(const char *dir, const char *text, char list[4400])
+{
+    char inuse[4300];
+    snprintf(inuse, sizeof inuse, "%s/.inuse", dir);
+    mkdir(inuse, 0755);
+    snprintf(list, 4400, "%s/1-0.list", inuse);
+    int fd = open(list, O_CREAT | O_RDWR, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_SH), 0);
+    assert_true(dprintf(fd, "%s", text) > 0);
+    return fd;
+}
+
 static void test_records_and_names(void **state)
 {
     (void)state;
@@ -184,14 +199,8 @@ static void test_eviction(void **state)
     assert_true(exists(a) && !exists(b) && !exists(c) && exists(d));
     /* d.tar held by a running loader (a list under a shared flock), a.tar kept:
      * nothing can go, and 3000 do not fit under 4500 */
-    char inuse[4300], list[4400];
-    snprintf(inuse, sizeof inuse, "%s/.inuse", dir);
-    mkdir(inuse, 0755);
-    snprintf(list, sizeof list, "%s/1-0.list", inuse);
-    int fd = open(list, O_CREAT | O_RDWR, 0644);
-    assert_true(fd >= 0);
-    assert_int_equal(flock(fd, LOCK_SH), 0);
-    assert_true(dprintf(fd, "http://h/d.tar\n") > 0);
+    char list[4400];
+    int fd = hold_list(dir, "http://h/d.tar\n", list);
     rc = cache_make_room(dir, 4500, 3000, keep, 1, &kept, why, sizeof why);
     assert_int_equal(rc, 1);
     assert_true(exists(a) && exists(d) && exists(list));
@@ -280,19 +289,14 @@ static void test_held_forms(void **state)
 {
     (void)state;
     char *dir = tu_mkdtemp("feed-cache");
-    char t[3][4200], r[3][4200], why[512], inuse[4300], list[4400];
+    char t[3][4200], r[3][4200], why[512], list[4400], text[200];
     const char *urls[3] = {"http://h/x.tar", "http://h/y.tar", "http://h/z.tar"};
     for (int i = 0; i < 3; i++) {
         put(dir, urls[i], "1", 4096, 1000 + i, t[i]);
         put_ranges(dir, urls[i], 4096, 0, 4096, 1000 + i, r[i]);
     }
-    snprintf(inuse, sizeof inuse, "%s/.inuse", dir);
-    mkdir(inuse, 0755);
-    snprintf(list, sizeof list, "%s/1-0.list", inuse);
-    int fd = open(list, O_CREAT | O_RDWR, 0644);
-    assert_true(fd >= 0);
-    assert_int_equal(flock(fd, LOCK_SH), 0);
-    assert_true(dprintf(fd, "tar\t%s\nranges\t%s\n%s\n", urls[0], urls[1], urls[2]) > 0);
+    snprintf(text, sizeof text, "tar\t%s\nranges\t%s\n%s\n", urls[0], urls[1], urls[2]);
+    int fd = hold_list(dir, text, list);
     uint64_t kept;
     int saved = tu_stderr_to("/dev/null");
     int rc = cache_make_room(dir, 1, 1ull << 40, NULL, 0, &kept, why, sizeof why); /* evict all it may */

@@ -61,7 +61,12 @@ static int send_line(feed__fetcher *f, const char *verb, uint32_t i)
     const char *v = verb[0] == 'g' && f->versions[i] ? f->versions[i] : NULL;
     const char *parts[5] = {head, f->urls.v[i], v ? "\t" : "", v ? v : "", "\n"};
     size_t lens[5] = {(size_t)hn, strlen(f->urls.v[i]), v ? 1 : 0, v ? strlen(v) : 0, 1};
-    for (int k = 0; k < 5; k++)
+    return feed__fetcher_send(f, parts, lens, 5);
+}
+
+int feed__fetcher_send(feed__fetcher *f, const char *const *parts, const size_t *lens, int n)
+{
+    for (int k = 0; k < n; k++)
         for (size_t done = 0; done < lens[k];) {
             ssize_t w = write(f->to, parts[k] + done, lens[k] - done);
             if (w < 0 && errno == EINTR)

@@ -50,6 +50,8 @@ struct feed__fetcher {
     void *notify_ctx;
 };
 
+/* Writes parts[0..n) (lens bytes each) down feed-fetch's stdin, whole: 0, -1. */
+int feed__fetcher_send(feed__fetcher *f, const char *const *parts, const size_t *lens, int n);
 /* Records the first failure and wakes the waiters (under mu). */
 void feed__fetcher_fail_locked(feed__fetcher *f, feed_status st, const char *msg);
 /* A "range" answer's fields (fetch.h), under mu. */

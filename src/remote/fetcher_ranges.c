@@ -22,16 +22,7 @@ static int send_range(feed__fetcher *f, size_t k)
     int tn = snprintf(tail, sizeof tail, "\t%llu\t%llu\n", (unsigned long long)r->lo, (unsigned long long)(r->hi - r->lo));
     const char *parts[5] = {head, f->urls.v[r->shard], "\t", f->versions[r->shard], tail};
     size_t lens[5] = {(size_t)hn, strlen(f->urls.v[r->shard]), 1, strlen(f->versions[r->shard]), (size_t)tn};
-    for (int p = 0; p < 5; p++)
-        for (size_t done = 0; done < lens[p];) {
-            ssize_t w = write(f->to, parts[p] + done, lens[p] - done);
-            if (w < 0 && errno == EINTR)
-                continue;
-            if (w <= 0)
-                return -1;
-            done += (size_t)w;
-        }
-    return 0;
+    return feed__fetcher_send(f, parts, lens, 5);
 }
 
 void feed__fetcher_range_answer_locked(feed__fetcher *f, char **fld, int nf, const char *line)

@@ -63,6 +63,16 @@ def feedbench(exe, data, args, opts, out):
             "samples": j["samples_per_epoch"]}
 
 
+def beside_local(row, res, exe, local, args, opts, out):
+    """A local run after the remote run res, appended to row["local"]; res's
+    images/s over the mean of the local runs just before and after it (a load
+    that drifts falls on both sides)."""
+    row["local"].append(feedbench(exe, local, args, opts, out))
+    around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
+    res["vs_local"] = round(res["images_per_sec"] / around, 4)
+    return res
+
+
 def make_shards(args, tmp):
     if args.shards:
         return args.shards
@@ -111,10 +121,7 @@ def stream_main(args):
                     n0 = len(srv.requests("GET"))
                     res = feedbench(exe, urls, args, opts, out)
                     res["gets"] = len(srv.requests("GET")) - n0
-                    row["local"].append(feedbench(exe, local, args, order, out))
-                    around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
-                    res["vs_local"] = round(res["images_per_sec"] / around, 4)
-                    row[f"{rate:g}MB/s stream"] = res
+                    row[f"{rate:g}MB/s stream"] = beside_local(row, res, exe, local, args, order, out)
                 rounds.append(row)
         finally:
             for srv in servers.values():
@@ -141,7 +148,7 @@ def stream_main(args):
         # the bytes the GETs brought per image delivered (shards still cached from the epoch
         # before are not fetched again), at the cap
         fetched = med[k]["gets"] * nbytes / len(names) / (args.epochs * locals_[0]["samples"])
-        ceiling = rate * 1e6 / fetched
+        ceiling = rate * 1e6 / fetched if fetched else float("inf")  # nothing fetched: all cached
         where = (f"{fetched / 1e3:.0f} KB fetched an image ({per_image / 1e3:.0f} KB each): the cap alone allows "
                  f"{ceiling:.0f} images/s; the step waited for data {100 * med[k]['next_wait_fraction']:.0f}%")
         vs = f"{med[k]['vs_local']:.3f} ({min(ratios):.2f}-{max(ratios):.2f})"
@@ -213,10 +220,7 @@ def ranks_main(args):
                         res = feedbench(exe, os.path.join(tmp, f"urls-{rate:g}.txt"), args, opts(rate, kind), out)
                         res["bytes"] = served_bytes(srv, sizes, n0)
                         res["gets"] = sum(1 for m, _, _ in srv.log[n0:] if m == "GET")
-                        row["local"].append(feedbench(exe, local, args, order, out))
-                        around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
-                        res["vs_local"] = round(res["images_per_sec"] / around, 4)
-                        row[f"{rate:g}MB/s {kind}"] = res
+                        row[f"{rate:g}MB/s {kind}"] = beside_local(row, res, exe, local, args, order, out)
                 rounds.append(row)
         finally:
             for srv in servers.values():
@@ -314,10 +318,7 @@ def main():
                         n0 = len(srv.requests("GET"))
                         res = feedbench(exe, urls, args, f"cache_dir={cache}", out)
                         res["gets"] = len(srv.requests("GET")) - n0
-                        row["local"].append(feedbench(exe, local, args, "", out))
-                        around = (row["local"][-2]["images_per_sec"] + row["local"][-1]["images_per_sec"]) / 2
-                        res["vs_local"] = round(res["images_per_sec"] / around, 4)
-                        row[f"{rate:g}MB/s {kind}"] = res
+                        row[f"{rate:g}MB/s {kind}"] = beside_local(row, res, exe, local, args, "", out)
                 finally:
                     srv.close()
             rounds.append(row)

@@ -29,14 +29,7 @@ static uint8_t is_bad[FU_MAX_N];
 
 static int setup(void **state)
 {
-    struct rlimit no_core = {0, 0};
-    setrlimit(RLIMIT_CORE, &no_core);
-    fu_data = tu_mkdtemp("fbatchsub");
-    fu_marks = tu_mkdtemp("fbatchsub-marks");
-    if (tu_mkdata(fu_data, NGOOD, 5, 3) != 0) {
-        fprintf(stderr, "feed-mkdata failed\n");
-        exit(1);
-    }
+    fu_setup_data("fbatchsub", NGOOD, 3); /* then the bad files beside, and the index again */
     char p[4200];
     snprintf(p, sizeof p, "%s/class_000/img_000000.jpg", fu_data);
     size_t len;
@@ -55,6 +48,7 @@ static int setup(void **state)
     }
     free(good);
     char err[512];
+    feed__index_free(&fu_ix);
     if (feed__index_build(&fu_ix, fu_data, "", err, sizeof err) != FEED_OK || fu_ix.hdr->count != NGOOD + NBAD) {
         fprintf(stderr, "index: %s\n", err);
         exit(1);

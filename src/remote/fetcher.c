@@ -89,7 +89,7 @@ static void answer_locked(feed__fetcher *f, char *line)
             *p++ = 0;
     }
     char msg[1200];
-    if (nf >= 2 && fld[1][0] == 'r' && f->ranges) {
+    if (nf >= 2 && fld[1][0] == 'r' && f->cfg.ranges) {
         feed__fetcher_range_answer_locked(f, fld, nf, line);
         return;
     }
@@ -117,18 +117,18 @@ static void answer_locked(feed__fetcher *f, char *line)
     int inside = nf >= 4 && !strncmp(fld[2], f->dir, dlen) && fld[2][dlen] == '/' && !strchr(fld[2] + dlen + 1, '/');
     if (!strcmp(fld[0], "ver") && fld[1][0] == 'h' && nf >= 7 && inside && !f->paths[i]) {
         size_t vl = strlen(fld[3]) + strlen(fld[5]) + strlen(fld[6]) + 3, pl = strlen(fld[2]);
-        if (f->ranges && (pl < 5 || strcmp(fld[2] + pl - 4, ".tar"))) {
+        if (f->cfg.ranges && (pl < 5 || strcmp(fld[2] + pl - 4, ".tar"))) {
             snprintf(msg, sizeof msg, "remote shards: %.600s: a cache file not named .tar: %.200s", f->exe, line);
             feed__fetcher_fail_locked(f, FEED_E_IO, msg);
             return;
         }
         if (!(f->tars[i] = feed__malloc(pl + 1)) || !(f->versions[i] = feed__malloc(vl)) ||
-            (f->ranges && !(f->paths[i] = feed__malloc(pl + 4)))) {
+            (f->cfg.ranges && !(f->paths[i] = feed__malloc(pl + 4)))) {
             feed__fetcher_fail_locked(f, FEED_E_NOMEM, "out of memory");
             return;
         }
         memcpy(f->tars[i], fld[2], pl + 1);
-        if (f->ranges) /* the version's .tar with .ranges for .tar (fetch_cache.h) */
+        if (f->cfg.ranges) /* the version's .tar with .ranges for .tar (fetch_cache.h) */
             snprintf(f->paths[i], pl + 4, "%.*s.ranges", (int)(pl - 4), fld[2]);
         else
             f->paths[i] = f->tars[i];
@@ -217,7 +217,7 @@ void feed__fetcher_stop(feed__fetcher *f)
         close(f->from);
     feed__remote_release(&f->hold);
     feed__shards_free(f->urls.v, f->urls.n);
-    if (f->ranges)
+    if (f->cfg.ranges)
         feed__shards_free(f->tars, f->n);
     else
         feed__free(f->tars); /* its strings are paths' */
@@ -261,10 +261,9 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
         return st;
     }
     f->n = f->urls.n;
-    f->ranges = c->ranges;
     f->paths = feed__calloc(f->n, sizeof *f->paths);
     f->tars = feed__calloc(f->n, sizeof *f->tars);
-    if (f->ranges) {
+    if (f->cfg.ranges) {
         f->have = feed__calloc(f->n, sizeof *f->have);
         f->asked = feed__calloc(f->n, sizeof *f->asked);
         f->hgen = feed__calloc(f->n, sizeof *f->hgen);
@@ -276,7 +275,7 @@ feed_status feed__fetcher_start(const feed__remote_cfg *c, const char *source, c
     f->want = feed__calloc(f->n, sizeof *f->want);
     int in[2] = {-1, -1}, up[2] = {-1, -1};
     if (!f->paths || !f->tars || !f->versions || !f->sizes || !f->state || !f->in_window || !f->want ||
-        (f->ranges && (!f->have || !f->asked || !f->hgen)))
+        (f->cfg.ranges && (!f->have || !f->asked || !f->hgen)))
         st = feed__err(FEED_E_NOMEM, err, errlen, "out of memory");
     else if (pipe2(in, O_CLOEXEC) != 0 || pipe2(up, O_CLOEXEC) != 0)
         st = feed__err(FEED_E_RESOURCE, err, errlen, "remote shards: %s", strerror(errno));
@@ -334,7 +333,7 @@ uint64_t feed__fetcher_budget(const feed__fetcher *f)
 
 int feed__fetcher_ranges(const feed__fetcher *f)
 {
-    return f->ranges;
+    return f->cfg.ranges;
 }
 
 feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t n, const feed__byterange *rg,
@@ -356,7 +355,7 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
             changed++;
             if (f->state[i] == PRESENT)
                 f->state[i] = ABSENT;
-            if (f->ranges) {
+            if (f->cfg.ranges) {
                 feed__rangeset_clear(&f->have[i]);
                 feed__rangeset_clear(&f->asked[i]);
                 f->hgen[i]++;
@@ -382,7 +381,7 @@ feed_status feed__fetcher_want(feed__fetcher *f, const uint32_t *shards, size_t 
         if (st == FEED_OK)
             f->hold = h;
     }
-    if (st == FEED_OK && rg && f->ranges)
+    if (st == FEED_OK && rg && f->cfg.ranges)
         st = feed__fetcher_ask_ranges_locked(f, rg, nrg, err, errlen);
     for (size_t k = 0; st == FEED_OK && !rg && k < m; k++) {
         uint32_t i = f->want[k];

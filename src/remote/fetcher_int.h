@@ -29,8 +29,7 @@ struct feed__fetcher {
     uint8_t *state, *in_window;
     uint32_t *want;   /* scratch: the wanted list, deduplicated */
     size_t n;
-    int ranges;
-    feed__rangeset *have, *asked; /* ranges: per shard */
+    feed__rangeset *have, *asked; /* cfg.ranges: per shard */
     uint32_t *hgen;               /* ranges: per shard, bumped when it is let go */
     range_ask *rq;                /* ranges: the asks out, by k (rq_live[k]) */
     uint8_t *rq_live;

@@ -119,7 +119,7 @@ feed_status feed__fetcher_ask_ranges_locked(feed__fetcher *f, const feed__bytera
 int feed__fetcher_has(feed__fetcher *f, uint32_t i, uint64_t lo, uint64_t hi)
 {
     pthread_mutex_lock(&f->mu);
-    int r = f->ranges && i < f->n && f->in_window[i] && feed__rangeset_covers(&f->have[i], lo, hi);
+    int r = f->cfg.ranges && i < f->n && f->in_window[i] && feed__rangeset_covers(&f->have[i], lo, hi);
     pthread_mutex_unlock(&f->mu);
     return r;
 }
